@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# udtrace: the only entry point. Non-recursive: every component adds its
+# targets from <component>/build.mk, so one make sees the whole graph and
+# `make -j` is always correct.
+#
+#   make                build everything into build/ (the command: build/bin/dtrace)
+#   make test           build, then run the whole suite (tests/run.sh)
+#   make check          the same suite under ASan+UBSan, built in build/asan/
+#   make demo           the README's main job
+#   make bench          benchmarks (ratios against the alternatives)
+#   make test-interop   real builds with our dtrace (memcached from Debian)
+#   make install        PREFIX=/usr/local DESTDIR=
+#   make format         clang-format the sources
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+include mk/flags.mk
+include mk/rules.mk
+
+ALL_TARGETS :=
+
+include util/build.mk
+include dlang/build.mk
+include dtrace-h/build.mk
+include dtrace-g/build.mk
+include cmd/dtrace/build.mk
+include samples/http/build.mk
+include tests/build.mk
+
+.PHONY: all test check demo bench test-interop install clean format golden-update
+
+all: $(ALL_TARGETS)
+
+test: all $(TEST_TARGETS)
+	@BUILD=$(BUILD) CC="$(CC)" CXX="$(CXX)" tests/run.sh
+
+check:
+	@$(MAKE) --no-print-directory SAN=1 test
+
+demo: all
+	@BUILD=$(BUILD) samples/http/demo.sh
+
+bench: all
+	@BUILD=$(BUILD) bench/run.sh
+
+test-interop: all
+	@BUILD=$(BUILD) tests/interop/memcached.sh
+
+golden-update: all
+	@BUILD=$(BUILD) GOLDEN_UPDATE=1 tests/golden/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/udtrace $(DESTDIR)$(DATADIR)
+	install -m 0755 $(BUILD)/bin/dtrace $(DESTDIR)$(BINDIR)/dtrace
+	install -m 0644 sdk/include/udtrace/*.h $(DESTDIR)$(INCLUDEDIR)/udtrace/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dlang: the D language front end shared by every udtrace tool.
+ *
+ * One struct dl_program holds everything parsed from one or more D sources:
+ * the C type model (typedefs, struct/union/enum tags, enumerators), providers
+ * with their probes, translators, pragmas and script clauses. All of it lives
+ * in the program's arena and is freed with dl_program_free(); nothing parsed
+ * is ever freed on its own. dtrace -h and dtrace -G read the providers; the
+ * consumer will read translators and clauses.
+ *
+ * Errors stop the parse at the first problem and are reported as
+ * "file:line:col: error: message" (dl_program_errmsg()).
+ */
+#ifndef UDT_DLANG_H
+#define UDT_DLANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dl_program;
+
+/* A place in a source: file name (owned by the program), 1-based line and column. */
+struct dl_loc {
+	const char *file;
+	int line;
+	int col;
+};
+
+/* -- The C type model ---------------------------------------------------- */
+
+enum dl_kind {
+	DL_VOID,
+	DL_INT,     /* every integer type, _Bool and enums' representation */
+	DL_FLOAT,
+	DL_PTR,
+	DL_ARRAY,
+	DL_FUNC,
+	DL_STRUCT,
+	DL_UNION,
+	DL_ENUM,
+	DL_TYPEDEF,
+	DL_STRING,  /* D's string type */
+};
+
+#define DL_Q_CONST    0x1u
+#define DL_Q_VOLATILE 0x2u
+#define DL_Q_RESTRICT 0x4u
+
+struct dl_type;
+
+/* A type with its qualifiers, as used by a declaration. */
+struct dl_qtype {
+	struct dl_type *t;
+	unsigned quals;
+};
+
+struct dl_member {
+	const char *name;       /* NULL for an anonymous struct/union member */
+	struct dl_qtype type;
+	uint64_t off;           /* byte offset */
+	uint8_t bit_off;        /* for bit-fields: bit offset within the unit at off */
+	uint8_t bit_width;      /* 0: not a bit-field */
+};
+
+struct dl_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+struct dl_param {
+	const char *name;       /* NULL when the declaration gives none */
+	struct dl_qtype type;
+	struct dl_loc loc;
+};
+
+struct dl_type {
+	enum dl_kind kind;
+	const char *name;       /* INT/FLOAT/VOID/STRING: spelling; STRUCT/UNION/ENUM: tag or NULL;
+				   TYPEDEF: the typedef name */
+	struct dl_qtype ref;    /* PTR: pointee; ARRAY: element; FUNC: return; TYPEDEF: target */
+	uint64_t size;          /* bytes; 0 for void, functions, incomplete types */
+	uint32_t align;
+	bool is_signed;         /* INT */
+	bool complete;          /* STRUCT/UNION/ENUM: a body has been seen */
+	bool builtin;           /* predefined (not from any source) */
+	const char *c_header;   /* builtin typedefs C also has: the header that defines it */
+	uint64_t nelems;        /* ARRAY (0: unsized) */
+	struct dl_param *params;   /* FUNC */
+	size_t param_cnt;
+	bool varargs;
+	bool proto;             /* FUNC: parameters were declared (not "()") */
+	struct dl_member *members; /* STRUCT/UNION */
+	size_t member_cnt;
+	struct dl_enumerator *enums; /* ENUM */
+	size_t enum_cnt;
+	struct dl_loc loc;      /* where it was declared (file NULL for builtins) */
+};
+
+/* Data models: sizes of long and pointers. */
+enum dl_model {
+	DL_LP64,
+	DL_ILP32,
+};
+
+/* Strip typedefs (keeping the qualifiers accumulated on the way). */
+struct dl_qtype dl_type_resolve(struct dl_qtype qt);
+
+/* Classification of a probe argument, from the resolved type. */
+enum dl_argclass {
+	DL_ARG_INT,     /* integer or enum: passed as its own width and sign */
+	DL_ARG_PTR,     /* pointer, array (decays), function (decays), string */
+	DL_ARG_FLOAT,   /* floating point: refused by dtrace -h */
+	DL_ARG_AGGR,    /* struct or union by value: refused */
+	DL_ARG_VOID,    /* void (only valid alone, as "(void)") */
+};
+
+enum dl_argclass dl_type_argclass(struct dl_qtype qt);
+
+/*
+ * dl_type_cdecl() - spell a type in C, declaring name (may be NULL for an
+ * abstract declarator): "const char *", "int (*cb)(int, char *)".
+ * Returns a string allocated in the program's arena.
+ */
+const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *name);
+
+/* -- Providers ------------------------------------------------------------ */
+
+/* DTrace stability levels and dependency classes (see docs/format.md). */
+enum dl_stability {
+	DL_STAB_INTERNAL, DL_STAB_PRIVATE, DL_STAB_OBSOLETE, DL_STAB_EXTERNAL,
+	DL_STAB_UNSTABLE, DL_STAB_EVOLVING, DL_STAB_STABLE, DL_STAB_STANDARD,
+};
+
+enum dl_class {
+	DL_CLASS_UNKNOWN, DL_CLASS_CPU, DL_CLASS_PLATFORM, DL_CLASS_GROUP,
+	DL_CLASS_ISA, DL_CLASS_COMMON,
+};
+
+struct dl_attr {
+	uint8_t name_stab;
+	uint8_t data_stab;
+	uint8_t dep_class;
+};
+
+/* The five attribute sets of a provider, in this order. */
+enum dl_attr_which {
+	DL_ATTR_PROVIDER, DL_ATTR_MODULE, DL_ATTR_FUNCTION, DL_ATTR_NAME, DL_ATTR_ARGS,
+	DL_ATTR_CNT,
+};
+
+const char *dl_stability_name(unsigned s);
+const char *dl_class_name(unsigned c);
+
+struct dl_probe {
+	const char *name;            /* as written, "request__start" */
+	const char *dname;           /* as D shows it, "request-start" */
+	struct dl_param *nargs;      /* native arguments */
+	size_t narg_cnt;
+	struct dl_param *xargs;      /* translated arguments; equal to nargs when none given */
+	size_t xarg_cnt;
+	uint8_t *mapping;            /* xargs[i] is translated from nargs[mapping[i]] */
+	bool translated;             /* a ": (...)" list was given */
+	struct dl_loc loc;
+	struct dl_provider *provider;
+};
+
+struct dl_provider {
+	const char *name;
+	struct dl_probe **probes;
+	size_t probe_cnt;
+	struct dl_attr attr[DL_ATTR_CNT];
+	struct dl_loc loc;
+};
+
+/* -- Expressions, translators and clauses ------------------------------------ */
+
+enum dl_node_kind {
+	DL_N_INT,        /* ival; type from suffix */
+	DL_N_FLOAT,      /* fval */
+	DL_N_STRING,     /* sval */
+	DL_N_IDENT,      /* name; also self/this as a bare word */
+	DL_N_MACRO,      /* $1, $target: name (without $), flag string form for $$ */
+	DL_N_AGG,        /* @name (name "" for the anonymous @) */
+	DL_N_UNARY,      /* op, a */
+	DL_N_POSTFIX,    /* op (++ or --), a */
+	DL_N_BINARY,     /* op, a, b (assignment operators included) */
+	DL_N_TERNARY,    /* a ? b : c */
+	DL_N_CAST,       /* (type) a */
+	DL_N_SIZEOF,     /* sizeof expression a, or sizeof(type) when a is NULL */
+	DL_N_OFFSETOF,   /* offsetof(type, name) */
+	DL_N_STRINGOF,   /* stringof a */
+	DL_N_XLATE,      /* xlate<type>(a) */
+	DL_N_CALL,       /* name(args...) */
+	DL_N_INDEX,      /* a[args...] (D allows tuples) */
+	DL_N_MEMBER,     /* a.name */
+	DL_N_PTRMEMBER,  /* a->name */
+};
+
+struct dl_node {
+	enum dl_node_kind kind;
+	int op;                      /* token kind of the operator */
+	struct dl_loc loc;
+	struct dl_node *a, *b, *c;
+	struct dl_node **args;       /* CALL, INDEX */
+	size_t arg_cnt;
+	const char *name;
+	const char *sval;
+	size_t slen;
+	uint64_t ival;
+	double fval;
+	bool flag;
+	struct dl_qtype type;        /* CAST, SIZEOF(type), OFFSETOF, XLATE; INT: literal type */
+};
+
+/* Renders an operator token kind for messages: "+", "->", "sizeof". */
+const char *dl_op_name(int op);
+
+struct dl_xlator_member {
+	const char *name;
+	struct dl_node *expr;
+	struct dl_loc loc;
+};
+
+struct dl_translator {
+	struct dl_qtype out;         /* the translated-to type */
+	struct dl_qtype in;          /* the input type */
+	const char *in_name;         /* the input identifier (P in "<uiscsiproto_t *P>") */
+	struct dl_xlator_member *members;
+	size_t member_cnt;
+	const char *binding;         /* from "#pragma D binding", or NULL */
+	struct dl_loc loc;
+};
+
+enum dl_stmt_kind {
+	DL_S_EXPR,
+	DL_S_IF,
+	DL_S_BLOCK,
+	DL_S_EMPTY,
+};
+
+struct dl_stmt {
+	enum dl_stmt_kind kind;
+	struct dl_loc loc;
+	struct dl_node *expr;        /* EXPR; IF condition */
+	struct dl_stmt **body;       /* BLOCK; IF: then (body[0]) and else (body[1] or NULL) */
+	size_t body_cnt;
+};
+
+struct dl_clause {
+	const char **pdescs;         /* probe descriptions as written, e.g. "http*:::request-start" */
+	size_t pdesc_cnt;
+	struct dl_node *predicate;   /* NULL when none */
+	struct dl_stmt **stmts;
+	size_t stmt_cnt;
+	struct dl_loc loc;
+};
+
+/* "#pragma D depends_on <kind> <name>" */
+struct dl_depend {
+	const char *kind;            /* "library", "provider", "module" */
+	const char *name;
+	struct dl_loc loc;
+};
+
+/* "#pragma D option name=value" */
+struct dl_option {
+	const char *name;
+	const char *value;           /* NULL when given without "=" */
+	struct dl_loc loc;
+};
+
+/* -- The program ----------------------------------------------------------- */
+
+/* Returns a new, empty program with the builtin types of the data model. */
+struct dl_program *dl_program_new(enum dl_model model);
+void dl_program_free(struct dl_program *p);
+
+/*
+ * dl_parse() - parse D source text into the program. name is used in
+ * messages; text need not be NUL-terminated. When preprocessed is false, cpp
+ * directives other than #pragma and line markers are errors that say to use
+ * -C. On error the program keeps what was parsed before the error.
+ * Returns 0, or -1 with dl_program_errmsg() set.
+ */
+int dl_parse(struct dl_program *p, const char *name, const char *text, size_t len,
+	     bool preprocessed);
+
+/* The last error, "file:line:col: error: message", or NULL. */
+const char *dl_program_errmsg(const struct dl_program *p);
+
+enum dl_model dl_program_model(const struct dl_program *p);
+
+/* What was parsed. Arrays stay valid until the next dl_parse() or free. */
+struct dl_provider *const *dl_program_providers(const struct dl_program *p, size_t *ret_cnt);
+struct dl_translator *const *dl_program_translators(const struct dl_program *p, size_t *ret_cnt);
+struct dl_clause *const *dl_program_clauses(const struct dl_program *p, size_t *ret_cnt);
+const struct dl_depend *dl_program_depends(const struct dl_program *p, size_t *ret_cnt);
+const struct dl_option *dl_program_options(const struct dl_program *p, size_t *ret_cnt);
+
+/* Look up a typedef name or a tagged type ("struct foo"); NULL if unknown. */
+struct dl_type *dl_lookup_typedef(const struct dl_program *p, const char *name);
+struct dl_type *dl_lookup_tag(const struct dl_program *p, enum dl_kind kind, const char *tag);
+
+/* Convert a probe name as written to the form D shows: "__" becomes "-". */
+char *dl_probe_dname(const char *name);
+
+#endif /* UDT_DLANG_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* dlang's private interfaces: the arena, the symbol tables, the lexer and the parser state. */
+#ifndef UDT_DLANG_INTERNAL_H
+#define UDT_DLANG_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+
+#include "dlang/dlang.h"
+
+/* -- Arena: every allocation of a program, freed at once ------------------ */
+
+struct dl_chunk;
+
+struct dl_arena {
+	struct dl_chunk *head;
+};
+
+void *dl_alloc(struct dl_program *p, size_t sz);
+char *dl_strndup(struct dl_program *p, const char *s, size_t len);
+char *dl_strdup(struct dl_program *p, const char *s);
+char *dl_printf(struct dl_program *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dl_arena_free(struct dl_arena *a);
+
+/*
+ * Append elem (elem_sz bytes) to an arena array: *arr holds *cnt elements and
+ * room for *cap. Growth copies into a new arena block (the old one stays until
+ * the program is freed; arrays here are small).
+ */
+void dl_push(struct dl_program *p, void *arr, size_t *cnt, size_t *cap, size_t elem_sz,
+	     const void *elem);
+#define DL_PUSH(p, arr, cnt, cap, value)                                                   \
+	do {                                                                               \
+		__typeof__(*(arr)) dl__v = (value);                                        \
+		dl_push((p), &(arr), &(cnt), &(cap), sizeof(dl__v), &dl__v);               \
+	} while (0)
+
+/* -- Symbol tables ------------------------------------------------------------ */
+
+/* A string-keyed open-addressing hash table whose storage is in the arena. */
+struct dl_symtab {
+	const char **keys;
+	void **vals;
+	size_t cnt;
+	size_t cap;
+};
+
+void *dl_sym_get(const struct dl_symtab *t, const char *key);
+void dl_sym_put(struct dl_program *p, struct dl_symtab *t, const char *key, void *val);
+
+/* -- Tokens ---------------------------------------------------------------------- */
+
+enum dl_tok {
+	T_EOF = 0,
+	/* Single-character operators use their character value. */
+	T_IDENT = 256,
+	T_INT,
+	T_FLOAT,
+	T_STRING,
+	T_CHAR,
+	T_MACRO,       /* $1 $target */
+	T_MACRO_STR,   /* $$1 */
+	T_AGG,         /* @name or @ */
+	T_PRAGMA,      /* "#pragma" line; text is the rest of the line */
+	T_ARROW,       /* -> */
+	T_INC, T_DEC,  /* ++ -- */
+	T_SHL, T_SHR,  /* << >> */
+	T_LE, T_GE, T_EQ, T_NE,
+	T_LAND, T_LOR, T_LXOR, /* && || ^^ */
+	T_MUL_EQ, T_DIV_EQ, T_MOD_EQ, T_ADD_EQ, T_SUB_EQ, T_SHL_EQ, T_SHR_EQ,
+	T_AND_EQ, T_XOR_EQ, T_OR_EQ,
+	T_ELLIPSIS,
+	/* Keywords */
+	T_KW_FIRST,
+	K_AUTO = T_KW_FIRST, K_BREAK, K_CASE, K_CHAR, K_CONST, K_CONTINUE, K_COUNTER,
+	K_DEFAULT, K_DO, K_DOUBLE, K_ELSE, K_ENUM, K_EXTERN, K_FLOAT, K_FOR, K_GOTO, K_IF,
+	K_IMPORT, K_INLINE, K_INT, K_LONG, K_OFFSETOF, K_PROBE, K_PROVIDER, K_REGISTER,
+	K_RESTRICT, K_RETURN, K_SELF, K_SHORT, K_SIGNED, K_SIZEOF, K_STATIC, K_STRING,
+	K_STRINGOF, K_STRUCT, K_SWITCH, K_THIS, K_TRANSLATOR, K_TYPEDEF, K_UNION,
+	K_UNSIGNED, K_USERLAND, K_VOID, K_VOLATILE, K_WHILE, K_XLATE, K_BOOL,
+	T_KW_LAST,
+};
+
+struct dl_token {
+	int kind;
+	struct dl_loc loc;
+	size_t off;            /* byte offset of the token's first character */
+	const char *text;      /* identifier, pragma text, string contents (arena) */
+	size_t len;            /* length of text (strings may contain NULs) */
+	uint64_t ival;
+	double fval;
+	int int_suffix;        /* bit 0: unsigned, bits 1-2: long count */
+};
+
+struct dl_lexer {
+	struct dl_program *p;
+	const char *src;
+	size_t len;
+	size_t pos;
+	int line;
+	int col;
+	const char *file;
+	bool preprocessed;
+	bool at_line_start;    /* only blanks seen since the last newline */
+};
+
+void dl_lex_init(struct dl_lexer *lx, struct dl_program *p, const char *file,
+		 const char *src, size_t len, bool preprocessed);
+void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok);
+/* Re-position the lexer at tok's first character. */
+void dl_lex_rewind(struct dl_lexer *lx, const struct dl_token *tok);
+/*
+ * Read a probe description (provider:module:function:name with globs) at the
+ * current position; NULL if the text there is not one.
+ */
+const char *dl_lex_pdesc(struct dl_lexer *lx, struct dl_loc *ret_loc);
+const char *dl_tok_name(int kind);
+
+/* -- Parser state, shared by parse.c and expr.c -------------------------------------- */
+
+struct dl_parser {
+	struct dl_program *p;
+	struct dl_lexer lx;
+	struct dl_token tok;       /* current */
+	struct dl_token ahead;     /* one token of lookahead, valid when have_ahead */
+	bool have_ahead;
+	bool in_predicate;         /* a '/' before '{' ends the expression */
+	const char *pending_binding; /* "#pragma D binding" awaiting its translator */
+};
+
+_Noreturn void dl_error(struct dl_parser *ps, struct dl_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+_Noreturn void dl_verror(struct dl_program *p, struct dl_loc loc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+void dl_advance(struct dl_parser *ps);
+const struct dl_token *dl_peek(struct dl_parser *ps);
+bool dl_accept(struct dl_parser *ps, int kind);
+void dl_expect(struct dl_parser *ps, int kind, const char *what);
+
+/* True when the token starts a type name (a type keyword or a typedef name). */
+bool dl_tok_starts_type(struct dl_parser *ps, const struct dl_token *tok);
+/* Parse a type name (specifiers plus abstract declarator), as in casts and sizeof. */
+struct dl_qtype dl_parse_type_name(struct dl_parser *ps);
+struct dl_node *dl_parse_expr(struct dl_parser *ps);        /* with commas */
+struct dl_node *dl_parse_assign_expr(struct dl_parser *ps); /* no commas */
+int64_t dl_eval_const(struct dl_parser *ps, struct dl_node *n);
+
+/* -- The program ------------------------------------------------------------------------ */
+
+struct dl_program {
+	struct dl_arena arena;
+	enum dl_model model;
+	struct dl_symtab typedefs;     /* name -> struct dl_type (TYPEDEF) */
+	struct dl_symtab tags;         /* "struct x" / "union x" / "enum x" -> struct dl_type */
+	struct dl_symtab enumconsts;   /* name -> struct dl_enumerator */
+	struct dl_symtab provider_names; /* name -> struct dl_provider */
+	struct dl_type *t_void, *t_char, *t_int, *t_uint, *t_long, *t_ulong, *t_llong,
+		*t_ullong, *t_double, *t_string;
+	struct dl_provider **providers;
+	size_t provider_cnt, provider_cap;
+	struct dl_translator **xlators;
+	size_t xlator_cnt, xlator_cap;
+	struct dl_clause **clauses;
+	size_t clause_cnt, clause_cap;
+	struct dl_depend *depends;
+	size_t depend_cnt, depend_cap;
+	struct dl_option *options;
+	size_t option_cnt, option_cap;
+	/* "#pragma D attributes" seen, applied once all providers are known */
+	struct dl_attr_pragma *attr_pragmas;
+	size_t attr_pragma_cnt, attr_pragma_cap;
+	char *errmsg;                  /* malloc'ed */
+	jmp_buf *jb;                   /* the active parse's error exit */
+};
+
+struct dl_attr_pragma {
+	struct dl_attr attr;
+	const char *provider;
+	int which;
+	struct dl_loc loc;
+};
+
+/* ctype.c */
+void dl_types_init(struct dl_program *p);
+struct dl_type *dl_type_new(struct dl_program *p, enum dl_kind kind, struct dl_loc loc);
+struct dl_type *dl_type_ptr(struct dl_program *p, struct dl_qtype to);
+struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64_t n);
+/* Lay out a struct or union whose members are set: offsets, size, alignment. */
+void dl_type_layout(struct dl_program *p, struct dl_type *t);
+/* The integer type named by a combination of specifier keywords, or NULL. */
+struct dl_type *dl_type_int_named(struct dl_program *p, const char *spelling);
+bool dl_type_equal(struct dl_qtype a, struct dl_qtype b);
+const char *dl_tag_key(struct dl_program *p, enum dl_kind kind, const char *tag);
+
+#endif /* UDT_DLANG_INTERNAL_H */

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# Compiler flags for every configuration. A configuration (release in build/,
+# sanitizers in build/asan/) never shares object files with another.
+
+CC      ?= cc
+CXX     ?= c++
+AR      ?= ar
+PKG_CONFIG ?= pkg-config
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wundef -Wpointer-arith -Wvla
+CSTD    := -std=gnu11
+
+ifeq ($(SAN),1)
+BUILD   ?= build/asan
+OPT     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANLD   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+OPT     := -O2 -g
+SANLD   :=
+endif
+
+LIBELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
+LIBELF_LIBS   := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
+ifeq ($(strip $(LIBELF_LIBS)),)
+LIBELF_LIBS := -lelf
+endif
+
+ALL_CFLAGS  = $(CSTD) $(OPT) $(WARN) -fvisibility=hidden -D_GNU_SOURCE \
+              -I. -Isdk/include $(LIBELF_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(SANLD) $(LDFLAGS)
+DEPFLAGS    = -MMD -MP
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(LIBDIR)/udtrace

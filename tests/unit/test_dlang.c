@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for dlang: the lexer, the parser and the C type model. */
+#define HARNESS_MAIN
+#include "tests/harness.h"
+
+#include "dlang/dlang.h"
+#include "util/util.h"
+
+#ifndef CORPUS_DIR
+#define CORPUS_DIR "../shared/corpus"
+#endif
+
+static struct dl_program *parse_str(const char *src, bool *ok)
+{
+	struct dl_program *p = dl_program_new(DL_LP64);
+
+	*ok = dl_parse(p, "t.d", src, strlen(src), false) == 0;
+	return p;
+}
+
+/* Parse src, expect failure, return the message (static copy). */
+static const char *parse_err(const char *src)
+{
+	static char msg[1024];
+	bool ok;
+	struct dl_program *p = parse_str(src, &ok);
+
+	snprintf(msg, sizeof(msg), "%s", ok ? "(parsed without error)" : dl_program_errmsg(p));
+	dl_program_free(p);
+	return msg;
+}
+
+static struct dl_probe *find_probe(struct dl_program *p, const char *prov, const char *name)
+{
+	size_t n;
+	struct dl_provider *const *pv = dl_program_providers(p, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(pv[i]->name, prov))
+			continue;
+		for (size_t k = 0; k < pv[i]->probe_cnt; k++)
+			if (!strcmp(pv[i]->probes[k]->name, name))
+				return pv[i]->probes[k];
+	}
+	return NULL;
+}
+
+static const char *argtype(struct dl_program *p, struct dl_probe *pr, size_t i)
+{
+	return dl_type_cdecl(p, pr->nargs[i].type, NULL);
+}
+
+/* Files of the corpus that parse without cpp, with their probe counts (MANIFEST.tsv). */
+static const struct {
+	const char *file;
+	size_t probes;
+} corpus[] = {
+	{ "bind9__libdns_probes.d", 0 },    { "cpython__pydtrace.d", 14 },
+	{ "glib__glib_probes.d", 61 },      { "glib__gobject_probes.d", 10 },
+	{ "h2o__probes.d", 2 },             { "httpd__apache_probes.d", 161 },
+	{ "illumos__iscsi_provider.d", 16 }, { "memcached__memcached_dtrace.d", 31 },
+	{ "nodejs__node_provider.d", 4 },   { "openjdk__hotspot_jni.d", 479 },
+	{ "perl__perldtrace.d", 3 },        { "php__zend_dtrace.d", 11 },
+	{ "tcl__tclDTrace.d", 15 },
+};
+
+TEST(corpus_parses_with_manifest_probe_counts)
+{
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(corpus); i++) {
+		char path[512], *buf;
+		size_t sz;
+
+		snprintf(path, sizeof(path), "%s/%s", CORPUS_DIR, corpus[i].file);
+		if (!CHECK_OK(udt__read_file(path, &buf, &sz)))
+			continue;
+		struct dl_program *p = dl_program_new(DL_LP64);
+		int r = dl_parse(p, path, buf, sz, false);
+		if (r)
+			fprintf(stderr, "%s\n", dl_program_errmsg(p));
+		CHECK_EQ(r, 0);
+		size_t n, total = 0;
+		struct dl_provider *const *pv = dl_program_providers(p, &n);
+		CHECK_EQ(n, 1);
+		for (size_t k = 0; k < n; k++)
+			total += pv[k]->probe_cnt;
+		if (!CHECK_EQ(total, corpus[i].probes))
+			fprintf(stderr, "  in %s\n", corpus[i].file);
+		dl_program_free(p);
+		free(buf);
+	}
+}
+
+TEST(php_with_crlf_line_ends)
+{
+	char path[512], *buf;
+	size_t sz;
+	struct udt_strbuf crlf = { 0 };
+
+	snprintf(path, sizeof(path), "%s/php__zend_dtrace.d", CORPUS_DIR);
+	REQUIRE_OK(udt__read_file(path, &buf, &sz));
+	for (size_t i = 0; i < sz; i++) {
+		if (buf[i] == '\n')
+			udt__sb_putc(&crlf, '\r');
+		udt__sb_putc(&crlf, buf[i]);
+	}
+	struct dl_program *p = dl_program_new(DL_LP64);
+	CHECK_EQ(dl_parse(p, "php.d", crlf.buf, crlf.len, false), 0);
+	struct dl_probe *pr = find_probe(p, "php", "function__entry");
+	if (CHECK(pr)) {
+		CHECK_EQ(pr->narg_cnt, 5);
+		CHECK_STR(pr->dname, "function-entry");
+		/* lines are counted across CR LF */
+		CHECK_EQ(pr->loc.line, 31);
+	}
+	dl_program_free(p);
+	udt__sb_reset(&crlf);
+	free(buf);
+}
+
+TEST(iscsi_translated_args_map_by_name)
+{
+	char path[512], *buf;
+	size_t sz;
+
+	snprintf(path, sizeof(path), "%s/illumos__iscsi_provider.d", CORPUS_DIR);
+	REQUIRE_OK(udt__read_file(path, &buf, &sz));
+	struct dl_program *p = dl_program_new(DL_LP64);
+	REQUIRE_EQ(dl_parse(p, "iscsi.d", buf, sz, false), 0);
+	struct dl_probe *pr = find_probe(p, "iscsi", "scsi__command");
+	REQUIRE(pr);
+	CHECK_EQ(pr->narg_cnt, 2);
+	CHECK_EQ(pr->xarg_cnt, 3);
+	CHECK_EQ(pr->mapping[0], 0);
+	CHECK_EQ(pr->mapping[1], 0);
+	CHECK_EQ(pr->mapping[2], 1);
+	CHECK_STR(dl_type_cdecl(p, pr->xargs[2].type, NULL), "iscsicmd_t *");
+	size_t n;
+	struct dl_translator *const *x = dl_program_translators(p, &n);
+	CHECK_EQ(n, 3);
+	CHECK_STR(x[0]->in_name, "P");
+	CHECK_STR(dl_type_cdecl(p, x[0]->in, NULL), "uiscsiproto_t *");
+	CHECK_STR(x[0]->members[0].name, "dummy");
+	struct dl_provider *const *pv = dl_program_providers(p, &n);
+	CHECK_EQ(pv[0]->attr[DL_ATTR_PROVIDER].name_stab, DL_STAB_EVOLVING);
+	CHECK_EQ(pv[0]->attr[DL_ATTR_MODULE].dep_class, DL_CLASS_UNKNOWN);
+	CHECK_EQ(pv[0]->attr[DL_ATTR_ARGS].dep_class, DL_CLASS_ISA);
+	dl_program_free(p);
+	free(buf);
+}
+
+TEST(tcl_types_declared_after_the_provider)
+{
+	char path[512], *buf;
+	size_t sz;
+
+	snprintf(path, sizeof(path), "%s/tcl__tclDTrace.d", CORPUS_DIR);
+	REQUIRE_OK(udt__read_file(path, &buf, &sz));
+	struct dl_program *p = dl_program_new(DL_LP64);
+	REQUIRE_EQ(dl_parse(p, "tcl.d", buf, sz, false), 0);
+	struct dl_probe *pr = find_probe(p, "tcl", "proc__info");
+	REQUIRE(pr);
+	CHECK_EQ(pr->narg_cnt, 8);
+	CHECK_STR(pr->nargs[7].name, "class");
+	CHECK_STR(argtype(p, pr, 0), "TclDTraceStr");
+	struct dl_type *obj = dl_lookup_tag(p, DL_STRUCT, "Tcl_Obj");
+	REQUIRE(obj);
+	CHECK(obj->complete);
+	/* int refCount; char *bytes; int length; Tcl_ObjType *typePtr; union {...} */
+	CHECK_EQ(obj->size, 48);
+	CHECK_EQ(obj->members[4].off, 32);
+	CHECK_EQ(dl_type_argclass(pr->nargs[0].type), DL_ARG_PTR);
+	CHECK_EQ(dl_type_argclass(pr->nargs[4].type), DL_ARG_INT);
+	dl_program_free(p);
+	free(buf);
+}
+
+TEST(declarators_and_spelling)
+{
+	bool ok;
+	struct dl_program *p = parse_str(
+		"typedef struct foo foo_t;\n"
+		"provider t {\n"
+		"  probe a(int (*cb)(int, char *), char *argv[], const char *const s);\n"
+		"  probe b(unsigned long long, long, signed char, unsigned, short int);\n"
+		"  probe c(void);\n"
+		"  probe d(string string, foo_t **pp, struct bar *b, enum e { X, Y } v);\n"
+		"  probe e();\n"
+		"};\n", &ok);
+	REQUIRE(ok);
+	struct dl_probe *a = find_probe(p, "t", "a");
+	REQUIRE(a);
+	CHECK_STR(argtype(p, a, 0), "int (*)(int, char *)");
+	CHECK_STR(dl_type_cdecl(p, a->nargs[0].type, "cb"), "int (*cb)(int, char *)");
+	CHECK_STR(argtype(p, a, 1), "char *[]");
+	CHECK_STR(argtype(p, a, 2), "const char *const");
+	struct dl_probe *b = find_probe(p, "t", "b");
+	CHECK_STR(argtype(p, b, 0), "unsigned long long");
+	CHECK_STR(argtype(p, b, 3), "unsigned int");
+	CHECK_STR(argtype(p, b, 4), "short");
+	CHECK_EQ(find_probe(p, "t", "c")->narg_cnt, 0);
+	CHECK_EQ(find_probe(p, "t", "e")->narg_cnt, 0);
+	struct dl_probe *d = find_probe(p, "t", "d");
+	CHECK_STR(argtype(p, d, 0), "string");
+	CHECK_STR(d->nargs[0].name, "string");
+	CHECK_STR(argtype(p, d, 1), "foo_t **");
+	CHECK_STR(argtype(p, d, 2), "struct bar *");
+	CHECK_EQ(dl_type_argclass(d->nargs[3].type), DL_ARG_INT);
+	dl_program_free(p);
+}
+
+TEST(type_sizes_follow_the_data_model)
+{
+	const char *src = "provider t { probe a(long, size_t, void *, int64_t, off_t); };";
+	struct dl_program *p64 = dl_program_new(DL_LP64), *p32 = dl_program_new(DL_ILP32);
+
+	REQUIRE_EQ(dl_parse(p64, "t.d", src, strlen(src), false), 0);
+	REQUIRE_EQ(dl_parse(p32, "t.d", src, strlen(src), false), 0);
+	struct dl_probe *a64 = find_probe(p64, "t", "a"), *a32 = find_probe(p32, "t", "a");
+	size_t want64[] = { 8, 8, 8, 8, 8 }, want32[] = { 4, 4, 4, 8, 4 };
+	for (size_t i = 0; i < 5; i++) {
+		CHECK_EQ(dl_type_resolve(a64->nargs[i].type).t->size, want64[i]);
+		CHECK_EQ(dl_type_resolve(a32->nargs[i].type).t->size, want32[i]);
+	}
+	CHECK(dl_type_resolve(a64->nargs[1].type).t->is_signed == false);
+	dl_program_free(p64);
+	dl_program_free(p32);
+}
+
+TEST(clauses_and_expressions)
+{
+	bool ok;
+	struct dl_program *p = parse_str(
+		"BEGIN{}\n"
+		"http*:::request-start, syscall::read:entry\n"
+		"/ arg0 > 10 && (self->x / 2) != 3 /\n"
+		"{ @[probefunc] = count(); self->ts = timestamp; trace(args[1]->hri_uri) }\n"
+		"profile-97 { printf(\"%d %s\\n\", sizeof (int), stringof(arg1)); }\n", &ok);
+	if (!ok)
+		fprintf(stderr, "%s\n", dl_program_errmsg(p));
+	REQUIRE(ok);
+	size_t n;
+	struct dl_clause *const *c = dl_program_clauses(p, &n);
+	REQUIRE_EQ(n, 3);
+	CHECK_STR(c[0]->pdescs[0], "BEGIN");
+	CHECK_EQ(c[1]->pdesc_cnt, 2);
+	CHECK_STR(c[1]->pdescs[0], "http*:::request-start");
+	CHECK_STR(c[1]->pdescs[1], "syscall::read:entry");
+	CHECK(c[1]->predicate && c[1]->predicate->kind == DL_N_BINARY);
+	CHECK_EQ(c[1]->stmt_cnt, 3);
+	CHECK_STR(c[2]->pdescs[0], "profile-97");
+	dl_program_free(p);
+}
+
+TEST(errors_name_file_line_and_column)
+{
+	CHECK_STR(parse_err("provider p {\n  probe a(int x);\n  probe a(int y);\n};"),
+		  "t.d:3:9: error: probe 'a' is declared twice in provider 'p' (first at line 2)");
+	CHECK_STR(parse_err("provider p {\n\tprobe a(foo_t x);\n};"),
+		  "t.d:2:10: error: unknown type name 'foo_t'");
+	CHECK_STR(parse_err("provider p {\n\tprobe a(int x) : (char *y);\n};"),
+		  "t.d:2:26: error: translated argument 'y' of probe 'a' does not match any "
+		  "native argument");
+	CHECK_CONTAINS(parse_err("provider p {\n\tprobe a(int x);\n"),
+		       "t.d:3:1: error: syntax error: provider 'p' is not closed with '}'");
+	CHECK_CONTAINS(parse_err("provider p { probe a(int x) };"), "t.d:1:29: error: syntax "
+		       "error: expected ';' after probe declaration");
+	CHECK_CONTAINS(parse_err("#pragma D attributes Evolving/Bogus/ISA provider p provider\n"
+				 "provider p { };"),
+		       "t.d:1:1: error: malformed #pragma D attributes");
+	CHECK_CONTAINS(parse_err("#pragma D frobnicate\n"),
+		       "t.d:1:1: error: unknown control directive: #pragma D frobnicate");
+	CHECK_CONTAINS(parse_err("#pragma D attributes Evolving/Evolving/ISA provider q args\n"),
+		       "names provider 'q', which is not defined");
+	CHECK_CONTAINS(parse_err("#include \"x.h\"\nprovider p {};"),
+		       "t.d:1:1: error: preprocessor directive #include requires cpp: run "
+		       "dtrace with -C");
+	CHECK_CONTAINS(parse_err("provider p { probe a(double d); };"),
+		       "argument 1 of probe 'a' has floating-point type 'double'");
+	CHECK_CONTAINS(parse_err("struct s { int a; };\nprovider p { probe a(struct s v); };"),
+		       "passes 'struct s' by value");
+	CHECK_CONTAINS(parse_err("provider p { probe a(int,int,int,int,int,int,int,int,int,int,"
+				 "int,int,int); };"),
+		       "probe 'a' has 13 arguments: at most 12 are supported");
+	CHECK_CONTAINS(parse_err("/* unterminated\nprovider p {};"),
+		       "t.d:1:1: error: unterminated comment");
+	CHECK_CONTAINS(parse_err("provider p1 { };"), "must not end in a digit");
+	CHECK_CONTAINS(parse_err("provider p { };\nprovider p { };"),
+		       "t.d:2:10: error: provider 'p' is already defined at t.d:1");
+	CHECK_CONTAINS(parse_err("struct s { int a; };\nstruct s { int b; };"),
+		       "t.d:2:8: error: struct s is already defined at t.d:1");
+}
+
+TEST(line_markers_from_cpp)
+{
+	const char *src = "# 1 \"orig.d\"\n# 1 \"<built-in>\"\n# 1 \"orig.d\"\n\n\n"
+			  "provider p {\n\tprobe a(bogus_t);\n};\n";
+	struct dl_program *p = dl_program_new(DL_LP64);
+
+	CHECK_EQ(dl_parse(p, "/tmp/cpp-out", src, strlen(src), true), -1);
+	CHECK_STR(dl_program_errmsg(p), "orig.d:4:10: error: unknown type name 'bogus_t'");
+	dl_program_free(p);
+}

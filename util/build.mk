@@ -1,0 +1,2 @@
+UTIL_SRCS := util/util.c util/outfile.c
+$(BUILD)/lib/libudt-util.a: $(call objs_of,$(UTIL_SRCS))

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* Checked allocation, string buffers and fatal errors for the udtrace tools. */
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *udt__progname = "dtrace";
+
+_Noreturn void udt__die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", udt__progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *check(void *p)
+{
+	if (!p)
+		udt__die("out of memory");
+	return p;
+}
+
+void *udt__xmalloc(size_t sz)
+{
+	return check(malloc(sz ? sz : 1));
+}
+
+void *udt__xcalloc(size_t cnt, size_t sz)
+{
+	return check(calloc(cnt ? cnt : 1, sz ? sz : 1));
+}
+
+char *udt__xstrdup(const char *s)
+{
+	return check(strdup(s));
+}
+
+char *udt__xstrndup(const char *s, size_t len)
+{
+	return check(strndup(s, len));
+}
+
+char *udt__xasprintf(const char *fmt, ...)
+{
+	struct udt_strbuf sb = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	udt__sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	return udt__sb_take(&sb);
+}
+
+void *udt__reallocarray(void *ptr, size_t cnt, size_t sz)
+{
+	if (sz && cnt > SIZE_MAX / sz) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(ptr, cnt * sz != 0 ? cnt * sz : 1);
+}
+
+void *udt__xreallocarray(void *ptr, size_t cnt, size_t sz)
+{
+	return check(udt__reallocarray(ptr, cnt, sz));
+}
+
+static void sb_reserve(struct udt_strbuf *sb, size_t more)
+{
+	size_t need = sb->len + more + 1;
+
+	if (need < sb->len)
+		udt__die("out of memory");
+	if (need <= sb->cap)
+		return;
+	size_t cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	sb->buf = udt__xreallocarray(sb->buf, cap, 1);
+	sb->cap = cap;
+}
+
+void udt__sb_putn(struct udt_strbuf *sb, const void *p, size_t n)
+{
+	sb_reserve(sb, n);
+	memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void udt__sb_putc(struct udt_strbuf *sb, char c)
+{
+	udt__sb_putn(sb, &c, 1);
+}
+
+void udt__sb_puts(struct udt_strbuf *sb, const char *s)
+{
+	udt__sb_putn(sb, s, strlen(s));
+}
+
+void udt__sb_vprintf(struct udt_strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		udt__die("bad format string");
+	sb_reserve(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void udt__sb_printf(struct udt_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	udt__sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+const char *udt__sb_str(const struct udt_strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+char *udt__sb_take(struct udt_strbuf *sb)
+{
+	char *s = sb->buf ? sb->buf : udt__xstrdup("");
+
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return s;
+}
+
+void udt__sb_reset(struct udt_strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small helpers shared by the udtrace tools (dlang, dtrace -h, dtrace -G, the
+ * dtrace command): checked allocation, a growable string buffer, and output
+ * files that appear complete or not at all.
+ *
+ * The tools treat running out of memory as fatal (a message and exit 1, the
+ * output file never half-written); the runtime does not use this library.
+ */
+#ifndef UDT_UTIL_H
+#define UDT_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define UDT__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *udt__xmalloc(size_t sz);
+void *udt__xcalloc(size_t cnt, size_t sz);
+char *udt__xstrdup(const char *s);
+char *udt__xstrndup(const char *s, size_t len);
+char *udt__xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * udt__reallocarray() - grow an array, checking cnt * sz for overflow.
+ * Returns the new array, or NULL (with the old one untouched) on overflow or
+ * when memory is short.
+ */
+void *udt__reallocarray(void *ptr, size_t cnt, size_t sz);
+
+/* Like udt__reallocarray(), but fatal on failure. */
+void *udt__xreallocarray(void *ptr, size_t cnt, size_t sz);
+
+/*
+ * UDT__PUSH(arr, cnt, cap, value) - append value to a growable array whose
+ * element count and capacity are the size_t lvalues cnt and cap.
+ */
+#define UDT__PUSH(arr, cnt, cap, value)                                              \
+	do {                                                                         \
+		if ((cnt) == (cap)) {                                                \
+			(cap) = (cap) ? 2 * (cap) : 8;                               \
+			(arr) = udt__xreallocarray((arr), (cap), sizeof(*(arr)));    \
+		}                                                                    \
+		(arr)[(cnt)++] = (value);                                            \
+	} while (0)
+
+/* A growable, always NUL-terminated string. Zero-initialise to start. */
+struct udt_strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+void udt__sb_putc(struct udt_strbuf *sb, char c);
+void udt__sb_puts(struct udt_strbuf *sb, const char *s);
+void udt__sb_putn(struct udt_strbuf *sb, const void *p, size_t n);
+void udt__sb_printf(struct udt_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void udt__sb_vprintf(struct udt_strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* The contents (never NULL); valid until the next change to sb. */
+const char *udt__sb_str(const struct udt_strbuf *sb);
+/* Hand the string to the caller (free() it) and reset sb. */
+char *udt__sb_take(struct udt_strbuf *sb);
+void udt__sb_reset(struct udt_strbuf *sb);
+
+/* Fatal error for the tools: "dtrace: <message>" on stderr, exit 1. */
+_Noreturn void udt__die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The program name used in messages ("dtrace"). */
+extern const char *udt__progname;
+
+/*
+ * An output file written atomically: the data goes to an unnamed file
+ * (O_TMPFILE) in the target's directory, or to a unique hidden temporary
+ * beside it where O_TMPFILE is unsupported, and only udt__outfile_commit()
+ * gives it the target's name (by rename, so make never sees a truncated file).
+ * udt__outfile_abort() removes every trace of it. Signals are not handled
+ * here: an unnamed file vanishes by itself when the process dies.
+ */
+struct udt_outfile {
+	int fd;
+	char *path;    /* final name */
+	char *tmpname; /* named temporary (fallback only), else NULL */
+};
+
+/* Returns 0, or a negative errno. */
+int udt__outfile_open(struct udt_outfile *of, const char *path);
+/* Write all of buf. Returns 0, or a negative errno. */
+int udt__outfile_write(struct udt_outfile *of, const void *buf, size_t sz);
+/* fsync-free commit: link/rename into place, close. Returns 0 or -errno. */
+int udt__outfile_commit(struct udt_outfile *of);
+/* Discard the output. Safe after a failed open and after commit. */
+void udt__outfile_abort(struct udt_outfile *of);
+
+/* Read a whole file into memory (NUL-terminated). Returns 0 or -errno. */
+int udt__read_file(const char *path, char **ret_buf, size_t *ret_sz);
+
+#endif /* UDT_UTIL_H */
