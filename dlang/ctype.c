@@ -97,7 +97,7 @@ static const struct {
 	{ "_Bool", 1, 1, false },
 };
 
-/* Builtin typedefs: { name, target spelling, pointer?, C header or NULL }. */
+/* Builtin typedefs: { name, LP64 target, ILP32 target, C header or NULL }. */
 static const struct {
 	const char *name;
 	const char *lp64;
@@ -445,6 +445,77 @@ const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *
 	char *r = dl_strdup(p, udt__sb_str(&out));
 	udt__sb_reset(&out);
 	return r;
+}
+
+bool dl_type_to_c(struct dl_program *p, struct dl_qtype qt, struct dl_qtype *ret)
+{
+	struct dl_type *t = qt.t;
+	struct dl_qtype r;
+
+	switch (t->kind) {
+	case DL_TYPEDEF:
+		if (t->builtin && t->c_header) {
+			*ret = qt;
+			return true;
+		}
+		if (!dl_type_to_c(p, t->ref, &r))
+			return false;
+		r.quals |= qt.quals;
+		*ret = r;
+		return true;
+	case DL_INT:
+		if (!strcmp(t->name, "_Bool"))
+			qt.t = dl_lookup_typedef(p, "unsigned char");
+		*ret = qt;
+		return true;
+	case DL_VOID:
+	case DL_FLOAT:
+		*ret = qt;
+		return true;
+	case DL_STRING:
+		*ret = (struct dl_qtype){
+			dl_type_ptr(p, (struct dl_qtype){ p->t_char, DL_Q_CONST }), qt.quals
+		};
+		return true;
+	case DL_STRUCT:
+	case DL_UNION:
+	case DL_ENUM:
+		if (!t->name || t->complete)
+			return false;
+		*ret = qt;
+		return true;
+	case DL_PTR:
+		if (!dl_type_to_c(p, t->ref, &r))
+			return false;
+		*ret = (struct dl_qtype){ dl_type_ptr(p, r), qt.quals };
+		return true;
+	case DL_ARRAY:
+		if (!dl_type_to_c(p, t->ref, &r))
+			return false;
+		*ret = (struct dl_qtype){ dl_type_array(p, r, t->nelems), qt.quals };
+		return true;
+	case DL_FUNC: {
+		struct dl_type *f = dl_type_new(p, DL_FUNC, t->loc);
+
+		*f = *t;
+		if (!dl_type_to_c(p, t->ref, &f->ref))
+			return false;
+		f->params = dl_alloc(p, (t->param_cnt + 1) * sizeof(*f->params));
+		for (size_t i = 0; i < t->param_cnt; i++) {
+			f->params[i] = t->params[i];
+			if (!dl_type_to_c(p, t->params[i].type, &f->params[i].type))
+				return false;
+		}
+		*ret = (struct dl_qtype){ f, qt.quals };
+		return true;
+	}
+	}
+	return false;
+}
+
+const char *dl_type_c_header(struct dl_qtype qt)
+{
+	return qt.t->kind == DL_TYPEDEF && qt.t->builtin ? qt.t->c_header : NULL;
 }
 
 /* -- Stability attributes ------------------------------------------------------------ */

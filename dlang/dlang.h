@@ -125,6 +125,24 @@ enum dl_argclass dl_type_argclass(struct dl_qtype qt);
  */
 const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *name);
 
+/*
+ * dl_type_to_c() - the type a C compiler would know for qt, for probe sites
+ * that check their arguments: builtin typedefs that a C header defines keep
+ * their names (uint32_t, size_t), other typedefs are replaced by what they
+ * stand for, string becomes "const char *", and _Bool "unsigned char" (C++
+ * has no _Bool). A struct, union or enum with a body in the D source is not
+ * used: the D definition need not match the application's (provider files
+ * often declare dummies), so such a type has no C equivalent: returns false.
+ * On success *ret holds the type (built in the program's arena).
+ */
+bool dl_type_to_c(struct dl_program *p, struct dl_qtype qt, struct dl_qtype *ret);
+
+/* A pointer to qt (allocated in the program's arena). */
+struct dl_type *dl_type_ptr(struct dl_program *p, struct dl_qtype to);
+
+/* The C header that defines a builtin typedef ("stdint.h"), or NULL. */
+const char *dl_type_c_header(struct dl_qtype qt);
+
 /* -- Providers ------------------------------------------------------------ */
 
 /* DTrace stability levels and dependency classes (see docs/format.md). */

@@ -184,7 +184,6 @@ struct dl_attr_pragma {
 /* ctype.c */
 void dl_types_init(struct dl_program *p);
 struct dl_type *dl_type_new(struct dl_program *p, enum dl_kind kind, struct dl_loc loc);
-struct dl_type *dl_type_ptr(struct dl_program *p, struct dl_qtype to);
 struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64_t n);
 /* Lay out a struct or union whose members are set: offsets, size, alignment. */
 void dl_type_layout(struct dl_program *p, struct dl_type *t);

@@ -1,0 +1,10 @@
+DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c
+DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libdlang.a \
+	       $(BUILD)/lib/libudt-util.a
+
+$(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS)
+
+ALL_TARGETS += $(BUILD)/bin/dtrace

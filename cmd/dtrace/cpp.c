@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running the C preprocessor for -C.
+ *
+ * cpp is $CPP when set (autoconf builds export "gcc -E" there) or "cpp", run
+ * with "-x c" so a .d file is read as C whatever the driver, with the -I, -D
+ * and -U options in the order given, and with line markers kept so parse
+ * errors name the original file and line. Its output is read through a pipe:
+ * no temporary file is made.
+ */
+#include "cmd/dtrace/dtrace.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Split $CPP into words (blank-separated; no quoting, as make passes it). */
+static void split_words(const char *s, char ***argv, size_t *cnt, size_t *cap)
+{
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		const char *st = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		UDT__PUSH(*argv, *cnt, *cap, udt__xstrndup(st, (size_t)(s - st)));
+	}
+}
+
+int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t *ret_sz)
+{
+	char **argv = NULL;
+	size_t cnt = 0, cap = 0;
+	const char *cpp = getenv("CPP");
+	int pfd[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	struct udt_strbuf sb = { 0 };
+	pid_t pid;
+	int err, status;
+
+	split_words(cpp && *cpp ? cpp : "cpp", &argv, &cnt, &cap);
+	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-x"));
+	UDT__PUSH(argv, cnt, cap, udt__xstrdup("c"));
+	/* What D programs may test: DTrace's own macros, and ours. */
+	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-D__SUNW_D=1"));
+	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-D__udtrace__=1"));
+	UDT__PUSH(argv, cnt, cap,
+		  udt__xstrdup(o->model == DL_LP64 ? "-D__SUNW_D_64=1" : "-D__SUNW_D_32=1"));
+	for (size_t i = 0; i < o->cpp_arg_cnt; i++)
+		UDT__PUSH(argv, cnt, cap, udt__xstrdup(o->cpp_args[i]));
+	UDT__PUSH(argv, cnt, cap, udt__xstrdup(path));
+	UDT__PUSH(argv, cnt, cap, NULL);
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	pfd[1] = -1;
+	if (err) {
+		fprintf(stderr, "%s: failed to run the preprocessor %s: %s\n", udt__progname,
+			argv[0], strerror(err));
+		err = -err;
+		goto out;
+	}
+	for (;;) {
+		char chunk[65536];
+		ssize_t n = read(pfd[0], chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		udt__sb_putn(&sb, chunk, (size_t)n);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s: failed to preprocess %s: %s %s %d\n", udt__progname, path,
+			argv[0], WIFEXITED(status) ? "exited with status" : "killed by signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		err = -EINVAL;
+		goto out;
+	}
+	*ret_sz = sb.len;
+	*ret_text = udt__sb_take(&sb);
+	err = 0;
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	for (size_t i = 0; i < cnt; i++)
+		free(argv[i]);
+	free(argv);
+	udt__sb_reset(&sb);
+	return err;
+}

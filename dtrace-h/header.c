@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtrace -h: from the providers of a D program to a C header of probe macros.
+ *
+ * The header keeps the names the ecosystem relies on, as SystemTap's script
+ * and illumos dtrace write them, because real builds post-process headers
+ * with sed (CPython: s/PYTHON_/PyDTrace_/, PostgreSQL: s/POSTGRESQL_/TRACE_
+ * POSTGRESQL_/g) and test the macros by name:
+ *
+ *   #define PROV_PROBE(arg0, ...)     on its own line, fires prov:probe
+ *   #define PROV_PROBE_ENABLED()      on its own line, non-zero while traced
+ *   prov_probe_semaphore              unsigned short, defined by dtrace -G
+ *
+ * where PROV and PROBE are the names upper-cased with "__" turned into "_",
+ * and the semaphore and note keep the names exactly as written ("__" stays).
+ *
+ * Each macro expands to the site macros of udtrace/sdt.h, whose text is
+ * copied into the header (so no include path is needed). The arguments are
+ * checked against the provider definition where its types are C's: each
+ * argument initialises a local of the declared type, as a call to a
+ * prototyped function would, so passing a pointer where the .d says int is a
+ * compile error. Pointers are checked at their first level only, with const
+ * added ("char *" accepts "const char *" too, as callers of SystemTap's
+ * unchecked macros were used to); multi-level pointers and pointers to types
+ * the .d defines itself (often dummies, see dl_type_to_c()) are checked for
+ * pointer-ness only. -DUDTRACE_NO_TYPECHECK converts with casts instead.
+ *
+ * The header has a second branch, taken with -DUDTRACE_DISABLE or on a
+ * target without ELF, where every macro is a no-op that does not evaluate
+ * its arguments and needs no -G object.
+ */
+#include "dtrace-h/dtrace-h.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "request__start" -> "REQUEST_START" */
+static char *macro_part(const char *name)
+{
+	struct udt_strbuf sb = { 0 };
+
+	for (const char *c = name; *c; c++) {
+		if (c[0] == '_' && c[1] == '_')
+			c++;
+		udt__sb_putc(&sb, (char)toupper((unsigned char)*c));
+	}
+	return udt__sb_take(&sb);
+}
+
+static char *macro_name(const struct dl_probe *pr)
+{
+	char *a = macro_part(pr->provider->name), *b = macro_part(pr->name);
+	char *r = udt__xasprintf("%s_%s", a, b);
+
+	free(a);
+	free(b);
+	return r;
+}
+
+/* The include guard from the output file's base name: UDTRACE_HTTP_PROVIDER_H. */
+static char *guard_name(const char *out_name)
+{
+	const char *base = strrchr(out_name, '/');
+	struct udt_strbuf sb = { 0 };
+
+	udt__sb_puts(&sb, "UDTRACE_");
+	for (const char *c = base ? base + 1 : out_name; *c; c++)
+		udt__sb_putc(&sb, isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c)
+							     : '_');
+	return udt__sb_take(&sb);
+}
+
+/*
+ * How a site takes one argument: its kind for sdt.h and the type of the local
+ * it initialises (see the file comment for what is checked).
+ */
+struct argspec {
+	const char *kind;      /* "UDT__INT" or "UDT__PTR" */
+	const char *ctype;     /* the local's type, spelled in C */
+	bool needs_typedef;    /* the spelling has a comma: pass a typedef instead */
+	struct dl_qtype local; /* valid when needs_typedef */
+};
+
+/* The integer type to check an integer argument against. */
+static const char *int_ctype(struct dl_qtype qt, const char **ret_header)
+{
+	/* A builtin typedef C also has keeps its name: uint32_t, size_t. */
+	for (struct dl_qtype q = qt; q.t->kind == DL_TYPEDEF; q = q.t->ref) {
+		const char *h = dl_type_c_header(q);
+		if (h) {
+			*ret_header = h;
+			return q.t->name;
+		}
+	}
+	struct dl_qtype r = dl_type_resolve(qt);
+
+	if (r.t->kind == DL_ENUM)
+		return "int";
+	if (!strcmp(r.t->name, "_Bool"))
+		return "unsigned char";
+	return r.t->name;
+}
+
+static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
+			       const char **ret_header)
+{
+	struct argspec s = { .kind = "UDT__PTR", .ctype = "const void *" };
+	struct dl_qtype r = dl_type_resolve(a->type);
+	struct dl_qtype to, c;
+
+	switch (r.t->kind) {
+	case DL_INT:
+	case DL_ENUM:
+		s.kind = "UDT__INT";
+		s.ctype = int_ctype(a->type, ret_header);
+		return s;
+	case DL_STRING:
+		s.ctype = "const char *";
+		return s;
+	case DL_FUNC: /* functions and arrays decay, as parameters do */
+		to = a->type;
+		break;
+	case DL_ARRAY:
+	case DL_PTR:
+		to = r.t->ref;
+		break;
+	default:
+		return s;
+	}
+	struct dl_qtype tor = dl_type_resolve(to);
+	if (tor.t->kind == DL_PTR || tor.t->kind == DL_ARRAY || !dl_type_to_c(p, to, &c))
+		return s; /* checked for pointer-ness only */
+	if (c.t->kind != DL_FUNC)
+		c.quals |= DL_Q_CONST; /* accept pointers to const too */
+	for (struct dl_qtype q = to; q.t->kind == DL_TYPEDEF; q = q.t->ref)
+		if (dl_type_c_header(q))
+			*ret_header = dl_type_c_header(q);
+	s.local = (struct dl_qtype){ dl_type_ptr(p, c), 0 };
+	s.ctype = dl_type_cdecl(p, s.local, NULL);
+	s.needs_typedef = strchr(s.ctype, ',') != NULL;
+	return s;
+}
+
+static void signature(struct dl_program *p, struct udt_strbuf *sb, const struct dl_param *v,
+		      size_t n)
+{
+	udt__sb_putc(sb, '(');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			udt__sb_puts(sb, ", ");
+		udt__sb_puts(sb, dl_type_cdecl(p, v[i].type, v[i].name));
+	}
+	udt__sb_putc(sb, ')');
+}
+
+static void arg_names(struct udt_strbuf *sb, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		udt__sb_printf(sb, "%sarg%zu", i ? ", " : "", i);
+}
+
+int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
+	      struct udt_strbuf *out, char **ret_err)
+{
+	size_t pv_cnt;
+	struct dl_provider *const *pv = dl_program_providers(p, &pv_cnt);
+	struct udt_strbuf on = { 0 }, off = { 0 }, types = { 0 };
+	bool need_systypes = false;
+	char *guard = guard_name(out_name);
+	/* Macro names given so far, to refuse two probes that would collide. */
+	struct named {
+		char *macro;
+		const struct dl_probe *probe;
+	} *names = NULL;
+	size_t name_cnt = 0, name_cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < pv_cnt; i++) {
+		for (size_t k = 0; k < pv[i]->probe_cnt; k++) {
+			const struct dl_probe *pr = pv[i]->probes[k];
+			char *m = macro_name(pr);
+			struct udt_strbuf sig = { 0 };
+
+			for (size_t j = 0; j < name_cnt; j++) {
+				if (strcmp(names[j].macro, m))
+					continue;
+				*ret_err = udt__xasprintf(
+					"%s:%d:%d: error: probes '%s' and '%s' of provider '%s' "
+					"would both be fired with macro %s",
+					pr->loc.file, pr->loc.line, pr->loc.col, names[j].probe->name,
+					pr->name, pv[i]->name, m);
+				free(m);
+				ret = -1;
+				goto out;
+			}
+			UDT__PUSH(names, name_cnt, name_cap, ((struct named){ m, pr }));
+
+			udt__sb_printf(&sig, "%s:::%s", pv[i]->name, pr->dname);
+			signature(p, &sig, pr->nargs, pr->narg_cnt);
+			if (pr->translated) {
+				udt__sb_puts(&sig, " : ");
+				signature(p, &sig, pr->xargs, pr->xarg_cnt);
+			}
+
+			/* enabled branch */
+			udt__sb_printf(&on, "/* %s */\n", udt__sb_str(&sig));
+			udt__sb_printf(&on, "UDT__SEMAPHORE(%s, %s);\n", pv[i]->name, pr->name);
+			udt__sb_printf(&on, "#define %s(", m);
+			arg_names(&on, pr->narg_cnt);
+			if (!pr->narg_cnt) {
+				udt__sb_printf(&on, ") \\\n\tUDT__PROBE0(%s, %s)\n", pv[i]->name,
+					       pr->name);
+			} else {
+				udt__sb_printf(&on, ") \\\n\tUDT__PROBE(%s, %s, %zu", pv[i]->name,
+					       pr->name, pr->narg_cnt);
+				for (size_t a = 0; a < pr->narg_cnt; a++) {
+					const char *hdr = NULL;
+					struct argspec s = arg_spec(p, &pr->nargs[a], &hdr);
+
+					if (hdr && !strcmp(hdr, "sys/types.h"))
+						need_systypes = true;
+					if (s.needs_typedef) {
+						char *td = udt__xasprintf("udt__%s_%s_a%zu_t",
+									  pv[i]->name, pr->name, a);
+						udt__sb_printf(&types, "typedef %s;\n",
+							       dl_type_cdecl(p, s.local, td));
+						udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind,
+							       td, a);
+						free(td);
+					} else {
+						udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind,
+							       s.ctype, a);
+					}
+				}
+				udt__sb_puts(&on, ")\n");
+			}
+			udt__sb_printf(&on, "#define %s_ENABLED() UDT__ENABLED(%s, %s)\n\n", m,
+				       pv[i]->name, pr->name);
+
+			/* disabled branch */
+			udt__sb_printf(&off, "#define %s(", m);
+			arg_names(&off, pr->narg_cnt);
+			udt__sb_puts(&off, ") \\\n\tdo {");
+			for (size_t a = 0; a < pr->narg_cnt; a++)
+				udt__sb_printf(&off, " UDT__NOP(arg%zu);", a);
+			udt__sb_puts(&off, " } while (0)\n");
+			udt__sb_printf(&off, "#define %s_ENABLED() (0)\n", m);
+			udt__sb_reset(&sig);
+		}
+	}
+
+	udt__sb_printf(out,
+		       "/*\n"
+		       " * Generated by udtrace `dtrace -h` from %s: do not edit.\n"
+		       " *\n"
+		       " * PROVIDER_PROBE(args...) fires a probe; PROVIDER_PROBE_ENABLED() says\n"
+		       " * whether anything traces it (use it to skip computing arguments).\n"
+		       " * Link with the object `dtrace -G` writes from the same definition.\n"
+		       " * Define UDTRACE_DISABLE to compile every probe out.\n"
+		       " */\n"
+		       "#ifndef %s\n#define %s\n\n"
+		       "#include <stddef.h>\n#include <stdint.h>\n%s\n",
+		       src_name, guard, guard, need_systypes ? "#include <sys/types.h>\n" : "");
+	udt__sb_puts(out, "/* ---- udtrace/sdt.h, copied so that no include path is needed ---- */\n");
+	udt__sb_puts(out, udt__sdt_h_text);
+	udt__sb_puts(out, "/* ---- end of udtrace/sdt.h ---- */\n\n");
+	udt__sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	udt__sb_puts(out, "#if UDT_SDT_ENABLED\n\n");
+	if (types.len) {
+		udt__sb_puts(out, udt__sb_str(&types));
+		udt__sb_putc(out, '\n');
+	}
+	udt__sb_puts(out, udt__sb_str(&on));
+	udt__sb_puts(out, "#else /* probes compiled out */\n\n");
+	udt__sb_puts(out, udt__sb_str(&off));
+	udt__sb_puts(out, "\n#endif /* UDT_SDT_ENABLED */\n\n");
+	udt__sb_puts(out, "#ifdef __cplusplus\n}\n#endif\n\n");
+	udt__sb_printf(out, "#endif /* %s */\n", guard);
+out:
+	for (size_t j = 0; j < name_cnt; j++)
+		free(names[j].macro);
+	free(names);
+	free(guard);
+	udt__sb_reset(&on);
+	udt__sb_reset(&off);
+	udt__sb_reset(&types);
+	return ret;
+}
