@@ -24,6 +24,7 @@ include util/build.mk
 include dlang/build.mk
 include dtrace-h/build.mk
 include dtrace-g/build.mk
+include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk
 include tests/build.mk

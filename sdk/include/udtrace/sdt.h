@@ -101,7 +101,7 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
  * kinds are pasted onto these names; they live in our namespace so that no
  * application macro can expand them on the way.
  */
-#define UDT__SIGN_UDT__INT(T) (UDT__SCAST(T, -1) < UDT__SCAST(T, 0) ? -1 : 1)
+#define UDT__SIGN_UDT__INT(T) (UDT__SCAST(T, -1) < UDT__SCAST(T, 1) ? -1 : 1)
 #define UDT__SIGN_UDT__PTR(T) 1
 #define UDT__U64_UDT__INT(v) UDT__SCAST(uint64_t, v)
 #define UDT__U64_UDT__PTR(v) UDT__PTR2U64(v)

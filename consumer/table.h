@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading probe tables (runtime/probe_table.h) found in a traced program's
+ * memory or files. Every offset, count and string is checked against the
+ * table's size before it is used: a table is data from another program.
+ */
+#ifndef UDT_CONSUMER_TABLE_H
+#define UDT_CONSUMER_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/probe_table.h"
+
+struct cs_table {
+	const uint8_t *base;
+	size_t sz;
+	struct udt_table_hdr hdr;   /* copied, with fields past its written size zeroed */
+};
+
+/*
+ * cs_table_open() - check a table and prepare it for reading.
+ * The buffer must stay valid while t is used.
+ * Return: 0, -EINVAL (not a table, or inconsistent), -EPROTONOSUPPORT (a
+ * newer incompatible version).
+ */
+int cs_table_open(struct cs_table *t, const void *buf, size_t sz);
+
+/* Accessors; indexes must be below the counts in t->hdr (checked by cs_table_open). */
+const struct udt_table_provider *cs_table_provider(const struct cs_table *t, uint32_t i);
+const struct udt_table_probe *cs_table_probe(const struct cs_table *t, uint32_t i);
+const struct udt_table_arg *cs_table_arg(const struct cs_table *t, uint32_t i);
+/* The i-th function name of the function-name array. */
+const char *cs_table_func(const struct cs_table *t, uint32_t i);
+/* A string of the string table ("" for an offset out of range). */
+const char *cs_table_str(const struct cs_table *t, uint32_t off);
+/* Byte offset within the table of a probe's sem_rel field (to resolve it against an address). */
+size_t cs_table_probe_off(const struct cs_table *t, uint32_t i);
+
+#endif /* UDT_CONSUMER_TABLE_H */

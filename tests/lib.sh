@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the shell tests: each check prints "ok", "FAIL" or "SKIP" with a
+# name, and finish prints the "#counts" line tests/run.sh sums.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+DTRACE=$BUILD/bin/dtrace
+TABLEDUMP=$BUILD/tests/tabledump
+CORPUS=$TOP/tests/corpus
+SDK_INCLUDE=$TOP/sdk/include
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+# Under `make check` the tools are sanitized; the programs the tests build are not.
+unset ASAN_OPTIONS UBSAN_OPTIONS
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+_pass=0 _fail=0 _skip=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/udtrace-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ok()   { echo "ok   $1"; _pass=$((_pass + 1)); }
+fail() { echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '    %s\n' "$@"; _fail=$((_fail + 1)); }
+skip() { echo "SKIP $1: $2"; _skip=$((_skip + 1)); }
+finish() { echo "#counts $_pass $_fail $_skip"; [ $_fail -eq 0 ]; }
+
+# check NAME CMD...: ok if CMD succeeds, else fail with its output
+check() {
+	local name=$1; shift
+	local out
+	if out=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(echo "$out" | tail -n 15)"; fi
+}
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" == "$3" ]; then ok "$1"; else fail "$1" "got:  $2" "want: $3"; fi
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
