@@ -20,7 +20,9 @@
  * .note.stapsdt, increment the semaphore it names (the kernel does it for
  * uprobes with a reference counter), and plant a breakpoint on the nop. The
  * note's argument string gives each argument as "size@operand" ("-4@%eax",
- * "8@%rdx", "-4@$5"): a negative size means signed. Operands are limited to
+ * "8@%rdx", "-4@$5"): a negative size means signed, and the size governs how
+ * much of a register is the value (registers are named by their full width,
+ * since gdb cannot parse "%r14b"). Operands are limited to
  * registers and integer constants (constraint "nr"), which every reader
  * decodes; no operand names a memory location or a local label. Floating-point
  * arguments are refused by `dtrace -h`, as DTrace refuses them.
@@ -86,6 +88,16 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 #define UDT__NULL ((void *)0)
 #endif
 
+/*
+ * Registers are named by their full width ("%r14", not "%r14b", which gdb
+ * cannot parse): the size before the '@' says how much of it is the value.
+ */
+#if defined(__x86_64__)
+#define UDT__REGMOD "q"
+#else
+#define UDT__REGMOD ""
+#endif
+
 #if defined(__LP64__) || defined(_LP64)
 #define UDT__ASM_ADDR ".8byte"
 #else
@@ -114,9 +126,22 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 
 /* One argument: its typed copy, its note operands, its template, its 64-bit value. */
 #define UDT__DECL(i, K, T, x) T udt__a##i = UDT__INIT(T, x);
+/*
+ * On LP64 the operand is the value widened to 64 bits, as dispatched: the
+ * register then holds the whole value and a constant prints as its value
+ * ("4@$4000000000", not the sign-extended "4@$-294967296"). On 32-bit
+ * targets the operand keeps its own width (a 64-bit value cannot be named
+ * by one register there).
+ */
+#if defined(__LP64__) || defined(_LP64)
+#define UDT__OPVAL(i, K) UDT__VAL(i, K)
+#else
+#define UDT__OPVAL(i, K) udt__a##i
+#endif
 #define UDT__OPND_(i, K, T, x)                                                               \
-	[udt__s##i] "n"(UDT__SIGN_##K(T) * UDT__SCAST(int, sizeof(T))), [udt__v##i] "nr"(udt__a##i)
-#define UDT__TMPL(i) "%c[udt__s" #i "]@%[udt__v" #i "]"
+	[udt__s##i] "n"(UDT__SIGN_##K(T) * UDT__SCAST(int, sizeof(T))),                      \
+		[udt__v##i] "nr"(UDT__OPVAL(i, K))
+#define UDT__TMPL(i) "%c[udt__s" #i "]@%" UDT__REGMOD "[udt__v" #i "]"
 #define UDT__VAL(i, K) UDT__U64_##K(udt__a##i)
 
 #define UDT__SEM(prov, name) prov##_##name##_semaphore
