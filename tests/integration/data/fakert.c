@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A test stand-in for libudtrace that exercises the contract between -G
+ * objects, probe sites and the runtime (docs/format.md): it accepts table
+ * registrations, checks each table, enables every probe (increments the
+ * semaphores, sets udt__dispatch) and prints what the sites dispatch.
+ * FAKERT_QUIET=1 registers without enabling.
+ */
+#include "consumer/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TABLES 16
+static const struct udt_table_hdr *tables[MAX_TABLES];
+
+typedef void (*dispatch_fn)(const volatile unsigned short *, const uint64_t *, unsigned);
+
+static const void *resolve(const int64_t *field)
+{
+	return (const char *)field + *field;
+}
+
+static void dispatch(const volatile unsigned short *sem, const uint64_t *args, unsigned n)
+{
+	for (int t = 0; t < MAX_TABLES; t++) {
+		struct cs_table ct;
+
+		if (!tables[t] || cs_table_open(&ct, tables[t], tables[t]->total_sz))
+			continue;
+		for (uint32_t i = 0; i < ct.hdr.probe_cnt; i++) {
+			const struct udt_table_probe *pr = cs_table_probe(&ct, i);
+
+			if (resolve(&pr->sem_rel) != (const void *)sem)
+				continue;
+			printf("fakert: fire %s:%s", cs_table_str(&ct, cs_table_provider(&ct, pr->provider)->name),
+			       cs_table_str(&ct, pr->name));
+			for (unsigned a = 0; a < n; a++) {
+				const struct udt_table_arg *ar = cs_table_arg(&ct, pr->first_narg + a);
+				if (ar->kind == UDT_ARG_INT && ar->is_signed)
+					printf(" %lld", (long long)args[a]);
+				else if (ar->kind == UDT_ARG_INT)
+					printf(" %llu", (unsigned long long)args[a]);
+				else if (ar->kind == UDT_ARG_STRING || !strcmp(cs_table_str(&ct, ar->type), "const char *"))
+					printf(" \"%s\"", (const char *)(uintptr_t)args[a]);
+				else
+					printf(" %#llx", (unsigned long long)args[a]);
+			}
+			printf("\n");
+			fflush(stdout);
+			return;
+		}
+	}
+	printf("fakert: fire from an unknown semaphore %p\n", (const void *)sem);
+}
+
+void udt__register(const struct udt_table_hdr *h);
+void udt__unregister(const struct udt_table_hdr *h);
+
+__attribute__((visibility("default"))) void udt__register(const struct udt_table_hdr *h)
+{
+	struct cs_table ct;
+	int r = cs_table_open(&ct, h, h->total_sz);
+
+	if (r) {
+		printf("fakert: register: bad table (%d)\n", r);
+		return;
+	}
+	for (int t = 0; t < MAX_TABLES; t++) {
+		if (tables[t])
+			continue;
+		tables[t] = h;
+		break;
+	}
+	for (uint32_t p = 0; p < ct.hdr.provider_cnt; p++)
+		printf("fakert: register %s (%u probes)\n",
+		       cs_table_str(&ct, cs_table_provider(&ct, p)->name),
+		       cs_table_provider(&ct, p)->probe_cnt);
+	fflush(stdout);
+	if (getenv("FAKERT_QUIET"))
+		return;
+	*(dispatch_fn *)resolve(&h->dispatch_rel) = dispatch;
+	for (uint32_t i = 0; i < ct.hdr.probe_cnt; i++)
+		__atomic_fetch_add((unsigned short *)resolve(&cs_table_probe(&ct, i)->sem_rel), 1,
+				   __ATOMIC_RELAXED);
+}
+
+__attribute__((visibility("default"))) void udt__unregister(const struct udt_table_hdr *h)
+{
+	for (int t = 0; t < MAX_TABLES; t++)
+		if (tables[t] == h)
+			tables[t] = NULL;
+	printf("fakert: unregister\n");
+	fflush(stdout);
+}
