@@ -987,29 +987,43 @@ static size_t split_words(struct dl_program *p, const char *s, const char **word
 	return n;
 }
 
-static bool parse_attr_word(const char *w, struct dl_attr *ret)
+/*
+ * "Evolving/Evolving/ISA" into *ret. Returns NULL, or a message naming the
+ * part that is wrong.
+ */
+static const char *parse_attr_word(struct dl_program *p, const char *w, struct dl_attr *ret)
 {
-	char a[32], b[32], c[32];
-	int na = 0, nb = 0, nc = 0;
-	int ia = -1, ib = -1, ic = -1;
+	const char *parts[3];
+	int vals[3] = { -1, -1, -1 };
+	const char *s = w;
 
-	if (sscanf(w, "%31[^/]/%31[^/]/%31s%n", a, b, c, &na) != 3 || w[na] != '\0')
-		return false;
-	(void)nb;
-	(void)nc;
-	for (int i = 0; i <= DL_STAB_STANDARD; i++) {
-		if (!strcasecmp(a, dl_stability_name((unsigned)i)))
-			ia = i;
-		if (!strcasecmp(b, dl_stability_name((unsigned)i)))
-			ib = i;
+	for (int i = 0; i < 3; i++) {
+		const char *slash = strchr(s, '/');
+		size_t len = i < 2 ? (slash ? (size_t)(slash - s) : strlen(s)) : strlen(s);
+
+		if (i < 2 && !slash)
+			return dl_printf(p, "'%s' is not name-stability/data-stability/"
+					 "dependency-class", w);
+		parts[i] = dl_strndup(p, s, len);
+		s += len + (i < 2);
 	}
-	for (int i = 0; i <= DL_CLASS_COMMON; i++)
-		if (!strcasecmp(c, dl_class_name((unsigned)i)))
-			ic = i;
-	if (ia < 0 || ib < 0 || ic < 0)
-		return false;
-	*ret = (struct dl_attr){ (uint8_t)ia, (uint8_t)ib, (uint8_t)ic };
-	return true;
+	for (int i = 0; i < 2; i++)
+		for (int v = 0; v <= DL_STAB_STANDARD; v++)
+			if (!strcasecmp(parts[i], dl_stability_name((unsigned)v)))
+				vals[i] = v;
+	for (int v = 0; v <= DL_CLASS_COMMON; v++)
+		if (!strcasecmp(parts[2], dl_class_name((unsigned)v)))
+			vals[2] = v;
+	for (int i = 0; i < 2; i++)
+		if (vals[i] < 0)
+			return dl_printf(p, "'%s' is not a stability level (Internal, Private, "
+					 "Obsolete, External, Unstable, Evolving, Stable, Standard)",
+					 parts[i]);
+	if (vals[2] < 0)
+		return dl_printf(p, "'%s' is not a dependency class (Unknown, CPU, Platform, "
+				 "Group, ISA, Common)", parts[2]);
+	*ret = (struct dl_attr){ (uint8_t)vals[0], (uint8_t)vals[1], (uint8_t)vals[2] };
+	return NULL;
 }
 
 static void do_pragma(struct dl_parser *ps)
@@ -1030,10 +1044,13 @@ static void do_pragma(struct dl_parser *ps)
 		static const char *const which[] = { "provider", "module", "function", "name",
 						     "args" };
 
-		if (n < 4 || !parse_attr_word(w[2], &ap.attr))
+		if (n < 4)
 			dl_error(ps, loc, "malformed #pragma D attributes: expected "
 				 "name-stability/data-stability/dependency-class and a target, as "
 				 "in \"Evolving/Evolving/ISA provider NAME provider\"");
+		const char *why = parse_attr_word(ps->p, w[2], &ap.attr);
+		if (why)
+			dl_error(ps, loc, "malformed #pragma D attributes: %s", why);
 		if (strcmp(w[3], "provider"))
 			return; /* attributes of an identifier: accepted, not used by udtrace */
 		if (n != 6)

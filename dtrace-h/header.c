@@ -78,7 +78,7 @@ static char *guard_name(const char *out_name)
 struct argspec {
 	const char *kind;      /* "UDT__INT" or "UDT__PTR" */
 	const char *ctype;     /* the local's type, spelled in C */
-	bool needs_typedef;    /* the spelling has a comma: pass a typedef instead */
+	bool needs_typedef;    /* "T udt__a0" cannot declare it: pass a typedef */
 	struct dl_qtype local; /* valid when needs_typedef */
 };
 
@@ -138,7 +138,8 @@ static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 			*ret_header = dl_type_c_header(q);
 	s.local = (struct dl_qtype){ dl_type_ptr(p, c), 0 };
 	s.ctype = dl_type_cdecl(p, s.local, NULL);
-	s.needs_typedef = strchr(s.ctype, ',') != NULL;
+	/* a declarator around the name (function pointers, arrays) needs a typedef */
+	s.needs_typedef = strpbrk(s.ctype, ",([") != NULL;
 	return s;
 }
 

@@ -242,10 +242,11 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 #else /* !UDT_SDT_ENABLED */
 
 /*
- * Probes compiled out: arguments are not evaluated (sizeof only marks them
- * used, so variables kept for probes raise no unused warnings).
+ * Probes compiled out: arguments are not evaluated, only mentioned in a branch
+ * never taken, so variables kept for probes raise no unused warnings (sizeof
+ * would refuse a function name passed as a function pointer).
  */
-#define UDT__NOP(x) ((void)sizeof(x))
+#define UDT__NOP(x) ((void)(0 ? ((void)(x), 0) : 0))
 
 #endif /* UDT_SDT_ENABLED */
 

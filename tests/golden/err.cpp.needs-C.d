@@ -1,0 +1,4 @@
+#include "types.h"
+provider t {
+	probe a(int x);
+};

@@ -1,0 +1,3 @@
+provider t {
+	probe a(int x, double ratio);
+};

@@ -1,0 +1,3 @@
+provider trunc {
+	probe a(int x);
+	probe b(int
