@@ -27,6 +27,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *fmt_err(const char *path, const char *fmt, const char *detail)
@@ -263,6 +264,16 @@ int dg_scan_object(struct dg_probes *pp, const char *path, uint16_t *machine, ch
 		*ret_err = fmt_err(path, "invalid ELF object", elf_errmsg(-1));
 		goto out;
 	}
+	/* libelf reads what it can of a truncated file; refuse it instead. */
+	struct stat st;
+	size_t shnum;
+	if (fstat(fd, &st) < 0 || elf_getshdrnum(os.elf, &shnum) < 0 || shnum == 0 ||
+	    eh.e_shoff > (uint64_t)st.st_size ||
+	    (uint64_t)shnum * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff) {
+		*ret_err = fmt_err(path, "invalid ELF object: truncated or corrupt section headers",
+				   NULL);
+		goto out;
+	}
 	if (eh.e_type != ET_REL) {
 		*ret_err = fmt_err(path, "not a relocatable object: -G takes the .o files of the "
 				   "program", NULL);
@@ -279,6 +290,12 @@ int dg_scan_object(struct dg_probes *pp, const char *path, uint16_t *machine, ch
 
 		if (!gelf_getshdr(scn, &sh)) {
 			*ret_err = fmt_err(path, "invalid ELF section header", elf_errmsg(-1));
+			goto out;
+		}
+		if (sh.sh_type != SHT_NOBITS && (sh.sh_offset > (uint64_t)st.st_size ||
+						 sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)) {
+			*ret_err = fmt_err(path, "invalid ELF object: a section lies outside the file",
+					   NULL);
 			goto out;
 		}
 		if (sh.sh_type == SHT_SYMTAB) {
