@@ -29,6 +29,7 @@ int main(void)
 	int x = 42;
 
 	printf("ip=%p\n", (void *)&x);
+	printf("enabled=%d\n", VALS_CONSTS_ENABLED() != 0);
 	fflush(stdout);
 	fire(&x);
 	return 0;
