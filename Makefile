@@ -39,7 +39,7 @@ test: all $(TEST_TARGETS)
 check:
 	@$(MAKE) --no-print-directory SAN=1 test
 
-demo: all
+demo: all $(BUILD)/tests/tabledump
 	@BUILD=$(BUILD) samples/http/demo.sh
 
 bench: all

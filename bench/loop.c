@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The driver of the disabled-probe benchmark: "loop N" calls bench_site()
- * N times (for callgrind), "loop N time" first warms up, then prints the
- * nanoseconds per call measured with clock_gettime(CLOCK_MONOTONIC).
+ * N times (for callgrind); "loop N time" warms up, then makes the N calls in
+ * SLICES slices timed with clock_gettime(CLOCK_MONOTONIC) and prints the
+ * nanoseconds per call of the fastest slice (the one least disturbed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include <time.h>
 
 #include "site.h"
+
+#define SLICES 10
 
 static double now_ns(void)
 {
@@ -29,8 +32,9 @@ static void run(long n, const char *s)
 
 int main(int argc, char **argv)
 {
-	double t0, t1;
-	long n;
+	double t0, t1, best = 0;
+	long n, slice;
+	int i;
 
 	if (argc < 2 || (n = atol(argv[1])) <= 0) {
 		fprintf(stderr, "usage: %s N [time]\n", argv[0]);
@@ -40,10 +44,15 @@ int main(int argc, char **argv)
 		run(n, argv[0]);
 		return 0;
 	}
-	run(n / 8 + 1, argv[0]);
-	t0 = now_ns();
-	run(n, argv[0]);
-	t1 = now_ns();
-	printf("%.4f\n", (t1 - t0) / (double)n);
+	slice = n / SLICES + 1;
+	run(slice, argv[0]);
+	for (i = 0; i < SLICES; i++) {
+		t0 = now_ns();
+		run(slice, argv[0]);
+		t1 = now_ns();
+		if (i == 0 || t1 - t0 < best)
+			best = t1 - t0;
+	}
+	printf("%.4f\n", best / (double)slice);
 	return 0;
 }

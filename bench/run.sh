@@ -6,9 +6,10 @@
 # ratios; never fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
-# /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 100000000),
-# BENCH_ROUNDS (timed runs per variant, default 11), BENCH_TOOL_RUNS (runs per
-# command without hyperfine, default 15).
+# /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
+# BENCH_ROUNDS (timed runs per variant, default 11), BENCH_NO_HYPERFINE=1 (time
+# the tools with a bash loop even when hyperfine is installed), BENCH_TOOL_RUNS
+# (runs per command in that loop, default 15).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -18,7 +19,7 @@ STAP_DTRACE=${STAP_DTRACE:-/usr/bin/dtrace}
 CC=${CC:-cc}
 export CC
 OUT=$BUILD/bench
-ITERS=${BENCH_ITERS:-100000000}
+ITERS=${BENCH_ITERS:-50000000}
 ROUNDS=${BENCH_ROUNDS:-11}
 TOOL_RUNS=${BENCH_TOOL_RUNS:-15}
 CFLAGS_BENCH="-O2 -Wall -Wextra"
@@ -157,7 +158,8 @@ if [ $have_valgrind = 1 ]; then
 fi
 
 # ns per call: ROUNDS rounds, each running every program once (the order
-# rotated from round to round); the median of each program's runs.
+# rotated from round to round); each run reports its fastest tenth (loop.c),
+# and each program gets the median of its runs.
 progs=()
 for name in "${names[@]}"; do progs+=("$name.exe" "$name.so"); done
 for ((r = 0; r < ROUNDS; r++)); do
@@ -170,15 +172,16 @@ declare -A NS
 for p in "${progs[@]}"; do NS[$p]=$(median <"$D/$p.ns"); done
 
 echo "== 1. disabled probe site: bench_site(int, const char *, long), $ITERS calls"
-echo "   instr: callgrind Ir inside bench_site per call; ns: clock_gettime per call,"
-echo "   median of $ROUNDS interleaved runs (the call and the loop included)"
+echo "   instr: callgrind Ir inside bench_site per call (the call itself not counted);"
+echo "   ns: clock_gettime per call, call and loop included: the median of $ROUNDS"
+echo "   interleaved runs, each run's fastest tenth"
 for kind in exe so; do
 	if [ $kind = exe ]; then echo "   -- site in the executable (PIE)"; else echo "   -- site in a shared library (-fPIC)"; fi
-	printf '   %-40s %8s %10s %12s\n' variant instr ns/call "ns - empty"
+	printf '   %-40s %6s %9s %14s\n' variant instr ns/call "vs systemtap"
 	for name in "${names[@]}"; do
 		ns=${NS[$name.$kind]}
-		printf '   %-40s %8s %10.3f %12.3f\n' "${LABEL[$name]}" "${IR[$name.$kind]:-n/a}" \
-			"$ns" "$(calc "$ns - ${NS[empty.$kind]}")"
+		printf '   %-40s %6s %9.3f %14.3f\n' "${LABEL[$name]}" "${IR[$name.$kind]:-n/a}" \
+			"$ns" "$(calc "$ns / ${NS[systemtap.$kind]}")"
 	done
 done
 echo
@@ -224,7 +227,7 @@ for c in "${TOOL_CMDS[@]}"; do
 	# shellcheck disable=SC2086
 	(cd "$T" && run ${c#*|}) || exit 1
 done
-if have hyperfine; then
+if have hyperfine && [ -z "${BENCH_NO_HYPERFINE:-}" ]; then
 	how="hyperfine -N --warmup 3 (at least 10 runs and 3 s per command), median"
 	args=()
 	for c in "${TOOL_CMDS[@]}"; do args+=(-n "${c%%|*}" "${c#*|}"); done
@@ -235,16 +238,27 @@ if have hyperfine; then
 		MS[$cmd]=$(calc "$med * 1000")
 	done <"$T/hyperfine.csv"
 else
-	how="bash loop with date +%s%N, $TOOL_RUNS interleaved runs per command, median"
-	for ((r = 0; r < TOOL_RUNS; r++)); do
-		for c in "${TOOL_CMDS[@]}"; do
-			t0=$(date +%s%N)
-			# shellcheck disable=SC2086
-			(cd "$T" && exec ${c#*|}) >/dev/null 2>&1
-			t1=$(date +%s%N)
-			echo $(((t1 - t0) / 1000)) >>"$T/${c%%|*}.us"
+	# $EPOCHREALTIME (bash 5) reads the clock without forking date.
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		clock=EPOCHREALTIME
+		now_us() { local t=$EPOCHREALTIME; t=${t/[.,]/}; echo "$((10#$t))"; }
+	else
+		clock="date +%s%N"
+		now_us() { echo $(($(date +%s%N) / 1000)); }
+	fi
+	how="bash loop with $clock, $TOOL_RUNS interleaved runs per command, median"
+	(
+		cd "$T" || exit 1
+		for ((r = 0; r < TOOL_RUNS; r++)); do
+			for c in "${TOOL_CMDS[@]}"; do
+				t0=$(now_us)
+				# shellcheck disable=SC2086
+				${c#*|} >/dev/null 2>&1
+				t1=$(now_us)
+				echo $((t1 - t0)) >>"$T/${c%%|*}.us"
+			done
 		done
-	done
+	) || exit 1
 	for c in "${TOOL_CMDS[@]}"; do
 		MS[${c%%|*}]=$(calc "$(median <"$T/${c%%|*}.us") / 1000")
 	done

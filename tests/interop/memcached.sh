@@ -10,8 +10,12 @@
 #                 $(DTRACE) $(DTRACEFLAGS) -G -o memcached_dtrace.o \
 #                     -s memcached_dtrace.d $(memcached_OBJECTS)
 # Both paths are relative to the build directory, so it builds in-tree: the
-# source is unpacked twice, once per dtrace. Checked:
-#  - both builds succeed (configure enabled the -G object, -Werror included);
+# source is unpacked once per build. Built with gcc (ours and SystemTap's) and,
+# when clang is there, with clang too. Checked:
+#  - the builds succeed (configure's -Wall -Werror -pedantic included), with
+#    the -G object linked; when ours fails, the errors are shown, and it is a
+#    failure unless SystemTap's build fails with that compiler as well (then a
+#    skip that shows both);
 #  - readelf -n on memcached and memcached-debug of both builds shows the same
 #    set of (provider, probe, argument count) and the same number of sites;
 #  - every note names a semaphore; our binaries carry .udtrace.table, and it
@@ -23,7 +27,8 @@
 # root; without network or packages the checks are skipped, not failed.
 #
 # Knobs: INTEROP_MIRROR (http://deb.debian.org/debian), INTEROP_SUITE
-# (bookworm), INTEROP_JOBS (nproc).
+# (bookworm), INTEROP_JOBS (nproc), INTEROP_CLANG=0 (no clang builds).
+# shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 MIRROR=${INTEROP_MIRROR:-http://deb.debian.org/debian}
@@ -146,8 +151,8 @@ download_source() {
 	# "sha256 size name" lines -> sha256sum's "sha256  name"
 	awk '/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 }
 		s && NF == 3 { print $1 "  " $3 }' "$stanza" >"$dl/SHA256SUMS"
-	local sum name
-	while read -r sum name; do
+	local name
+	while read -r _ name; do
 		if ! fetch "$MIRROR/$dir/$name" "$dl/$name"; then
 			echo "cannot fetch $MIRROR/$dir/$name"
 			return 1
@@ -158,7 +163,7 @@ download_source() {
 		return 1
 	fi
 	rm -f "$CACHE"/*
-	while read -r sum name; do mv "$dl/$name" "$CACHE/"; done <"$dl/SHA256SUMS"
+	while read -r _ name; do mv "$dl/$name" "$CACHE/"; done <"$dl/SHA256SUMS"
 	grep '\.dsc$' "$dl/SHA256SUMS" | awk '{ print $2 }' >"$CACHE/dsc"
 	mv "$dl/SHA256SUMS" "$CACHE/SHA256SUMS" # last: marks the cache complete
 	info "downloaded $PKG $version from $MIRROR/$dir"
@@ -170,31 +175,47 @@ download_source() {
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-# build NAME DTRACE: unpack into $TREES/NAME, configure with the dtrace, make.
-# Logs in $TREES/NAME.{unpack,configure,make}.log; times in $TREES/NAME.time.
+# build NAME DTRACE CC: unpack into $TREES/NAME, configure with that dtrace and
+# compiler, make (-k, so that a failure shows every file it breaks). Logs in
+# $TREES/NAME.{unpack,configure,make}.log, times in $TREES/NAME.time. On
+# failure prints the step that failed.
 build() {
-	local name=$1 dtrace=$2 dir=$TREES/$1 t0 t1 t2
-	rm -rf "$dir"
+	local name=$1 dtrace=$2 cc=$3 dir=$TREES/$1 t0 t1 t2
+	rm -rf "$dir" "$TREES/$name".*
 	if ! (cd "$TREES" && dpkg-source -x "$CACHE/$(cat "$CACHE/dsc")" "$name") \
 		>"$TREES/$name.unpack.log" 2>&1; then
-		echo "unpack"
+		echo unpack
 		return 1
 	fi
 	t0=$(now)
-	# CFLAGS as configure's default (-g -O2); configure adds -Wall -Werror -pedantic
-	if ! (cd "$dir" && timeout 900 ./configure --enable-dtrace DTRACE="$dtrace") \
+	# CFLAGS stay configure's default (-g -O2); configure appends
+	# -Wall -Werror -pedantic -Wmissing-prototypes ... for gcc and clang alike.
+	if ! (cd "$dir" && timeout 900 ./configure --enable-dtrace DTRACE="$dtrace" CC="$cc") \
 		>"$TREES/$name.configure.log" 2>&1; then
-		echo "configure"
+		echo configure
 		return 1
 	fi
 	t1=$(now)
-	if ! (cd "$dir" && timeout 1800 make -j"$JOBS") >"$TREES/$name.make.log" 2>&1; then
-		echo "make"
+	if ! (cd "$dir" && timeout 1800 make -k -j"$JOBS") >"$TREES/$name.make.log" 2>&1; then
+		echo make
 		return 1
 	fi
 	t2=$(now)
-	echo "configure $(elapsed "$t0" "$t1")s make $(elapsed "$t1" "$t2")s (-j$JOBS)" \
+	echo "configure $(elapsed "$t0" "$t1")s, make $(elapsed "$t1" "$t2")s (-j$JOBS)" \
 		>"$TREES/$name.time"
+}
+
+# errors_of LOG: what a failed step printed: the distinct error messages with
+# their counts, then the first one in full (with the macro expansion notes).
+errors_of() {
+	local log=$1
+	if ! grep -q 'error' "$log"; then
+		tail -n 15 "$log"
+		return
+	fi
+	grep -oE '(error|Error|ERROR)[: ].*' "$log" | sort | uniq -c | sort -rn | head -n 8
+	echo "first error:"
+	grep -m 1 -A 8 -E '^[^ ]+:[0-9]+:[0-9]+: error:|error:' "$log"
 }
 
 # notes FILE: one line per .note.stapsdt note, "provider name argc semaphore sizes"
@@ -219,11 +240,50 @@ notes() {
 		END { flush() }'
 }
 
+# no_semaphore NOTES: how many notes name no semaphore
+no_semaphore() { awk '$4 ~ /^0x0*$/ || $4 == "0"' "$1" | wc -l; }
+
+# sections NAME: the probe-related sections of that build's memcached
+sections() {
+	readelf -S -W "$TREES/$1/memcached" |
+		grep -oE '\.(note\.stapsdt|stapsdt\.base|probes|udtrace\.[a-z]+)' | sort -u | tr '\n' ' '
+}
+
+# serve NAME: start that build's memcached on an ephemeral port of 127.0.0.1
+# (memcached writes the port it bound to $MEMCACHED_PORT_FILENAME, "-p -1"
+# asks for any port), set and get a key over bash's /dev/tcp, print the reply.
+serve() {
+	local name=$1 portfile=$WORK/$1.port port="" pid reply i
+	rm -f "$portfile"
+	MEMCACHED_PORT_FILENAME=$portfile timeout 60 "$TREES/$name/memcached" \
+		-l 127.0.0.1 -p -1 -U 0 -m 16 -t 2 -u "$(id -un)" >"$TREES/$name.serve.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$portfile" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	port=$(awk '/^TCP INET:/ { print $3; exit }' "$portfile" 2>/dev/null)
+	if [ -z "$port" ]; then
+		kill "$pid" 2>/dev/null
+		echo "did not start: $(head -n 5 "$TREES/$name.serve.log")"
+		return 1
+	fi
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	reply=$(timeout 10 bash -c '
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf "set k 0 0 1\r\nx\r\nget k\r\nquit\r\n" >&3
+		cat <&3' _ "$port" | tr -d '\r' | tr '\n' ' ')
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "$reply"
+}
+
 # ---- the test -------------------------------------------------------------
 
 install_missing
 
-for t in curl xz gpgv sha256sum dpkg-source make cc readelf; do
+for t in curl xz gpgv sha256sum dpkg-source make gcc readelf; do
 	if ! have "$t"; then
 		skip "memcached interop" "$t is not installed"
 		finish
@@ -260,133 +320,136 @@ else
 fi
 dsc=$(cat "$CACHE/dsc")
 version=$(awk '/^Version: / { print $2; exit }' "$CACHE/$dsc")
-info "memcached $version, $JOBS jobs, logs and trees in $TREES"
+info "memcached $version, $JOBS jobs; trees and logs in $TREES"
 
-# Both builds; "ours" first, so its result is there even if the reference fails.
-builds=(ours)
-dtrace_of_ours=$DTRACE
+have_stap=
 if [ -x "$STAP_DTRACE" ] && head -n 1 "$STAP_DTRACE" | grep -q python; then
-	builds+=(stap)
+	have_stap=1
 else
-	skip "SystemTap reference build" "$STAP_DTRACE is not SystemTap's script (systemtap-sdt-dev)"
+	skip "SystemTap reference builds" "$STAP_DTRACE is not SystemTap's script (systemtap-sdt-dev)"
 fi
-declare -A built=()
-for b in "${builds[@]}"; do
-	if [ "$b" = ours ]; then d=$dtrace_of_ours; else d=$STAP_DTRACE; fi
+
+# The builds: NAME DTRACE CC. Ours first, so it is tried even if the reference
+# fails; the clang pair when clang is there (INTEROP_CLANG=0 leaves it out).
+legs=("ours $DTRACE gcc")
+[ -n "$have_stap" ] && legs+=("stap $STAP_DTRACE gcc")
+if [ "${INTEROP_CLANG:-1}" != 0 ] && have clang; then
+	legs+=("ours-clang $DTRACE clang")
+	[ -n "$have_stap" ] && legs+=("stap-clang $STAP_DTRACE clang")
+fi
+
+declare -A built=() failed=()
+for leg in "${legs[@]}"; do
+	read -r b d cc <<<"$leg"
 	dir=$TREES/$b
-	if step=$(build "$b" "$d"); then
-		ok "$b: memcached $version builds with DTRACE=$d"
-		info "$b: $(cat "$TREES/$b.time")"
-		built[$b]=1
-	else
-		log=$TREES/$b.$step.log
-		fail "$b: memcached $version builds with DTRACE=$d ($step failed, see $log)" \
-			"$(grep -E 'error|dtrace' "$log" | tail -n 15)"
+	cmd="./configure --enable-dtrace DTRACE=$d CC=$cc && make"
+	if ! step=$(build "$b" "$d" "$cc"); then
+		failed[$b]=$step
+		info "$b: $step failed: (cd $dir && $cmd), log $TREES/$b.$step.log"
 		continue
 	fi
-	# configure found dtrace usable (its -h test) and so links the -G object
+	built[$b]=1
+	ok "$b: memcached $version builds: $cmd"
+	info "$b: $(cat "$TREES/$b.time"); $(grep -c 'warning:' "$TREES/$b.make.log") compiler warnings"
+	# configure's "$DTRACE -h" test passed, so the -G object is linked in
 	if grep -q "^DTRACE_INSTRUMENT_OBJ_TRUE=''" "$dir/config.log"; then
 		ok "$b: configure's dtrace -h test passed (the -G object is linked)"
 	else
-		fail "$b: configure's dtrace -h test failed" \
+		fail "$b: configure's dtrace -h test failed (memcached links no -G object)" \
 			"(cd $dir && $d -h -o conftest.h -s memcached_dtrace.d)"
 	fi
 	expect_eq "$b: make ran dtrace -G for memcached and memcached-debug" \
 		"$(grep -cE -- '-G -o memcached(_debug)?_dtrace\.o' "$TREES/$b.make.log")" 2
-	info "$b: $(grep -c 'warning:' "$TREES/$b.make.log") compiler warnings in the make log"
 	for exe in memcached memcached-debug; do
 		notes "$dir/$exe" >"$TREES/$b.$exe.notes"
+		info "$b: $exe has $(wc -l <"$TREES/$b.$exe.notes") probe sites" \
+			"of $(awk '{ print $1, $2 }' "$TREES/$b.$exe.notes" | sort -u | wc -l) probes"
+		expect_eq "$b: every note of $exe names a semaphore" \
+			"$(no_semaphore "$TREES/$b.$exe.notes")" 0
 	done
 done
 
-# The probes the definition declares: "provider name argc", from our header
-# (one comment line per probe: "/* memcached:::conn-allocate(int connid) */").
-if [ -n "${built[ours]:-}" ]; then
-	grep -cE '^/\* memcached:::' "$TREES/ours/memcached_dtrace.h" >"$TREES/defined.count"
-	ndef=$(cat "$TREES/defined.count")
-	info "memcached_dtrace.d defines $ndef probes"
+# A build that failed: a failure of ours when the reference builds (or is not
+# there); when the reference fails the same way (it does with clang, whose
+# -pedantic -Werror rejects SystemTap's sdt.h) the leg is skipped, with both
+# errors, since SystemTap's script is the bar a drop-in replacement meets.
+for leg in "${legs[@]}"; do
+	read -r b d cc <<<"$leg"
+	[ -n "${failed[$b]:-}" ] || continue
+	step=${failed[$b]}
+	what="$b: memcached $version builds: (cd $TREES/$b && ./configure --enable-dtrace DTRACE=$d CC=$cc && make)"
+	ref=${b/ours/stap}
+	if [ "$b" != "$ref" ] && [ -n "${failed[$ref]:-}" ]; then
+		skip "$what" "SystemTap's script fails with $cc too ($ref: ${failed[$ref]})"
+		echo "    ours ($step failed):"
+		errors_of "$TREES/$b.$step.log" | sed 's/^/      /'
+		echo "    SystemTap's (${failed[$ref]} failed):"
+		errors_of "$TREES/$ref.${failed[$ref]}.log" | sed 's/^/      /'
+	elif [ "$b" = "$ref" ] && [[ $b == stap* ]]; then
+		# the reference alone: reported with the ours leg when that fails too
+		[ -n "${failed[${b/stap/ours}]:-}" ] ||
+			skip "$what" "the reference build fails ($step): $(errors_of "$TREES/$b.$step.log" | head -n 1)"
+	else
+		fail "$what: $step failed" "$(errors_of "$TREES/$b.$step.log")"
+	fi
+done
+
+# Ours: the probe table is there and lists every probe of the definition.
+for b in ours ours-clang; do
+	[ -n "${built[$b]:-}" ] || continue
+	ndef=$(grep -cE '^/\* memcached:::' "$TREES/$b/memcached_dtrace.h")
+	info "$b: memcached_dtrace.d defines $ndef probes"
 	for exe in memcached memcached-debug; do
-		n=$(wc -l <"$TREES/ours.$exe.notes")
-		probes=$(awk '{ print $1, $2 }' "$TREES/ours.$exe.notes" | sort -u | wc -l)
-		info "ours: $exe has $n probe sites of $probes probes"
-		if [ "$n" -gt 0 ]; then
-			ok "ours: $exe carries .note.stapsdt notes"
+		if readelf -S -W "$TREES/$b/$exe" | grep -q '\.udtrace\.table'; then
+			ok "$b: $exe has a .udtrace.table section"
 		else
-			fail "ours: $exe carries .note.stapsdt notes" "readelf -n shows none"
-		fi
-		expect_eq "ours: every note of $exe names a semaphore" \
-			"$(awk '$4 == "0x0000000000000000" || $4 == "0"' "$TREES/ours.$exe.notes" | wc -l)" 0
-		if readelf -S -W "$TREES/ours/$exe" | grep -q '\.udtrace\.table'; then
-			ok "ours: $exe has a .udtrace.table section"
-		else
-			fail "ours: $exe has a .udtrace.table section" "$(readelf -S -W "$TREES/ours/$exe" | grep -i udt)"
+			fail "$b: $exe has a .udtrace.table section" \
+				"$(readelf -S -W "$TREES/$b/$exe" | grep -iE 'udt|probes|stapsdt')"
 		fi
 		if [ -x "$TABLEDUMP" ]; then
-			expect_eq "ours: the probe table of $exe lists the $ndef probes" \
-				"$("$TABLEDUMP" "$TREES/ours/$exe" 2>&1 | grep -c '^probe ')" "$ndef"
+			expect_eq "$b: the probe table of $exe lists the $ndef probes" \
+				"$("$TABLEDUMP" "$TREES/$b/$exe" 2>&1 | grep -c '^probe ')" "$ndef"
 		fi
 	done
-fi
+done
+[ -x "$TABLEDUMP" ] || skip "probe table contents" "$TABLEDUMP is not built (make test builds it)"
 
-if [ -n "${built[ours]:-}" ] && [ -n "${built[stap]:-}" ]; then
-	for exe in memcached memcached-debug; do
-		o=$TREES/ours.$exe.notes s=$TREES/stap.$exe.notes
-		awk '{ print $1, $2, $3 }' "$o" | sort -u >"$TREES/ours.$exe.set"
-		awk '{ print $1, $2, $3 }' "$s" | sort -u >"$TREES/stap.$exe.set"
-		if diff -u "$TREES/stap.$exe.set" "$TREES/ours.$exe.set" >"$TREES/$exe.set.diff"; then
-			ok "$exe: same (provider, probe, argument count) set as SystemTap's build ($(wc -l <"$TREES/ours.$exe.set") probes)"
-		else
-			fail "$exe: (provider, probe, argument count) differ from SystemTap's build" \
-				"$(head -n 20 "$TREES/$exe.set.diff")"
-		fi
-		expect_eq "$exe: same number of probe sites as SystemTap's build" \
-			"$(wc -l <"$o")" "$(wc -l <"$s")"
-		expect_eq "stap: every note of $exe names a semaphore" \
-			"$(awk '$4 == "0x0000000000000000" || $4 == "0"' "$s" | wc -l)" 0
-		# Informational: argument sizes. SystemTap's sdt.h takes size and
-		# signedness from the C expression at the site, ours from the type in
-		# the definition, so they can differ where the code passes another type.
-		awk '{ print $1 ":" $2, $5 }' "$o" | sort -u >"$TREES/ours.$exe.sizes"
-		awk '{ print $1 ":" $2, $5 }' "$s" | sort -u >"$TREES/stap.$exe.sizes"
-		ndiff=$(comm -3 "$TREES/stap.$exe.sizes" "$TREES/ours.$exe.sizes" | awk '{ print $1 }' | sort -u | wc -l)
-		info "$exe: $ndiff probes whose argument sizes differ from SystemTap's (see $TREES/*.$exe.sizes)"
-	done
-	info "sections: ours $(readelf -S -W "$TREES/ours/memcached" | grep -oE '\.(note\.stapsdt|stapsdt\.base|probes|udtrace\.[a-z]+)' | sort -u | tr '\n' ' ')"
-	info "sections: stap $(readelf -S -W "$TREES/stap/memcached" | grep -oE '\.(note\.stapsdt|stapsdt\.base|probes|udtrace\.[a-z]+)' | sort -u | tr '\n' ' ')"
-	info "size of memcached: ours $(stat -c %s "$TREES/ours/memcached") bytes, stap $(stat -c %s "$TREES/stap/memcached") bytes"
-fi
-
-# serve NAME: start that build's memcached on an ephemeral port of 127.0.0.1
-# (memcached writes the port it bound to $MEMCACHED_PORT_FILENAME), then
-# set and get a key over /dev/tcp.
-serve() {
-	local name=$1 portfile=$WORK/$1.port port="" pid reply i
-	rm -f "$portfile"
-	MEMCACHED_PORT_FILENAME=$portfile timeout 60 "$TREES/$name/memcached" \
-		-l 127.0.0.1 -p -1 -U 0 -m 16 -t 2 -u "$(id -un)" >"$TREES/$name.serve.log" 2>&1 &
-	pid=$!
-	server_pids+=("$pid")
-	for ((i = 0; i < 50; i++)); do
-		[ -s "$portfile" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	port=$(awk '/^TCP INET:/ { print $3; exit }' "$portfile" 2>/dev/null)
-	if [ -z "$port" ]; then
-		kill "$pid" 2>/dev/null
-		echo "did not start: $(head -n 5 "$TREES/$name.serve.log")"
-		return 1
+# Ours against SystemTap's, for each compiler both built with.
+for pair in "ours stap" "ours-clang stap-clang"; do
+	read -r o s <<<"$pair"
+	if [ -z "${built[$o]:-}" ] || [ -z "${built[$s]:-}" ]; then
+		continue
 	fi
-	reply=$(timeout 10 bash -c '
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf "set k 0 0 1\r\nx\r\nget k\r\nquit\r\n" >&3
-		cat <&3' _ "$port" | tr -d '\r' | tr '\n' ' ')
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	echo "$reply"
-}
+	for exe in memcached memcached-debug; do
+		on=$TREES/$o.$exe.notes sn=$TREES/$s.$exe.notes
+		awk '{ print $1, $2, $3 }' "$on" | sort -u >"$TREES/$o.$exe.set"
+		awk '{ print $1, $2, $3 }' "$sn" | sort -u >"$TREES/$s.$exe.set"
+		if diff -u "$TREES/$s.$exe.set" "$TREES/$o.$exe.set" >"$TREES/$o.$exe.set.diff"; then
+			ok "$o: $exe has the (provider, probe, argument count) set of SystemTap's build" \
+				"($(wc -l <"$TREES/$o.$exe.set") probes)"
+		else
+			fail "$o: $exe has the (provider, probe, argument count) set of SystemTap's build" \
+				"$(head -n 20 "$TREES/$o.$exe.set.diff")"
+		fi
+		expect_eq "$o: $exe has as many probe sites as SystemTap's build" \
+			"$(wc -l <"$on")" "$(wc -l <"$sn")"
+		# Informational: argument sizes. SystemTap's sdt.h takes size and
+		# signedness from the C expression at each site, ours from the type in
+		# the definition, so they differ where the code passes another type
+		# (size_t for int, uint8_t for int, ...).
+		awk '{ print $1 ":" $2, $5 }' "$on" | sort -u >"$TREES/$o.$exe.sizes"
+		awk '{ print $1 ":" $2, $5 }' "$sn" | sort -u >"$TREES/$s.$exe.sizes"
+		info "$o: $exe: $(comm -3 "$TREES/$s.$exe.sizes" "$TREES/$o.$exe.sizes" |
+			awk '{ print $1 }' | sort -u | wc -l) probes with other argument sizes" \
+			"than SystemTap's (diff $TREES/{$s,$o}.$exe.sizes)"
+	done
+	info "$o: sections $(sections "$o"); $(stat -c %s "$TREES/$o/memcached") bytes"
+	info "$s: sections $(sections "$s"); $(stat -c %s "$TREES/$s/memcached") bytes"
+done
 
-for b in "${builds[@]}"; do
+# Each memcached that built serves a set and a get.
+for leg in "${legs[@]}"; do
+	read -r b _ <<<"$leg"
 	[ -n "${built[$b]:-}" ] || continue
 	expect_eq "$b: memcached answers set/get on 127.0.0.1" "$(serve "$b")" \
 		"STORED VALUE k 0 1 x END "
