@@ -238,24 +238,26 @@ if have hyperfine && [ -z "${BENCH_NO_HYPERFINE:-}" ]; then
 		MS[$cmd]=$(calc "$med * 1000")
 	done <"$T/hyperfine.csv"
 else
-	# $EPOCHREALTIME (bash 5) reads the clock without forking date.
+	# stamp: microseconds into $us; $EPOCHREALTIME (bash 5) reads the clock
+	# without forking date.
 	if [ -n "${EPOCHREALTIME:-}" ]; then
 		clock=EPOCHREALTIME
-		now_us() { local t=$EPOCHREALTIME; t=${t/[.,]/}; echo "$((10#$t))"; }
+		stamp() { us=${EPOCHREALTIME/[.,]/}; us=$((10#$us)); }
 	else
 		clock="date +%s%N"
-		now_us() { echo $(($(date +%s%N) / 1000)); }
+		stamp() { us=$(($(date +%s%N) / 1000)); }
 	fi
 	how="bash loop with $clock, $TOOL_RUNS interleaved runs per command, median"
 	(
 		cd "$T" || exit 1
 		for ((r = 0; r < TOOL_RUNS; r++)); do
 			for c in "${TOOL_CMDS[@]}"; do
-				t0=$(now_us)
+				stamp
+				t0=$us
 				# shellcheck disable=SC2086
 				${c#*|} >/dev/null 2>&1
-				t1=$(now_us)
-				echo $((t1 - t0)) >>"$T/${c%%|*}.us"
+				stamp
+				echo $((us - t0)) >>"$T/${c%%|*}.us"
 			done
 		done
 	) || exit 1

@@ -107,6 +107,12 @@ struct udt_table_arg {
 	uint8_t is_signed;
 };
 
+/* The layout is ABI (docs/format.md): these sizes never change. */
+_Static_assert(sizeof(struct udt_table_hdr) == 80, "probe table header layout");
+_Static_assert(sizeof(struct udt_table_provider) == 28, "provider record layout");
+_Static_assert(sizeof(struct udt_table_probe) == 40, "probe record layout");
+_Static_assert(sizeof(struct udt_table_arg) == 12, "argument record layout");
+
 /*
  * Registration, called by the constructor in every -G object when the
  * runtime is present (the references are weak; nothing happens otherwise),
