@@ -37,3 +37,16 @@ expect_eq() {
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# gdb_usable: gdb is installed and may run a program under ptrace here (some
+# CI containers forbid ptrace); sets GDB_WHY when not.
+gdb_usable() {
+	if ! have gdb; then GDB_WHY="gdb is not installed"; return 1; fi
+	local out
+	out=$(gdb -nx -batch -ex run -ex quit /bin/true 2>&1)
+	if echo "$out" | grep -qiE 'not permitted|cannot|error|denied'; then
+		GDB_WHY="gdb cannot run programs here: $(echo "$out" | grep -m1 -iE 'not permitted|cannot|error|denied')"
+		return 1
+	fi
+	return 0
+}

@@ -5,8 +5,8 @@
 # every size and sign in registers and as constants, pointers, strings).
 . "$(dirname "$0")/../lib.sh"
 
-if ! have gdb; then
-	skip "gdb" "gdb is not installed"
+if ! gdb_usable; then
+	skip "gdb" "$GDB_WHY"
 	finish
 	exit
 fi

@@ -29,10 +29,17 @@ build() {
 		gcc $cflags "$name.o" "$name.prov.o" $ldflags -o "$name"
 }
 
-if ! have gdb; then
-	skip "gdb checks" "gdb is not installed"
-	gdb_hit() { echo "42 main"; }
-fi
+GDB_OK=1
+gdb_usable || GDB_OK=0
+# expect_hit NAME WANT BINARY [ARGS...]: gdb reads WANT at lnk:hit (skipped without gdb)
+expect_hit() {
+	local name=$1 want=$2; shift 2
+	if [ $GDB_OK = 0 ]; then
+		skip "$name" "$GDB_WHY"
+	else
+		expect_eq "$name" "$(gdb_hit "$@")" "$want"
+	fi
+}
 
 for variant in "pie:-fpie:-pie" "nopie:-fno-pie:-no-pie" "static:-fno-pie:-static"; do
 	IFS=: read -r name cflags ldflags <<<"$variant"
@@ -44,14 +51,14 @@ for variant in "pie:-fpie:-pie" "nopie:-fno-pie:-no-pie" "static:-fno-pie:-stati
 		fail "$name executable builds" "$out"
 		continue
 	fi
-	expect_eq "$name executable: gdb reads the probe" "$(gdb_hit "./$name")" "42 main"
+	expect_hit "$name executable: gdb reads the probe" "42 main" "./$name"
 done
 
 # LTO: the objects -G sees hold no code yet; the notes appear at link time.
 if gcc $CFLAGS -flto -c "$D/lnk_main.c" -o lto.o &&
 	"$DTRACE" -G -s "$D/lnk.d" -o lto.prov.o lto.o &&
 	gcc -O2 -flto lto.o lto.prov.o -o lto 2>lto.log; then
-	expect_eq "-flto: gdb reads the probe" "$(gdb_hit ./lto)" "42 main"
+	expect_hit "-flto: gdb reads the probe" "42 main" ./lto
 else
 	fail "-flto builds" "$(cat lto.log)"
 fi
@@ -75,14 +82,14 @@ for cxx in g++ clang++; do
 		$cxx inl1.o inl2.o inl.prov.o -o inl || { fail "$cxx inline builds"; continue; }
 	expect_eq "$cxx: one note for an inline function in two units" \
 		"$(readelf -n inl | grep -c 'Name: hit')" "1"
-	expect_eq "$cxx: gdb reads the inline probe" "$(gdb_hit ./inl)" "1 inline"
+	expect_hit "$cxx: gdb reads the inline probe" "1 inline" ./inl
 done
 
 # clang-compiled sites
 if have clang; then
 	clang $CFLAGS -c "$D/lnk_main.c" -o cl.o && "$DTRACE" -G -s "$D/lnk.d" -o cl.prov.o cl.o &&
 		clang cl.o cl.prov.o -o cl || fail "clang builds"
-	expect_eq "clang: gdb reads the probe" "$(gdb_hit ./cl)" "42 main"
+	expect_hit "clang: gdb reads the probe" "42 main" ./cl
 fi
 
 # A shared library with its own semaphores, linked and dlopen'ed.
@@ -94,9 +101,8 @@ gcc $CFLAGS -fPIC -c "$D/lnk_lib.c" -o lib.o &&
 	fail "shared library builds"
 expect_eq "shared library: semaphores are not exported" \
 	"$(readelf --dyn-syms -W liblnk.so | grep -c '_semaphore\|udt__dispatch')" "0"
-expect_eq "shared library: gdb reads the probe" "$(gdb_hit ./uselib)" "7 library"
-expect_eq "dlopen'ed library: gdb reads the probe" "$(gdb_hit ./dlopener "$WORK/liblnk.so")" \
-	"7 library"
+expect_hit "shared library: gdb reads the probe" "7 library" ./uselib
+expect_hit "dlopen'ed library: gdb reads the probe" "7 library" ./dlopener "$WORK/liblnk.so"
 
 # The runtime contract, with the stand-in runtime.
 gcc -O2 -g -fPIC -shared -I"$TOP" "$D/fakert.c" "$TOP/consumer/table.c" -o libfakert.so ||

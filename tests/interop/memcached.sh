@@ -173,7 +173,8 @@ download_source() {
 
 # now: seconds since the epoch, with a fraction
 now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# elapsed T0 T1 [DECIMALS]: T1 - T0 in seconds
+elapsed() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, b - a }'; }
 
 # build NAME DTRACE CC: unpack into $TREES/NAME, configure with that dtrace and
 # compiler, make (-k, so that a failure shows every file it breaks). Logs in
@@ -213,9 +214,9 @@ errors_of() {
 		tail -n 15 "$log"
 		return
 	fi
-	grep -oE '(error|Error|ERROR)[: ].*' "$log" | sort | uniq -c | sort -rn | head -n 8
+	grep -oE 'error: .*' "$log" | sort | uniq -c | sort -rn | head -n 8
 	echo "first error:"
-	grep -m 1 -A 8 -E '^[^ ]+:[0-9]+:[0-9]+: error:|error:' "$log"
+	grep -m 1 -A 8 'error: ' "$log"
 }
 
 # notes FILE: one line per .note.stapsdt note, "provider name argc semaphore sizes"
@@ -242,6 +243,19 @@ notes() {
 
 # no_semaphore NOTES: how many notes name no semaphore
 no_semaphore() { awk '$4 ~ /^0x0*$/ || $4 == "0"' "$1" | wc -l; }
+
+# dtrace_times NAME DTRACE: how long that dtrace takes for memcached's -h and
+# -G (over memcached's objects), run again in the finished tree
+dtrace_times() {
+	local dir=$TREES/$1 t0 t1 t2 objs
+	objs=("$dir"/memcached-*.o)
+	t0=$(now)
+	(cd "$dir" && "$2" -h -s memcached_dtrace.d -o "$WORK/$1.h") >/dev/null 2>&1 || return
+	t1=$(now)
+	(cd "$dir" && "$2" -G -s memcached_dtrace.d -o "$WORK/$1.o" "${objs[@]}") >/dev/null 2>&1 || return
+	t2=$(now)
+	echo "dtrace -h $(elapsed "$t0" "$t1" 3)s, dtrace -G $(elapsed "$t1" "$t2" 3)s (${#objs[@]} objects)"
+}
 
 # sections NAME: the probe-related sections of that build's memcached
 sections() {
@@ -351,6 +365,7 @@ for leg in "${legs[@]}"; do
 	built[$b]=1
 	ok "$b: memcached $version builds: $cmd"
 	info "$b: $(cat "$TREES/$b.time"); $(grep -c 'warning:' "$TREES/$b.make.log") compiler warnings"
+	info "$b: $(dtrace_times "$b" "$d")"
 	# configure's "$DTRACE -h" test passed, so the -G object is linked in
 	if grep -q "^DTRACE_INSTRUMENT_OBJ_TRUE=''" "$dir/config.log"; then
 		ok "$b: configure's dtrace -h test passed (the -G object is linked)"
@@ -425,8 +440,7 @@ for pair in "ours stap" "ours-clang stap-clang"; do
 		awk '{ print $1, $2, $3 }' "$on" | sort -u >"$TREES/$o.$exe.set"
 		awk '{ print $1, $2, $3 }' "$sn" | sort -u >"$TREES/$s.$exe.set"
 		if diff -u "$TREES/$s.$exe.set" "$TREES/$o.$exe.set" >"$TREES/$o.$exe.set.diff"; then
-			ok "$o: $exe has the (provider, probe, argument count) set of SystemTap's build" \
-				"($(wc -l <"$TREES/$o.$exe.set") probes)"
+			ok "$o: $exe has the (provider, probe, argument count) set of SystemTap's build ($(wc -l <"$TREES/$o.$exe.set") probes)"
 		else
 			fail "$o: $exe has the (provider, probe, argument count) set of SystemTap's build" \
 				"$(head -n 20 "$TREES/$o.$exe.set.diff")"
