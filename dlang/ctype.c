@@ -140,18 +140,6 @@ static const struct {
 	{ "caddr_t", "char *", "char *", NULL },
 };
 
-struct dl_type *dl_type_int_named(struct dl_program *p, const char *spelling)
-{
-	for (size_t i = 0; i < UDT__ARRAY_SIZE(ints); i++) {
-		if (!strcmp(ints[i].name, spelling)) {
-			struct dl_type *t = dl_lookup_typedef(p, ints[i].name);
-			/* the integer types are registered under their spelling too */
-			return t;
-		}
-	}
-	return NULL;
-}
-
 void dl_types_init(struct dl_program *p)
 {
 	bool lp64 = p->model == DL_LP64;
@@ -180,16 +168,10 @@ void dl_types_init(struct dl_program *p)
 	dl_sym_put(p, &p->typedefs, "string", p->t_string);
 
 	p->t_char = dl_lookup_typedef(p, "char");
-	p->t_int = dl_lookup_typedef(p, "int");
-	p->t_uint = dl_lookup_typedef(p, "unsigned int");
-	p->t_long = dl_lookup_typedef(p, "long");
-	p->t_ulong = dl_lookup_typedef(p, "unsigned long");
-	p->t_llong = dl_lookup_typedef(p, "long long");
-	p->t_ullong = dl_lookup_typedef(p, "unsigned long long");
 	if (!lp64) {
-		/* 64-bit longs need only 4-byte alignment on i386 */
-		p->t_llong->align = 4;
-		p->t_ullong->align = 4;
+		/* 64-bit integers and doubles need only 4-byte alignment on i386 */
+		dl_lookup_typedef(p, "long long")->align = 4;
+		dl_lookup_typedef(p, "unsigned long long")->align = 4;
 		p->t_double->align = 4;
 	}
 

@@ -155,8 +155,7 @@ struct dl_program {
 	struct dl_symtab tags;         /* "struct x" / "union x" / "enum x" -> struct dl_type */
 	struct dl_symtab enumconsts;   /* name -> struct dl_enumerator */
 	struct dl_symtab provider_names; /* name -> struct dl_provider */
-	struct dl_type *t_void, *t_char, *t_int, *t_uint, *t_long, *t_ulong, *t_llong,
-		*t_ullong, *t_double, *t_string;
+	struct dl_type *t_void, *t_char, *t_double, *t_string;
 	struct dl_provider **providers;
 	size_t provider_cnt, provider_cap;
 	struct dl_translator **xlators;
@@ -187,8 +186,6 @@ struct dl_type *dl_type_new(struct dl_program *p, enum dl_kind kind, struct dl_l
 struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64_t n);
 /* Lay out a struct or union whose members are set: offsets, size, alignment. */
 void dl_type_layout(struct dl_program *p, struct dl_type *t);
-/* The integer type named by a combination of specifier keywords, or NULL. */
-struct dl_type *dl_type_int_named(struct dl_program *p, const char *spelling);
 bool dl_type_equal(struct dl_qtype a, struct dl_qtype b);
 const char *dl_tag_key(struct dl_program *p, enum dl_kind kind, const char *tag);
 
