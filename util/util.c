@@ -9,15 +9,20 @@
 
 const char *udt__progname = "dtrace";
 
+void udt__vwarn(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", udt__progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 _Noreturn void udt__die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", udt__progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	udt__vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 

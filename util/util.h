@@ -66,6 +66,9 @@ const char *udt__sb_str(const struct udt_strbuf *sb);
 char *udt__sb_take(struct udt_strbuf *sb);
 void udt__sb_reset(struct udt_strbuf *sb);
 
+/* "dtrace: <message>" on stderr. */
+void udt__vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 /* Fatal error for the tools: "dtrace: <message>" on stderr, exit 1. */
 _Noreturn void udt__die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

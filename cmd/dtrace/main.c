@@ -49,11 +49,9 @@ static _Noreturn void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", udt__progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	udt__vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	usage(stderr);
 	exit(2);
 }

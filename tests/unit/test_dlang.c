@@ -50,6 +50,26 @@ static const char *argtype(struct dl_program *p, struct dl_probe *pr, size_t i)
 	return dl_type_cdecl(p, pr->nargs[i].type, NULL);
 }
 
+/* Parse a corpus file into a new program; NULL (after a failed check) on error. */
+static struct dl_program *parse_corpus(const char *name)
+{
+	char path[512], *buf;
+	size_t sz;
+	struct dl_program *p;
+
+	snprintf(path, sizeof(path), "%s/%s", CORPUS_DIR, name);
+	if (!CHECK_OK(udt__read_file(path, &buf, &sz)))
+		return NULL;
+	p = dl_program_new(DL_LP64);
+	if (!CHECK_EQ(dl_parse(p, name, buf, sz, false), 0)) {
+		fprintf(stderr, "%s\n", dl_program_errmsg(p));
+		dl_program_free(p);
+		p = NULL;
+	}
+	free(buf);
+	return p;
+}
+
 /* Files of the corpus that parse without cpp, with their probe counts (MANIFEST.tsv). */
 static const struct {
 	const char *file;
@@ -67,18 +87,11 @@ static const struct {
 TEST(corpus_parses_with_manifest_probe_counts)
 {
 	for (size_t i = 0; i < UDT__ARRAY_SIZE(corpus); i++) {
-		char path[512], *buf;
-		size_t sz;
-
-		snprintf(path, sizeof(path), "%s/%s", CORPUS_DIR, corpus[i].file);
-		if (!CHECK_OK(udt__read_file(path, &buf, &sz)))
-			continue;
-		struct dl_program *p = dl_program_new(DL_LP64);
-		int r = dl_parse(p, path, buf, sz, false);
-		if (r)
-			fprintf(stderr, "%s\n", dl_program_errmsg(p));
-		CHECK_EQ(r, 0);
+		struct dl_program *p = parse_corpus(corpus[i].file);
 		size_t n, total = 0;
+
+		if (!p)
+			continue;
 		struct dl_provider *const *pv = dl_program_providers(p, &n);
 		CHECK_EQ(n, 1);
 		for (size_t k = 0; k < n; k++)
@@ -86,7 +99,6 @@ TEST(corpus_parses_with_manifest_probe_counts)
 		if (!CHECK_EQ(total, corpus[i].probes))
 			fprintf(stderr, "  in %s\n", corpus[i].file);
 		dl_program_free(p);
-		free(buf);
 	}
 }
 
@@ -119,13 +131,9 @@ TEST(php_with_crlf_line_ends)
 
 TEST(iscsi_translated_args_map_by_name)
 {
-	char path[512], *buf;
-	size_t sz;
+	struct dl_program *p = parse_corpus("illumos__iscsi_provider.d");
 
-	snprintf(path, sizeof(path), "%s/illumos__iscsi_provider.d", CORPUS_DIR);
-	REQUIRE_OK(udt__read_file(path, &buf, &sz));
-	struct dl_program *p = dl_program_new(DL_LP64);
-	REQUIRE_EQ(dl_parse(p, "iscsi.d", buf, sz, false), 0);
+	REQUIRE(p);
 	struct dl_probe *pr = find_probe(p, "iscsi", "scsi__command");
 	REQUIRE(pr);
 	CHECK_EQ(pr->narg_cnt, 2);
@@ -145,18 +153,13 @@ TEST(iscsi_translated_args_map_by_name)
 	CHECK_EQ(pv[0]->attr[DL_ATTR_MODULE].dep_class, DL_CLASS_UNKNOWN);
 	CHECK_EQ(pv[0]->attr[DL_ATTR_ARGS].dep_class, DL_CLASS_ISA);
 	dl_program_free(p);
-	free(buf);
 }
 
 TEST(tcl_types_declared_after_the_provider)
 {
-	char path[512], *buf;
-	size_t sz;
+	struct dl_program *p = parse_corpus("tcl__tclDTrace.d");
 
-	snprintf(path, sizeof(path), "%s/tcl__tclDTrace.d", CORPUS_DIR);
-	REQUIRE_OK(udt__read_file(path, &buf, &sz));
-	struct dl_program *p = dl_program_new(DL_LP64);
-	REQUIRE_EQ(dl_parse(p, "tcl.d", buf, sz, false), 0);
+	REQUIRE(p);
 	struct dl_probe *pr = find_probe(p, "tcl", "proc__info");
 	REQUIRE(pr);
 	CHECK_EQ(pr->narg_cnt, 8);
@@ -171,7 +174,6 @@ TEST(tcl_types_declared_after_the_provider)
 	CHECK_EQ(dl_type_argclass(pr->nargs[0].type), DL_ARG_PTR);
 	CHECK_EQ(dl_type_argclass(pr->nargs[4].type), DL_ARG_INT);
 	dl_program_free(p);
-	free(buf);
 }
 
 TEST(declarators_and_spelling)
