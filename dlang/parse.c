@@ -826,7 +826,13 @@ static void map_translated_args(struct dl_parser *ps, struct dl_probe *pr)
 	}
 }
 
-static void parse_probe(struct dl_parser *ps, struct dl_provider *pv, size_t *probe_cap)
+/* A provider being parsed: its probes' growth and the names seen (for duplicates). */
+struct provider_state {
+	size_t probe_cap;
+	struct dl_symtab names; /* dname -> struct dl_probe */
+};
+
+static void parse_probe(struct dl_parser *ps, struct dl_provider *pv, struct provider_state *st)
 {
 	struct dl_probe *pr = dl_alloc(ps->p, sizeof(*pr));
 
@@ -844,11 +850,11 @@ static void parse_probe(struct dl_parser *ps, struct dl_provider *pv, size_t *pr
 		pr->dname = dl_strdup(ps->p, d);
 		free(d);
 	}
-	for (size_t i = 0; i < pv->probe_cnt; i++) {
-		if (!strcmp(pv->probes[i]->dname, pr->dname))
-			dl_error(ps, pr->loc, "probe '%s' is declared twice in provider '%s' "
-				 "(first at line %d)", pr->dname, pv->name, pv->probes[i]->loc.line);
-	}
+	struct dl_probe *first = dl_sym_get(&st->names, pr->dname);
+	if (first)
+		dl_error(ps, pr->loc, "probe '%s' is declared twice in provider '%s' "
+			 "(first at line %d)", pr->dname, pv->name, first->loc.line);
+	dl_sym_put(ps->p, &st->names, pr->dname, pr);
 	parse_arglist(ps, &pr->nargs, &pr->narg_cnt);
 	check_native_args(ps, pr);
 	if (dl_accept(ps, ':')) {
@@ -866,7 +872,7 @@ static void parse_probe(struct dl_parser *ps, struct dl_provider *pv, size_t *pr
 	}
 	map_translated_args(ps, pr);
 	dl_expect(ps, ';', "';' after probe declaration");
-	DL_PUSH(ps->p, pv->probes, pv->probe_cnt, *probe_cap, pr);
+	DL_PUSH(ps->p, pv->probes, pv->probe_cnt, st->probe_cap, pr);
 }
 
 static const struct dl_attr default_attr = {
@@ -877,7 +883,7 @@ static const struct dl_attr default_attr = {
 static void parse_provider(struct dl_parser *ps)
 {
 	struct dl_provider *pv = dl_alloc(ps->p, sizeof(*pv));
-	size_t probe_cap = 0;
+	struct provider_state st = { 0 };
 
 	pv->loc = ps->tok.loc;
 	dl_advance(ps); /* "provider" */
@@ -901,7 +907,7 @@ static void parse_provider(struct dl_parser *ps)
 		if (ps->tok.kind == '}')
 			break;
 		if (ps->tok.kind == K_PROBE) {
-			parse_probe(ps, pv, &probe_cap);
+			parse_probe(ps, pv, &st);
 			continue;
 		}
 		if (ps->tok.kind == T_EOF)

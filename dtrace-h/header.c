@@ -143,6 +143,16 @@ static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 	return s;
 }
 
+struct named {
+	char *macro;
+	const struct dl_probe *probe;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->macro, ((const struct named *)b)->macro);
+}
+
 static void signature(struct dl_program *p, struct udt_strbuf *sb, const struct dl_param *v,
 		      size_t n)
 {
@@ -169,11 +179,8 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 	struct udt_strbuf on = { 0 }, off = { 0 }, types = { 0 };
 	bool need_systypes = false;
 	char *guard = guard_name(out_name);
-	/* Macro names given so far, to refuse two probes that would collide. */
-	struct named {
-		char *macro;
-		const struct dl_probe *probe;
-	} *names = NULL;
+	/* Every probe's macro name, to refuse two that would collide. */
+	struct named *names = NULL;
 	size_t name_cnt = 0, name_cap = 0;
 	int ret = 0;
 
@@ -183,18 +190,6 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 			char *m = macro_name(pr);
 			struct udt_strbuf sig = { 0 };
 
-			for (size_t j = 0; j < name_cnt; j++) {
-				if (strcmp(names[j].macro, m))
-					continue;
-				*ret_err = udt__xasprintf(
-					"%s:%d:%d: error: probes '%s' and '%s' of provider '%s' "
-					"would both be fired with macro %s",
-					pr->loc.file, pr->loc.line, pr->loc.col, names[j].probe->name,
-					pr->name, pv[i]->name, m);
-				free(m);
-				ret = -1;
-				goto out;
-			}
 			UDT__PUSH(names, name_cnt, name_cap, ((struct named){ m, pr }));
 
 			udt__sb_printf(&sig, "%s:::%s", pv[i]->name, pr->dname);
@@ -249,6 +244,26 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 			udt__sb_printf(&off, "#define %s_ENABLED() (0)\n", m);
 			udt__sb_reset(&sig);
 		}
+	}
+
+	/* Two probes whose macros collide ("get__key", "get_key"): sort, compare neighbours. */
+	qsort(names, name_cnt, sizeof(*names), cmp_named);
+	for (size_t j = 1; j < name_cnt; j++) {
+		const struct dl_probe *a = names[j - 1].probe, *b = names[j].probe;
+
+		if (strcmp(names[j - 1].macro, names[j].macro))
+			continue;
+		if (a->loc.line > b->loc.line) {
+			const struct dl_probe *t = a;
+			a = b;
+			b = t;
+		}
+		*ret_err = udt__xasprintf("%s:%d:%d: error: probes '%s' and '%s' of provider '%s' "
+					  "would both be fired with macro %s", b->loc.file,
+					  b->loc.line, b->loc.col, a->name, b->name,
+					  b->provider->name, names[j].macro);
+		ret = -1;
+		goto out;
 	}
 
 	udt__sb_printf(out,

@@ -13,7 +13,7 @@
  *		.Lsite: nop                                  <- where external tracers attach
  *		(a SystemTap v3 note describing .Lsite)
  *		if (udt__dispatch)                            <- the in-process runtime, if any
- *			udt__dispatch(&prov_probe_semaphore, args, n);
+ *			udt__dispatch(&prov_probe_semaphore, n, a0, a1, a2, a3);
  *	}
  *
  * External tracers (gdb, perf, bpftrace, bcc, SystemTap) read the note in
@@ -70,22 +70,22 @@ extern "C" {
 
 /*
  * The in-process runtime's entry point for this executable or library:
- * NULL until a consumer enables a probe here. sem identifies the probe,
- * args holds nargs values, each widened to 64 bits (signed integers sign-
- * extended, pointers zero-extended).
+ * NULL until a consumer enables a probe here. sem identifies the probe. The
+ * values, each widened to 64 bits (signed integers sign-extended, pointers
+ * zero-extended), travel in registers when there are at most four (a0..a3,
+ * unused ones 0); with more, a0 points to an array of all nargs of them.
+ * Keeping short probes off the stack keeps the disabled path frameless.
  */
-typedef void (*udt__dispatch_fn)(const volatile unsigned short *sem, const uint64_t *args,
-				 unsigned nargs);
+typedef void (*udt__dispatch_fn)(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
+				 uint64_t a1, uint64_t a2, uint64_t a3);
 extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 
 #ifdef __cplusplus
 #define UDT__SCAST(T, x) static_cast<T>(x)
 #define UDT__PTR2U64(x) static_cast<uint64_t>(reinterpret_cast<uintptr_t>(x))
-#define UDT__NULL nullptr
 #else
 #define UDT__SCAST(T, x) ((T)(x))
 #define UDT__PTR2U64(x) ((uint64_t)(uintptr_t)(x))
-#define UDT__NULL ((void *)0)
 #endif
 
 /*
@@ -171,21 +171,34 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 	".popsection\n"                                                                      \
 	".endif\n"
 
-#define UDT__DISPATCH(prov, name, n, vals)                                                   \
+/* UDT__FN(statements...): run them with udt__fn, the runtime's entry point, if it is set. */
+#define UDT__FN(...)                                                                         \
 	do {                                                                                 \
 		udt__dispatch_fn udt__fn = __atomic_load_n(&udt__dispatch, __ATOMIC_RELAXED); \
 		if (udt__fn) {                                                               \
-			const uint64_t udt__v[] = { UDT__UNPAREN vals };                     \
-			udt__fn(&UDT__SEM(prov, name), udt__v, n);                           \
+			__VA_ARGS__;                                                         \
 		}                                                                            \
 	} while (0)
-
-#define UDT__DISPATCH0(prov, name)                                                           \
-	do {                                                                                 \
-		udt__dispatch_fn udt__fn = __atomic_load_n(&udt__dispatch, __ATOMIC_RELAXED); \
-		if (udt__fn)                                                                 \
-			udt__fn(&UDT__SEM(prov, name), UDT__NULL, 0);                        \
-	} while (0)
+#define UDT__REGS(p, n, N, a0, a1, a2, a3) UDT__FN(udt__fn(&UDT__SEM(p, n), N, a0, a1, a2, a3))
+#define UDT__ARRAY(p, n, N, ...)                                                             \
+	UDT__FN(const uint64_t udt__v[] = { __VA_ARGS__ };                                   \
+		udt__fn(&UDT__SEM(p, n), N, UDT__PTR2U64(udt__v), 0, 0, 0))
+/* UDT__DISPATCHn(prov, name, values...): the call for n values. */
+#define UDT__DISPATCH0(p, n) UDT__REGS(p, n, 0, 0, 0, 0, 0)
+#define UDT__DISPATCH1(p, n, a) UDT__REGS(p, n, 1, a, 0, 0, 0)
+#define UDT__DISPATCH2(p, n, a, b) UDT__REGS(p, n, 2, a, b, 0, 0)
+#define UDT__DISPATCH3(p, n, a, b, c) UDT__REGS(p, n, 3, a, b, c, 0)
+#define UDT__DISPATCH4(p, n, a, b, c, d) UDT__REGS(p, n, 4, a, b, c, d)
+#define UDT__DISPATCH5(p, n, ...) UDT__ARRAY(p, n, 5, __VA_ARGS__)
+#define UDT__DISPATCH6(p, n, ...) UDT__ARRAY(p, n, 6, __VA_ARGS__)
+#define UDT__DISPATCH7(p, n, ...) UDT__ARRAY(p, n, 7, __VA_ARGS__)
+#define UDT__DISPATCH8(p, n, ...) UDT__ARRAY(p, n, 8, __VA_ARGS__)
+#define UDT__DISPATCH9(p, n, ...) UDT__ARRAY(p, n, 9, __VA_ARGS__)
+#define UDT__DISPATCH10(p, n, ...) UDT__ARRAY(p, n, 10, __VA_ARGS__)
+#define UDT__DISPATCH11(p, n, ...) UDT__ARRAY(p, n, 11, __VA_ARGS__)
+#define UDT__DISPATCH12(p, n, ...) UDT__ARRAY(p, n, 12, __VA_ARGS__)
+/* m args, after args has been expanded: calls a macro with a computed argument list */
+#define UDT__CALL(m, args) m args
 
 #define UDT__SITE(prov, name, decls, tmpl, ops, dispatch)                                    \
 	do {                                                                                 \
@@ -237,7 +250,8 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 	UDT__SITE(p, n, UDT__EACH##N(UDT__DECL, UDT__NOSEP, __VA_ARGS__),                   \
 		  UDT__EACH##N(UDT__TMPL_, UDT__SPACE, __VA_ARGS__),                          \
 		  (UDT__EACH##N(UDT__OPND_, UDT__COMMA, __VA_ARGS__)),                        \
-		  UDT__DISPATCH(p, n, N, (UDT__EACH##N(UDT__VAL_, UDT__COMMA, __VA_ARGS__))))
+		  UDT__CALL(UDT__DISPATCH##N,                                                 \
+			    (p, n, UDT__EACH##N(UDT__VAL_, UDT__COMMA, __VA_ARGS__))))
 
 #else /* !UDT_SDT_ENABLED */
 

@@ -15,15 +15,21 @@
 #define MAX_TABLES 16
 static const struct udt_table_hdr *tables[MAX_TABLES];
 
-typedef void (*dispatch_fn)(const volatile unsigned short *, const uint64_t *, unsigned);
+typedef void (*dispatch_fn)(const volatile unsigned short *, unsigned, uint64_t, uint64_t,
+			    uint64_t, uint64_t);
 
 static const void *resolve(const int64_t *field)
 {
 	return (const char *)field + *field;
 }
 
-static void dispatch(const volatile unsigned short *sem, const uint64_t *args, unsigned n)
+static void dispatch(const volatile unsigned short *sem, unsigned n, uint64_t a0, uint64_t a1,
+		     uint64_t a2, uint64_t a3)
 {
+	/* up to four values in registers, more through an array in a0 */
+	const uint64_t regs[4] = { a0, a1, a2, a3 };
+	const uint64_t *args = n <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
+
 	for (int t = 0; t < MAX_TABLES; t++) {
 		struct cs_table ct;
 
