@@ -363,7 +363,7 @@ static void base_name(struct udt_strbuf *sb, const struct dl_type *t)
 }
 
 static void cdecl_rec(struct dl_program *p, struct udt_strbuf *out, struct dl_qtype qt,
-		      const char *inner)
+		      const char *inner, bool east)
 {
 	struct udt_strbuf sb = { 0 };
 	struct dl_type *t = qt.t;
@@ -381,7 +381,7 @@ static void cdecl_rec(struct dl_program *p, struct udt_strbuf *out, struct dl_qt
 		udt__sb_puts(&sb, inner);
 		if (paren)
 			udt__sb_putc(&sb, ')');
-		cdecl_rec(p, out, t->ref, udt__sb_str(&sb));
+		cdecl_rec(p, out, t->ref, udt__sb_str(&sb), east);
 		break;
 	}
 	case DL_ARRAY:
@@ -390,7 +390,7 @@ static void cdecl_rec(struct dl_program *p, struct udt_strbuf *out, struct dl_qt
 			udt__sb_printf(&sb, "[%llu]", (unsigned long long)t->nelems);
 		else
 			udt__sb_puts(&sb, "[]");
-		cdecl_rec(p, out, t->ref, udt__sb_str(&sb));
+		cdecl_rec(p, out, t->ref, udt__sb_str(&sb), east);
 		break;
 	case DL_FUNC:
 		udt__sb_puts(&sb, inner);
@@ -398,18 +398,24 @@ static void cdecl_rec(struct dl_program *p, struct udt_strbuf *out, struct dl_qt
 		for (size_t i = 0; i < t->param_cnt; i++) {
 			if (i)
 				udt__sb_puts(&sb, ", ");
-			udt__sb_puts(&sb, dl_type_cdecl(p, t->params[i].type, NULL));
+			udt__sb_puts(&sb, east ? dl_type_cdecl_east(p, t->params[i].type, NULL)
+					       : dl_type_cdecl(p, t->params[i].type, NULL));
 		}
 		if (t->varargs)
 			udt__sb_puts(&sb, t->param_cnt ? ", ..." : "...");
 		else if (!t->param_cnt && t->proto)
 			udt__sb_puts(&sb, "void");
 		udt__sb_putc(&sb, ')');
-		cdecl_rec(p, out, t->ref, udt__sb_str(&sb));
+		cdecl_rec(p, out, t->ref, udt__sb_str(&sb), east);
 		break;
 	default:
-		put_quals(out, qt.quals, true);
+		if (!east)
+			put_quals(out, qt.quals, true);
 		base_name(out, t);
+		if (east && qt.quals) {
+			udt__sb_putc(out, ' ');
+			put_quals(out, qt.quals, false);
+		}
 		if (*inner) {
 			udt__sb_putc(out, ' ');
 			udt__sb_puts(out, inner);
@@ -419,14 +425,24 @@ static void cdecl_rec(struct dl_program *p, struct udt_strbuf *out, struct dl_qt
 	udt__sb_reset(&sb);
 }
 
-const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *name)
+static const char *cdecl(struct dl_program *p, struct dl_qtype qt, const char *name, bool east)
 {
 	struct udt_strbuf out = { 0 };
 
-	cdecl_rec(p, &out, qt, name ? name : "");
+	cdecl_rec(p, &out, qt, name ? name : "", east);
 	char *r = dl_strdup(p, udt__sb_str(&out));
 	udt__sb_reset(&out);
 	return r;
+}
+
+const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *name)
+{
+	return cdecl(p, qt, name, false);
+}
+
+const char *dl_type_cdecl_east(struct dl_program *p, struct dl_qtype qt, const char *name)
+{
+	return cdecl(p, qt, name, true);
 }
 
 bool dl_type_to_c(struct dl_program *p, struct dl_qtype qt, struct dl_qtype *ret)

@@ -126,6 +126,13 @@ enum dl_argclass dl_type_argclass(struct dl_qtype qt);
 const char *dl_type_cdecl(struct dl_program *p, struct dl_qtype qt, const char *name);
 
 /*
+ * dl_type_cdecl_east() - the same with qualifiers after what they qualify
+ * ("char const *"): generated headers use it so that builds which rewrite
+ * them with sed (memcached: s,char \*,const char \*,) cannot double a const.
+ */
+const char *dl_type_cdecl_east(struct dl_program *p, struct dl_qtype qt, const char *name);
+
+/*
  * dl_type_to_c() - the type a C compiler would know for qt, for probe sites
  * that check their arguments: builtin typedefs that a C header defines keep
  * their names (uint32_t, size_t), other typedefs are replaced by what they

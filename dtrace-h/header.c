@@ -21,9 +21,12 @@
  * prototyped function would, so passing a pointer where the .d says int is a
  * compile error. Pointers are checked at their first level only, with const
  * added ("char *" accepts "const char *" too, as callers of SystemTap's
- * unchecked macros were used to); multi-level pointers and pointers to types
- * the .d defines itself (often dummies, see dl_type_to_c()) are checked for
- * pointer-ness only. -DUDTRACE_NO_TYPECHECK converts with casts instead.
+ * unchecked macros were used to); multi-level pointers and pointers to
+ * types the .d defines itself (often dummies, see dl_type_to_c()) are
+ * checked for pointer-ness only. -DUDTRACE_NO_TYPECHECK converts with casts
+ * instead. Types are spelled "east const" ("char const *"): memcached's
+ * build adds const to "char *" and "void *" with sed, which must not turn
+ * ours into "const const".
  *
  * The header has a second branch, taken with -DUDTRACE_DISABLE or on a
  * target without ELF, where every macro is a no-op that does not evaluate
@@ -105,7 +108,7 @@ static const char *int_ctype(struct dl_qtype qt, const char **ret_header)
 static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 			       const char **ret_header)
 {
-	struct argspec s = { .kind = "UDT__PTR", .ctype = "const void *" };
+	struct argspec s = { .kind = "UDT__PTR", .ctype = "void const *" };
 	struct dl_qtype r = dl_type_resolve(a->type);
 	struct dl_qtype to, c;
 
@@ -116,7 +119,7 @@ static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 		s.ctype = int_ctype(a->type, ret_header);
 		return s;
 	case DL_STRING:
-		s.ctype = "const char *";
+		s.ctype = "char const *";
 		return s;
 	case DL_FUNC: /* functions and arrays decay, as parameters do */
 		to = a->type;
@@ -137,7 +140,7 @@ static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 		if (dl_type_c_header(q))
 			*ret_header = dl_type_c_header(q);
 	s.local = (struct dl_qtype){ dl_type_ptr(p, c), 0 };
-	s.ctype = dl_type_cdecl(p, s.local, NULL);
+	s.ctype = dl_type_cdecl_east(p, s.local, NULL);
 	/* a declarator around the name (function pointers, arrays) needs a typedef */
 	s.needs_typedef = strpbrk(s.ctype, ",([") != NULL;
 	return s;
@@ -220,7 +223,7 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 						char *td = udt__xasprintf("udt__%s_%s_a%zu_t",
 									  pv[i]->name, pr->name, a);
 						udt__sb_printf(&types, "typedef %s;\n",
-							       dl_type_cdecl(p, s.local, td));
+							       dl_type_cdecl_east(p, s.local, td));
 						udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind,
 							       td, a);
 						free(td);

@@ -43,22 +43,13 @@ CURL=(curl -fsS --connect-timeout 20 --max-time 300 --retry 2)
 
 info() { echo "# $*"; }
 
-# The servers the run check starts, stopped on any exit.
-server_pids=()
-cleanup() {
-	local p
-	for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
 # ---- tools and packages ---------------------------------------------------
 
 # What is missing, as Debian package names: commands, then libevent's headers.
 missing_packages() {
 	local pair
 	for pair in curl:curl xz:xz-utils gpgv:gpgv sha256sum:coreutils \
-		dpkg-source:dpkg-dev make:make cc:gcc readelf:binutils \
+		dpkg-source:dpkg-dev make:make gcc:gcc readelf:binutils \
 		pkg-config:pkg-config; do
 		have "${pair%%:*}" || echo "${pair#*:}"
 	done
@@ -94,9 +85,13 @@ install_missing() {
 
 # ---- the source package ---------------------------------------------------
 
-# fetch URL DEST: download to DEST, whole or not at all
+# fetch URL DEST: download to DEST, whole or not at all; says why on failure
 fetch() {
-	"${CURL[@]}" -o "$2.part" "$1" && mv "$2.part" "$2"
+	if ! "${CURL[@]}" -o "$2.part" "$1" 2>"$WORK/fetch.err"; then
+		echo "cannot fetch $1 ($(tail -n 1 "$WORK/fetch.err"))"
+		return 1
+	fi
+	mv "$2.part" "$2"
 }
 
 # The cache is complete when SHA256SUMS (written only after verification) and
@@ -113,10 +108,7 @@ cache_ok() {
 download_source() {
 	local dl=$WORK/dl rel=$WORK/Release stanza=$WORK/stanza
 	mkdir -p "$dl" "$CACHE"
-	if ! fetch "$MIRROR/dists/$SUITE/InRelease" "$dl/InRelease"; then
-		echo "cannot fetch $MIRROR/dists/$SUITE/InRelease"
-		return 1
-	fi
+	fetch "$MIRROR/dists/$SUITE/InRelease" "$dl/InRelease" || return 1
 	if ! gpgv --keyring "$KEYRING" --output "$rel" "$dl/InRelease" >"$dl/gpgv.log" 2>&1; then
 		echo "InRelease signature does not verify: $(tail -n 1 "$dl/gpgv.log")"
 		return 1
@@ -128,10 +120,7 @@ download_source() {
 		echo "Release lists no main/source/Sources.xz"
 		return 1
 	fi
-	if ! fetch "$MIRROR/dists/$SUITE/main/source/Sources.xz" "$dl/Sources.xz"; then
-		echo "cannot fetch Sources.xz"
-		return 1
-	fi
+	fetch "$MIRROR/dists/$SUITE/main/source/Sources.xz" "$dl/Sources.xz" || return 1
 	if [ "$(sha256sum <"$dl/Sources.xz" | cut -d' ' -f1)" != "$want" ]; then
 		echo "Sources.xz does not match its Release checksum"
 		return 1
@@ -153,10 +142,7 @@ download_source() {
 		s && NF == 3 { print $1 "  " $3 }' "$stanza" >"$dl/SHA256SUMS"
 	local name
 	while read -r _ name; do
-		if ! fetch "$MIRROR/$dir/$name" "$dl/$name"; then
-			echo "cannot fetch $MIRROR/$dir/$name"
-			return 1
-		fi
+		fetch "$MIRROR/$dir/$name" "$dl/$name" || return 1
 	done <"$dl/SHA256SUMS"
 	if ! (cd "$dl" && sha256sum --quiet --strict -c SHA256SUMS) >"$dl/sums.log" 2>&1; then
 		echo "checksum mismatch: $(head -n 3 "$dl/sums.log")"
@@ -207,16 +193,25 @@ build() {
 }
 
 # errors_of LOG: what a failed step printed: the distinct error messages with
-# their counts, then the first one in full (with the macro expansion notes).
+# their counts (the compiler's and dtrace's, else make's), then the first one
+# in full (after the dtrace command it came from, with the compiler's macro
+# expansion notes), or else the log's tail.
 errors_of() {
-	local log=$1
-	if ! grep -q 'error' "$log"; then
+	local log=$1 pat='error: |dtrace: |\*\*\* ' n
+	n=$(grep -m 1 -nE "$pat" "$log" | cut -d: -f1)
+	if [ -z "$n" ]; then
 		tail -n 15 "$log"
 		return
 	fi
-	grep -oE 'error: .*' "$log" | sort | uniq -c | sort -rn | head -n 8
+	{ grep -oE '(error: |dtrace: ).*' "$log" || grep -oE '\*\*\* .*' "$log"; } |
+		sort | uniq -c | sort -rn | head -n 8
 	echo "first error:"
-	grep -m 1 -A 8 'error: ' "$log"
+	# the line before a dtrace error is the make recipe that ran it
+	if [ "$n" -gt 1 ] && sed -n "${n}p" "$log" |
+		grep -qE '^dtrace: |^[^ ]*\.d:[0-9]+:[0-9]+: error: '; then
+		n=$((n - 1))
+	fi
+	sed -n "${n},$((n + 8))p" "$log"
 }
 
 # notes FILE: one line per .note.stapsdt note, "provider name argc semaphore sizes"
@@ -250,9 +245,11 @@ dtrace_times() {
 	local dir=$TREES/$1 t0 t1 t2 objs
 	objs=("$dir"/memcached-*.o)
 	t0=$(now)
-	(cd "$dir" && "$2" -h -s memcached_dtrace.d -o "$WORK/$1.h") >/dev/null 2>&1 || return
+	(cd "$dir" && "$2" -h -s memcached_dtrace.d -o "$WORK/$1.h") >/dev/null 2>&1 ||
+		{ echo "dtrace -h failed when run again" && return; }
 	t1=$(now)
-	(cd "$dir" && "$2" -G -s memcached_dtrace.d -o "$WORK/$1.o" "${objs[@]}") >/dev/null 2>&1 || return
+	(cd "$dir" && "$2" -G -s memcached_dtrace.d -o "$WORK/$1.o" "${objs[@]}") >/dev/null 2>&1 ||
+		{ echo "dtrace -G failed when run again" && return; }
 	t2=$(now)
 	echo "dtrace -h $(elapsed "$t0" "$t1" 3)s, dtrace -G $(elapsed "$t1" "$t2" 3)s (${#objs[@]} objects)"
 }
@@ -266,6 +263,7 @@ sections() {
 # serve NAME: start that build's memcached on an ephemeral port of 127.0.0.1
 # (memcached writes the port it bound to $MEMCACHED_PORT_FILENAME, "-p -1"
 # asks for any port), set and get a key over bash's /dev/tcp, print the reply.
+# The server is stopped here, and by its timeout if this shell dies first.
 serve() {
 	local name=$1 portfile=$WORK/$1.port port="" pid reply i
 	rm -f "$portfile"
@@ -326,6 +324,7 @@ else
 		exit
 	fi
 	if ! why=$(download_source); then
+		rmdir "$CACHE" 2>/dev/null # only if empty: a stale cache stays
 		skip "memcached interop" "no source package: $why"
 		finish
 		exit
@@ -405,7 +404,7 @@ for leg in "${legs[@]}"; do
 		[ -n "${failed[${b/stap/ours}]:-}" ] ||
 			skip "$what" "the reference build fails ($step): $(errors_of "$TREES/$b.$step.log" | head -n 1)"
 	else
-		fail "$what: $step failed" "$(errors_of "$TREES/$b.$step.log")"
+		fail "$what: $step failed" "$(errors_of "$TREES/$b.$step.log" | sed 's/^/  /')"
 	fi
 done
 
