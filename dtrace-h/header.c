@@ -250,7 +250,8 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 	}
 
 	/* Two probes whose macros collide ("get__key", "get_key"): sort, compare neighbours. */
-	qsort(names, name_cnt, sizeof(*names), cmp_named);
+	if (name_cnt > 1)
+		qsort(names, name_cnt, sizeof(*names), cmp_named);
 	for (size_t j = 1; j < name_cnt; j++) {
 		const struct dl_probe *a = names[j - 1].probe, *b = names[j].probe;
 
