@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inspecting a target process from the consumer: permission, memory, the
+ * ELF objects it has mapped, their symbols and their probe tables.
+ *
+ * Everything goes through /proc/PID and process_vm_readv/writev, which the
+ * kernel allows exactly when the consumer may ptrace the target (same uid
+ * or CAP_SYS_PTRACE, Yama's ptrace_scope honoured). Nothing here stops the
+ * target or attaches ptrace. The probe tables are read from the objects'
+ * files (section .udtrace.table) and their addresses resolved against the
+ * mappings, so listing probes works even in a process without the runtime.
+ */
+#ifndef UDT_CONSUMER_PROC_H
+#define UDT_CONSUMER_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "consumer/table.h"
+
+/* One probe table of a mapped object. */
+struct cs_ptable {
+	struct cs_table t;        /* checked; t.base points into the copy below */
+	void *copy;               /* the table's bytes (malloc'ed) */
+	uint64_t addr;            /* its address in the target */
+};
+
+/* One mapped ELF object (executable or shared library). */
+struct cs_module {
+	char *path;               /* as /proc/PID/maps names it */
+	char *name;               /* base name: the D module name ("httpd", "libc.so.6") */
+	uint64_t base;            /* load bias: target address = base + ELF vaddr */
+	uint64_t lo, hi;          /* extent of its mappings in the target */
+	struct cs_ptable *tables; /* its probe tables (usually 0 or 1) */
+	size_t table_cnt;
+	/* symbols, loaded on first use (cs_module_sym*) */
+	struct cs_sym *syms;      /* sorted by address */
+	size_t sym_cnt;
+	bool syms_loaded;
+};
+
+struct cs_sym {
+	uint64_t addr;            /* in the target */
+	uint64_t size;
+	char *name;
+	bool func;
+};
+
+struct cs_proc {
+	pid_t pid;
+	struct cs_module *mods;
+	size_t mod_cnt;
+	char errmsg[512];         /* the last error, for messages */
+};
+
+/*
+ * cs_proc_open() - check that pid exists and that we may inspect it, and
+ * read its mappings and the probe tables of its objects.
+ * Return: 0, or -ESRCH (no such process: "dtrace: failed to grab pid N: No
+ * such process"), -EPERM / -EACCES (not allowed: "... permission denied"),
+ * or another negative errno; p->errmsg says what failed in DTrace's words.
+ * Not thread-safe: serialize calls on the same handle.
+ */
+int cs_proc_open(struct cs_proc *p, pid_t pid);
+
+/* Re-read the mappings and tables (after dlopen/dlclose in the target). Same returns. */
+int cs_proc_refresh(struct cs_proc *p);
+
+void cs_proc_close(struct cs_proc *p);
+
+/* Copy len bytes from / to the target. Return: 0, or a negative errno (-EFAULT, -ESRCH...). */
+int cs_proc_read(const struct cs_proc *p, uint64_t addr, void *buf, size_t len);
+int cs_proc_write(const struct cs_proc *p, uint64_t addr, const void *buf, size_t len);
+
+/* A NUL-terminated string from the target, at most max bytes (truncated). 0 or -errno. */
+int cs_proc_read_str(const struct cs_proc *p, uint64_t addr, char *buf, size_t max);
+
+/* The module mapped at addr, or NULL. */
+struct cs_module *cs_proc_module_at(struct cs_proc *p, uint64_t addr);
+
+/* The first module whose name (base name) or path is name, or NULL. */
+struct cs_module *cs_proc_module(struct cs_proc *p, const char *name);
+
+/*
+ * cs_proc_lookup() - the address of a symbol (dynamic or static symbol
+ * table) of any module: the first found, in mapping order.
+ * Return: 0 with *ret_addr (and *ret_mod if not NULL), or -ENOENT.
+ */
+int cs_proc_lookup(struct cs_proc *p, const char *sym, uint64_t *ret_addr,
+		   struct cs_module **ret_mod);
+
+/*
+ * cs_proc_symbolize() - the function containing addr: its module, name and
+ * offset. Return: 0, or -ENOENT (no module, or no symbol covers it).
+ */
+int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_mod,
+		      const struct cs_sym **ret_sym);
+
+/*
+ * cs_module_func_range() - the address range of function name in mod.
+ * Return: 0 with [*ret_lo, *ret_hi), or -ENOENT.
+ */
+int cs_module_func_range(struct cs_module *mod, const char *name, uint64_t *ret_lo,
+			 uint64_t *ret_hi);
+
+/* The target's command name (/proc/PID/comm), for execname. 0 or -errno. */
+int cs_proc_execname(const struct cs_proc *p, char *buf, size_t sz);
+
+#endif /* UDT_CONSUMER_PROC_H */

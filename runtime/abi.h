@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's ABI with the consumer: the control block, the shared buffers,
+ * the enablings and the records. Specified in docs/runtime.md; this header is
+ * its only definition in code, included by runtime/ and consumer/.
+ *
+ * Overview (docs/runtime.md has the whole protocol):
+ *
+ *  - libudtrace has a static control block, udt__control (exported), in .bss:
+ *    zero pages, no memory until a consumer writes it. The consumer finds it
+ *    through the target's ELF symbols and writes it with process_vm_writev(),
+ *    which the kernel allows exactly when the consumer may ptrace the target.
+ *    It holds the session's parameters and, in one of two areas, the
+ *    enablings: ECBs with their bytecode (runtime/bytecode.h).
+ *  - The consumer sets the probes' semaphores and the objects' udt__dispatch
+ *    pointers; the runtime does nothing until a probe fires.
+ *  - At the first fire of a session the firing thread creates the shared
+ *    buffer memory (a memfd, mapped MAP_SHARED) and publishes its descriptor
+ *    number in the control block; the consumer maps it through
+ *    /proc/PID/fd/N. Each thread takes a buffer there at its first fire.
+ *  - Records go into the thread's buffer, lock-free and with no atomic
+ *    read-modify-write. The consumer switches buffers (switch policy) with
+ *    membarrier(MEMBARRIER_CMD_GLOBAL) standing in for the producer's fence.
+ *  - The consumer writes a heartbeat; a probe that fires after the deadman
+ *    interval without one ends the session in the target: the runtime
+ *    restores the semaphores and clears udt__dispatch.
+ *
+ * Everything is append-only: new fields at the end, readers check sizes.
+ * Integers are native-endian; addresses are the target's.
+ */
+#ifndef UDT_RUNTIME_ABI_H
+#define UDT_RUNTIME_ABI_H
+
+#include <stdint.h>
+
+#define UDT_ABI_VERSION 1
+#define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
+#define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
+
+/* Size of each of the two enabling areas in the control block. */
+#define UDT_AREA_SZ (512u * 1024u)
+
+/* udt_control.state */
+enum udt_state {
+	UDT_STATE_IDLE = 0,      /* no session */
+	UDT_STATE_ACTIVE = 1,    /* a consumer's enablings are live */
+	UDT_STATE_DETACHED = 2,  /* the consumer ended the session */
+	UDT_STATE_DEADMAN = 3,   /* the runtime ended it: no heartbeat */
+	UDT_STATE_FORKED = 4,    /* (in a fork child) the parent's session, not ours */
+};
+
+/* udt_control.shm_state */
+enum udt_shm_state {
+	UDT_SHM_NONE = 0,
+	UDT_SHM_CREATING = 1,    /* a thread is making it */
+	UDT_SHM_READY = 2,       /* shm_fd and shm_size are valid */
+	UDT_SHM_FAILED = 3,      /* could not be made; shm_errno says why */
+};
+
+/* Buffer policies (DTrace's bufpolicy). */
+enum udt_policy {
+	UDT_POLICY_SWITCH = 0,
+	UDT_POLICY_FILL = 1,
+	UDT_POLICY_RING = 2,
+};
+
+/* udt_control.flags */
+#define UDT_CTL_FENCE 0x1u       /* membarrier unavailable: producers fence */
+#define UDT_CTL_BUFRESIZE 0x2u   /* bufresize=auto: halve bufsize until the buffers fit */
+
+/*
+ * The control block: symbol udt__control in libudtrace. "C" fields are
+ * written by the consumer, "R" fields by the runtime.
+ */
+struct udt_control {
+	uint32_t size;            /* R at load: sizeof(struct udt_control) */
+	uint32_t magic;           /* R at load: UDT_CONTROL_MAGIC */
+	uint32_t version;         /* R at load: UDT_ABI_VERSION */
+	int32_t pid;              /* R: getpid(), at load and in fork children */
+	uint32_t state;           /* C (IDLE->ACTIVE->DETACHED), R (ACTIVE->DEADMAN, ->FORKED) */
+	uint32_t session;         /* C: bumped for each new session, never 0 when ACTIVE */
+	int32_t consumer_pid;     /* C */
+	uint32_t area;            /* C: which area (0 or 1) holds this session's enablings */
+	uint64_t heartbeat_ns;    /* C: CLOCK_MONOTONIC of the consumer's last heartbeat */
+	uint64_t deadman_ns;      /* C: a fire later than heartbeat + this ends the session */
+	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
+	uint32_t policy;          /* C: enum udt_policy */
+	uint32_t flags;           /* C: UDT_CTL_* */
+	uint32_t tbuf_max;        /* C: threads with a buffer, at most */
+	uint32_t shm_state;       /* R: enum udt_shm_state */
+	int32_t shm_fd;           /* R */
+	int32_t shm_errno;        /* R: when UDT_SHM_FAILED */
+	uint64_t shm_size;        /* R: bytes of the memfd */
+	uint64_t shm_addr;        /* R: where the target mapped it */
+	uint32_t shm_session;     /* R: the session the current shm belongs to */
+	uint32_t shm_acked;       /* C: the consumer has mapped the shm of this session */
+	uint64_t lost;            /* R: fires dropped before the shm existed, or without a buffer */
+	uint32_t deadman_session; /* R: the session the deadman ended */
+	uint32_t pad0;
+	uint64_t reserved[8];
+	/* The enablings of the current session live in areas[area]; the other
+	   area may still be read by a thread that entered before a session ended. */
+	uint8_t areas[2][UDT_AREA_SZ];
+};
+
+/*
+ * The enabling area (areas[area]): a header, then ECBs, actions, DIFOs and
+ * the lists the runtime needs to undo the session. Offsets are from the
+ * start of the area; all 8-aligned.
+ */
+struct udt_area_hdr {
+	uint32_t size;            /* sizeof(struct udt_area_hdr) */
+	uint32_t used;            /* bytes of the area in use */
+	uint32_t ecb_cnt;
+	uint32_t ecb_off;         /* struct udt_ecb[ecb_cnt] */
+	uint32_t hash_bits;       /* the ECB hash has 1 << hash_bits slots */
+	uint32_t hash_off;        /* uint32_t[1 << hash_bits]: ECB index + 1 by semaphore, 0 empty */
+	uint32_t sem_cnt;         /* semaphores the consumer incremented (once each) */
+	uint32_t sem_off;         /* uint64_t[sem_cnt]: their addresses */
+	uint32_t disp_cnt;        /* udt__dispatch pointers the consumer set */
+	uint32_t disp_off;        /* uint64_t[disp_cnt]: their addresses */
+	uint32_t reserved[6];
+};
+
+/* An enabled probe control block: one clause on one probe. */
+struct udt_ecb {
+	uint32_t size;            /* sizeof(struct udt_ecb) */
+	uint32_t epid;            /* enabled probe ID, in records (1...) */
+	uint64_t sem;             /* the probe's semaphore: its identity at a fire */
+	uint32_t next;            /* index + 1 of the next ECB of the same semaphore, 0 last */
+	uint32_t pred;            /* offset of the predicate DIFO, 0 if none */
+	uint32_t act_off;         /* offset of struct udt_action[act_cnt] */
+	uint32_t act_cnt;
+	uint32_t rec_size;        /* bytes of data after the record header */
+	uint32_t flags;           /* UDT_ECB_* */
+	uint64_t pc_lo, pc_hi;    /* only sites with pc_lo <= PC < pc_hi (probefunc); 0, 0: all */
+};
+
+#define UDT_ECB_RECPC 0x1u        /* reserved */
+
+/* What an action does with its DIFO's value. */
+enum udt_act_kind {
+	UDT_ACT_TRACE = 1,        /* record the 64-bit value (size 8) */
+	UDT_ACT_EXIT = 2,         /* record the value (size 8); the consumer exits with it */
+	UDT_ACT_DIFO = 3,         /* evaluate only (nothing recorded; size 0) */
+	UDT_ACT_TRACE_STR = 4,    /* value is a string address in the target: record size bytes */
+};
+
+struct udt_action {
+	uint32_t kind;            /* enum udt_act_kind */
+	uint32_t difo;            /* offset of the DIFO computing the value, 0 for none */
+	uint32_t size;            /* bytes it records */
+	uint32_t off;             /* where, from the start of the record's data */
+};
+
+/* -- The shared buffer memory (memfd) -------------------------------------- */
+
+struct udt_shm_hdr {
+	uint32_t size;            /* sizeof(struct udt_shm_hdr) */
+	uint32_t magic;           /* UDT_SHM_MAGIC */
+	uint32_t version;
+	uint32_t session;         /* the session it was made for */
+	uint64_t total_sz;
+	uint64_t bufsize;         /* bytes per half, after any bufresize */
+	uint32_t policy;
+	uint32_t tbuf_max;
+	uint32_t tbuf_cnt;        /* buffers handed out (producers take one with fetch_add) */
+	uint32_t stopped;         /* fill policy: set by the first producer that fills up, or by exit() */
+	uint64_t tbuf_off;        /* struct udt_tbuf[tbuf_max] */
+	uint64_t data_off;        /* tbuf i's halves: data_off + i * 2 * bufsize (+ bufsize for half 1) */
+	uint64_t reserved[8];
+};
+
+/*
+ * A thread's buffer pair. The producer (the thread) owns off[], drops[],
+ * busy and the ring fields; the consumer owns active, and resets the off
+ * and drops of the half the producer no longer writes. One cache line.
+ */
+struct udt_tbuf {
+	int32_t tid;              /* P: at first fire */
+	uint32_t active;          /* C: the half the producer writes (switch) */
+	uint32_t busy;            /* P: 1 + the half being written, 0 outside */
+	uint32_t pad;
+	uint64_t off[2];          /* P: bytes committed in each half (ring: head, monotonic) */
+	uint64_t drops[2];        /* P: records dropped into each half */
+	uint64_t ring_tail;       /* P (ring): offset of the oldest record, monotonic */
+	uint64_t errors;          /* P: error records written */
+	uint64_t reserved[1];
+};
+
+/* -- Records ---------------------------------------------------------------------- */
+
+/* Every record starts with this header; size includes it and is 8-aligned. */
+struct udt_rec {
+	uint32_t size;
+	uint32_t epid;            /* UDT_EPID_* below for runtime records */
+	uint64_t timestamp;       /* CLOCK_MONOTONIC ns */
+	uint64_t pc;              /* the probe site (return address into its function) */
+	uint32_t cpu;
+	uint32_t pad;
+};
+
+#define UDT_EPID_PAD 0xffffffffu   /* ring: filler up to the end of the buffer */
+#define UDT_EPID_ERROR 0xfffffffeu /* struct udt_rec + struct udt_err */
+
+/* An error while running an ECB (fault-safe loads, division by zero...). */
+struct udt_err {
+	uint32_t epid;            /* the ECB */
+	uint32_t action;          /* 0: predicate, n: action n (1-based) */
+	uint32_t fault;           /* enum udt_fault (bytecode.h) */
+	uint32_t insn;            /* instruction index of the fault */
+	uint64_t addr;            /* the bad address, for UDT_FAULT_BADADDR */
+};
+
+#endif /* UDT_RUNTIME_ABI_H */

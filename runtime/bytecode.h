@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bytecode the consumer compiles D into and the runtime runs at fire
+ * time (DTrace's DIF is the model). Specified in docs/bytecode.md; this
+ * header is its only definition in code.
+ *
+ * A DIFO (D intermediate format object) computes one 64-bit value: a
+ * predicate (non-zero: record), or the value of an action. It is a header,
+ * fixed-size instructions, 64-bit constants and a string table:
+ *
+ *	struct udt_difo | struct udt_insn[insn_cnt] | uint64_t[const_cnt] | char[str_sz]
+ *
+ * Sixteen 64-bit registers r0..r15, all zero on entry. Branches go forward
+ * only, so every DIFO ends: the verifier (udt_difo_verify()) checks that, and
+ * every opcode, register, constant and string index, before the runtime runs
+ * it. Loads from application memory never fault the process: a bad address
+ * ends the DIFO with UDT_FAULT_BADADDR, which the runtime records as an
+ * error for the consumer.
+ */
+#ifndef UDT_RUNTIME_BYTECODE_H
+#define UDT_RUNTIME_BYTECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UDT_DIFO_REGS 16
+#define UDT_DIFO_MAX_INSNS 8192
+#define UDT_DIFO_MAX_ARGS 12      /* native arguments a probe can pass */
+
+struct udt_difo {
+	uint32_t size;            /* sizeof(struct udt_difo) */
+	uint32_t insn_cnt;
+	uint32_t const_cnt;
+	uint32_t str_sz;
+	uint32_t flags;           /* UDT_DIFO_* */
+	uint32_t pad;
+};
+
+#define UDT_DIFO_STRING 0x1u      /* the value is the address of a string */
+
+struct udt_insn {
+	uint8_t op;               /* enum udt_op */
+	uint8_t rd;               /* destination register */
+	uint8_t rs1;              /* source registers */
+	uint8_t rs2;
+	int32_t imm;              /* immediate, constant/string index, branch target, var id */
+};
+
+enum udt_op {
+	UDT_OP_NOP = 0,
+	UDT_OP_RET,       /* return r[rs1] */
+	UDT_OP_MOV,       /* rd = rs1 */
+	UDT_OP_LDI,       /* rd = (int64_t)imm */
+	UDT_OP_LDC,       /* rd = consts[imm] */
+	UDT_OP_LDS,       /* rd = address of strtab + imm (a NUL-terminated string constant) */
+	UDT_OP_ADD,       /* rd = rs1 + rs2 (wrapping) */
+	UDT_OP_SUB,
+	UDT_OP_MUL,
+	UDT_OP_UDIV,      /* unsigned; division by zero faults */
+	UDT_OP_SDIV,      /* signed; INT64_MIN / -1 is INT64_MIN */
+	UDT_OP_UREM,
+	UDT_OP_SREM,
+	UDT_OP_AND,
+	UDT_OP_OR,
+	UDT_OP_XOR,
+	UDT_OP_SLL,       /* shifts by rs2 & 63 */
+	UDT_OP_SRL,
+	UDT_OP_SRA,
+	UDT_OP_NEG,       /* rd = -rs1 */
+	UDT_OP_NOT,       /* rd = ~rs1 */
+	UDT_OP_LNOT,      /* rd = !rs1 */
+	UDT_OP_SEQ,       /* rd = rs1 == rs2 */
+	UDT_OP_SNE,
+	UDT_OP_SLT,       /* signed < */
+	UDT_OP_SLTU,      /* unsigned < */
+	UDT_OP_SLE,
+	UDT_OP_SLEU,
+	UDT_OP_SEXT,      /* rd = rs1 sign-extended from its low imm bits (1..64) */
+	UDT_OP_ZEXT,      /* rd = rs1 with all but its low imm bits cleared */
+	UDT_OP_BA,        /* continue at instruction imm (> this one) */
+	UDT_OP_BZ,        /* if rs1 == 0, continue at imm */
+	UDT_OP_BNZ,       /* if rs1 != 0, continue at imm */
+	UDT_OP_LDARG,     /* rd = native argument imm (0..UDT_DIFO_MAX_ARGS-1) */
+	UDT_OP_LDARGR,    /* rd = native argument rs1 (out of range faults) */
+	UDT_OP_LDVAR,     /* rd = builtin variable imm (enum udt_var) */
+	UDT_OP_LDX8,      /* rd = *(uint8_t *)(rs1 + imm), from application memory */
+	UDT_OP_LDX16,
+	UDT_OP_LDX32,
+	UDT_OP_LDX64,
+	UDT_OP_LDX8S,     /* signed: sign-extended */
+	UDT_OP_LDX16S,
+	UDT_OP_LDX32S,
+	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
+};
+
+/* Builtin variables for UDT_OP_LDVAR. */
+enum udt_var {
+	UDT_VAR_TIMESTAMP = 0,    /* CLOCK_MONOTONIC ns, the same for one fire */
+	UDT_VAR_WALLTIMESTAMP,    /* CLOCK_REALTIME ns */
+	UDT_VAR_VTIMESTAMP,       /* the thread's CPU time, ns */
+	UDT_VAR_PID,
+	UDT_VAR_TID,
+	UDT_VAR_CPU,
+	UDT_VAR_EPID,
+	UDT_VAR_ERRNO,            /* the application's errno at the fire */
+	UDT_VAR_NARGS,            /* number of native arguments */
+	UDT_VAR_CNT,
+};
+
+/* Why a DIFO stopped without returning. */
+enum udt_fault {
+	UDT_FAULT_NONE = 0,
+	UDT_FAULT_BADADDR,        /* a load from an address that cannot be read */
+	UDT_FAULT_DIVZERO,
+	UDT_FAULT_BADARG,         /* LDARGR out of range */
+	UDT_FAULT_ILLOP,          /* cannot happen after verification */
+};
+
+/* What a running DIFO can see. */
+struct udt_vm_ctx {
+	const uint64_t *args;     /* native arguments */
+	unsigned nargs;
+	uint64_t timestamp;
+	uint32_t epid;
+	uint32_t cpu;
+	int32_t pid, tid;
+	int err;                  /* the application's errno */
+	/* set on a fault: */
+	uint32_t fault;           /* enum udt_fault */
+	uint32_t fault_insn;
+	uint64_t fault_addr;
+};
+
+/*
+ * udt_difo_verify() - check that a DIFO of sz bytes at d is safe to run:
+ * consistent sizes, known opcodes, registers below UDT_DIFO_REGS, constants,
+ * strings, arguments and variables in range, forward branches only, and no
+ * path that runs off the end without a RET.
+ * Return: 0, or a negative errno (-EINVAL) with *ret_insn the offending index.
+ * Async-signal-safe.
+ */
+int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn);
+
+/*
+ * udt_difo_run() - run a verified DIFO.
+ * Return: 0 with *ret_val set, or -1 with ctx->fault, fault_insn, fault_addr.
+ * Async-signal-safe; reads application memory only through fault-safe copies.
+ */
+int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret_val);
+
+#endif /* UDT_RUNTIME_BYTECODE_H */
