@@ -24,6 +24,7 @@ include util/build.mk
 include dlang/build.mk
 include dtrace-h/build.mk
 include dtrace-g/build.mk
+include runtime/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk
@@ -62,4 +63,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-pic -name '*.d' 2>/dev/null)

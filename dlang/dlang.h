@@ -328,6 +328,47 @@ const struct dl_option *dl_program_options(const struct dl_program *p, size_t *r
 struct dl_type *dl_lookup_typedef(const struct dl_program *p, const char *name);
 struct dl_type *dl_lookup_tag(const struct dl_program *p, enum dl_kind kind, const char *tag);
 
+/* -- Compiling to bytecode (compile.c) --------------------------------------------- */
+
+/*
+ * What the compiler knows of the probe an expression is compiled for: D's
+ * probe variables are constants of each enabled probe, so predicates on
+ * them cost nothing at fire time.
+ */
+struct dl_probe_ctx {
+	const char *prov;            /* as D names it, with the process ID: "http1234" */
+	const char *mod;
+	const char *func;            /* "" when the site's function is not known */
+	const char *name;            /* "request-start" */
+	const char *execname;
+	const struct dl_probe *probe; /* for args[] types; NULL for BEGIN/END */
+	int pid;
+};
+
+/* A compiled expression. */
+struct dl_difo {
+	uint8_t *bytes;              /* struct udt_difo and its body (malloc'ed); NULL when constant */
+	size_t sz;
+	struct dl_qtype type;        /* the value's type */
+	bool is_const;               /* known at compile time: */
+	int64_t const_val;           /* an integer */
+	const char *const_str;       /* or a string (then is_const and type string) */
+	bool is_string;              /* the value is a string */
+};
+
+void dl_difo_free(struct dl_difo *d);
+
+/*
+ * dl_compile() - compile expr (from a clause of p) for one probe.
+ * Return: 0 with *ret filled, or -1 with a "file:line:col: error: ..."
+ * message in *ret_err (malloc'ed).
+ */
+int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
+	       struct dl_difo *ret, char **ret_err);
+
+/* The size in bytes a value of type qt has when traced (1, 2, 4 or 8), and its signedness. */
+unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed);
+
 /* Convert a probe name as written to the form D shows: "__" becomes "-". */
 char *dl_probe_dname(const char *name);
 

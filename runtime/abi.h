@@ -96,8 +96,10 @@ struct udt_control {
 	uint32_t shm_acked;       /* C: the consumer has mapped the shm of this session */
 	uint64_t lost;            /* R: fires dropped before the shm existed, or without a buffer */
 	uint32_t deadman_session; /* R: the session the deadman ended */
-	uint32_t pad0;
-	uint64_t reserved[8];
+	uint32_t bad_session;     /* R: the session whose enablings failed verification */
+	uint32_t bad_ecb;         /* R: index of the ECB that failed */
+	uint32_t bad_insn;        /* R: and the instruction */
+	uint64_t reserved[7];
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -136,7 +138,11 @@ struct udt_ecb {
 	uint64_t pc_lo, pc_hi;    /* only sites with pc_lo <= PC < pc_hi (probefunc); 0, 0: all */
 };
 
-#define UDT_ECB_RECPC 0x1u        /* reserved */
+/* The slot of semaphore address sem in a hash of 1 << bits slots (linear probing). */
+static inline uint32_t udt_sem_hash(uint64_t sem, uint32_t bits)
+{
+	return bits ? (uint32_t)(((sem >> 1) * 0x9e3779b97f4a7c15ull) >> (64 - bits)) : 0;
+}
 
 /* What an action does with its DIFO's value. */
 enum udt_act_kind {

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+#include "consumer/consumer.h"
 #include "dlang/dlang.h"
 #include "util/util.h"
 
@@ -14,11 +16,21 @@ enum cmd_mode {
 	MODE_NONE,
 	MODE_HEADER,   /* -h */
 	MODE_OBJECT,   /* -G */
+	MODE_LIST,     /* -l */
+	MODE_TRACE,    /* -n, -s, -P, -m, -f, -i without -h/-G/-l */
+};
+
+/* A piece of D from the command line, in order: -s FILE, -n TEXT, -P/-m/-f NAME. */
+struct cmd_prog {
+	char kind;                 /* 's', 'n', 'P', 'm', 'f', 'i' */
+	const char *arg;
 };
 
 struct cmd_opts {
 	enum cmd_mode mode;
-	const char **sources;      /* -s, in order */
+	struct cmd_prog *progs;
+	size_t prog_cnt;
+	const char **sources;      /* the -s files, in order */
 	size_t source_cnt;
 	const char *output;        /* -o, or NULL */
 	bool cpp;                  /* -C */
@@ -28,9 +40,27 @@ struct cmd_opts {
 	const char **objects;      /* operands: objects given to -G */
 	size_t object_cnt;
 	bool keep;                 /* -k (accepted; nothing temporary is kept) */
+	bool verbose;              /* -v */
+	bool exit_after_compile;   /* -e */
+	pid_t pid;                 /* -p */
+	const char *command;       /* -c */
+	struct cs_opts copts;      /* consumer options: -q -b -x -Z -w */
+	const char **xopts;        /* -x name=value, applied after the program's pragmas */
+	size_t xopt_cnt;
 };
 
 /* Run cpp over path; *ret_text is malloc'ed. Returns 0 or -errno (after a message). */
 int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t *ret_sz);
+
+/* Parse the -s files (through cpp with -C) into p; exits with a message on error. */
+void cmd_load_sources(const struct cmd_opts *o, struct dl_program *p);
+
+/* -h and -G (buildtool.c). Return the exit status. */
+int cmd_header(struct cmd_opts *o);
+int cmd_object(struct cmd_opts *o);
+
+/* -l and tracing (trace.c). Return the exit status. */
+int cmd_list(struct cmd_opts *o);
+int cmd_trace(struct cmd_opts *o);
 
 #endif /* UDT_CMD_DTRACE_H */

@@ -7,15 +7,18 @@
  *	dtrace -h -s provider.d -o provider.h        header of probe macros
  *	dtrace -G -s provider.d -o provider.o a.o …  semaphores and probe table
  *
- * Options and operands come in any order ("-o" before or after the mode, the
- * objects last or first). Flags SystemTap's script accepts for compatibility
- * are accepted too: -64 -32 -fpic -fPIC -k and -x ARG. Outputs appear whole
- * or not at all (util/outfile.c); every error says "dtrace: ..." or
- * "file:line:col: error: ..." and exits 1; usage errors exit 2.
+ * and people trace with it as with DTrace:
+ *
+ *	dtrace -l -p PID                             list a process's probes
+ *	dtrace -n 'http*:::request-start { trace(arg0); }' -p PID
+ *	dtrace -s script.d -c ./program
+ *
+ * Options and operands come in any order, attached ("-ofile") or separate.
+ * Flags SystemTap's script accepts for compatibility are accepted too: -64
+ * -32 -fpic -fPIC -k. Errors say "dtrace: ..." (or "file:line:col: error:
+ * ...") and exit 1; usage errors exit 2.
  */
 #include "cmd/dtrace/dtrace.h"
-#include "dtrace-g/dtrace-g.h"
-#include "dtrace-h/dtrace-h.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,19 +31,39 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s -h -s file.d [-o file.h] [-C] [-I dir] [-D name[=def]] [-U name]\n"
+		"Usage: %s [-CeFlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
+		"\t[-o output] [-p pid] [-s script] [-U name] [-x opt[=val]]\n"
+		"\t[-P provider [[ predicate ] action ]] [-m [ provider: ] module [[ predicate ] action ]]\n"
+		"\t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n"
+		"\t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n"
+		"       %s -h -s file.d [-o file.h] [-C] [-I dir] [-D name[=def]] [-U name]\n"
 		"       %s -G -s file.d [-o file.o] [-C] [-I dir] [-D name[=def]] [object ...]\n"
 		"\n"
-		"  -h           write a C header of probe macros for the providers in file.d\n"
-		"  -G           write the object with the semaphores and probe table to link\n"
-		"  -s file      the D program (provider definitions)\n"
-		"  -o file      output file (default: file.h or file.o in this directory)\n"
-		"  -C           run the C preprocessor over the program; -I, -D, -U go to it\n"
-		"  -32, -64     data model of the application (default: -64)\n"
-		"  -V           print the version\n"
-		"\n"
-		"Accepted for compatibility and ignored: -fpic -fPIC -k -x ARG\n",
-		udt__progname, udt__progname);
+		"\t-b  set trace buffer size\n"
+		"\t-c  run specified command and exit upon its completion\n"
+		"\t-C  run cpp(1) preprocessor on script files\n"
+		"\t-D  define symbol when invoking preprocessor\n"
+		"\t-e  exit after compiling request but prior to enabling probes\n"
+		"\t-f  enable or list probes matching the specified function name\n"
+		"\t-G  generate an ELF file containing the semaphores and probe table\n"
+		"\t-h  generate a header file with definitions for static probes\n"
+		"\t-I  add include directory to preprocessor search path\n"
+		"\t-l  list probes matching specified criteria\n"
+		"\t-m  enable or list probes matching the specified module name\n"
+		"\t-n  enable or list probes matching the specified probe name\n"
+		"\t-o  set output file\n"
+		"\t-p  grab specified process-ID and cache its symbol tables\n"
+		"\t-P  enable or list probes matching the specified provider name\n"
+		"\t-q  set quiet mode (only output explicitly traced data)\n"
+		"\t-s  enable or list probes according to the specified D script\n"
+		"\t-U  undefine symbol when invoking preprocessor\n"
+		"\t-v  set verbose mode (report stability attributes, arguments)\n"
+		"\t-V  report DTrace API version\n"
+		"\t-w  permit destructive actions\n"
+		"\t-x  enable or modify compiler and tracing options\n"
+		"\t-Z  permit probe descriptions that match zero probes\n"
+		"\t-32, -64, -fpic, -fPIC, -k  accepted for compatibility\n",
+		udt__progname, udt__progname, udt__progname);
 }
 
 static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -58,14 +81,13 @@ static _Noreturn void usage_error(const char *fmt, ...)
 
 /* Options that take an argument, attached ("-ofile") or separate ("-o file"). */
 static const char opts_with_arg[] = "sobIDUxXcpnPmfi";
-/* Consumer options, recognised but not available in this build. */
-static const char consumer_flags[] = "lqvwZSeFAa";
 
 static void parse_args(int argc, char **argv, struct cmd_opts *o)
 {
-	size_t scap = 0, ccap = 0, ocap = 0;
+	size_t scap = 0, ccap = 0, ocap = 0, pcap = 0, xcap = 0;
 
 	o->model = DL_LP64;
+	cs_opts_init(&o->copts);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -104,8 +126,17 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				}
 				switch (*c) {
 				case 's':
-					UDT__PUSH(o->sources, o->source_cnt, scap, val);
+				case 'n':
+				case 'P':
+				case 'm':
+				case 'f':
+				case 'i': {
+					struct cmd_prog pr = { *c, val };
+					UDT__PUSH(o->progs, o->prog_cnt, pcap, pr);
+					if (*c == 's') /* a definition for -h/-G, or a script */
+						UDT__PUSH(o->sources, o->source_cnt, scap, val);
 					break;
+				}
 				case 'o':
 					o->output = val;
 					break;
@@ -117,24 +148,41 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 					break;
 				}
 				case 'x':
+					UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup(val));
+					break;
+				case 'b':
+					UDT__PUSH(o->xopts, o->xopt_cnt, xcap,
+						  udt__xasprintf("bufsize=%s", val));
+					break;
 				case 'X':
-					break; /* -xnolibs and other tuning: no effect on -h/-G */
-				default:
-					usage_error("option -%c needs the consumer, which this build "
-						    "of udtrace does not have yet", *c);
+					break; /* ANSI-C conformance of cpp: no effect */
+				case 'p': {
+					char *end;
+					long pid = strtol(val, &end, 10);
+					if (*end || pid <= 0 || pid > 0x7fffffff)
+						usage_error("invalid process ID: %s", val);
+					if (o->pid || o->command)
+						usage_error("only one -p or -c process is supported");
+					o->pid = (pid_t)pid;
+					break;
+				}
+				case 'c':
+					if (o->pid || o->command)
+						usage_error("only one -p or -c process is supported");
+					o->command = val;
+					break;
 				}
 				break; /* the rest of the word was the argument */
 			}
 			switch (*c) {
 			case 'h':
-				if (o->mode == MODE_OBJECT)
-					usage_error("-h and -G cannot be used together");
-				o->mode = MODE_HEADER;
-				break;
 			case 'G':
-				if (o->mode == MODE_HEADER)
-					usage_error("-h and -G cannot be used together");
-				o->mode = MODE_OBJECT;
+			case 'l':
+				if (o->mode != MODE_NONE && o->mode != (*c == 'h' ? MODE_HEADER :
+									*c == 'G' ? MODE_OBJECT :
+									MODE_LIST))
+					usage_error("-h, -G and -l cannot be used together");
+				o->mode = *c == 'h' ? MODE_HEADER : *c == 'G' ? MODE_OBJECT : MODE_LIST;
 				break;
 			case 'C':
 				o->cpp = true;
@@ -142,149 +190,76 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			case 'k':
 				o->keep = true;
 				break;
+			case 'q':
+				UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup("quiet"));
+				break;
+			case 'v':
+				o->verbose = true;
+				break;
+			case 'e':
+				o->exit_after_compile = true;
+				break;
+			case 'w':
+				UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup("destructive"));
+				break;
+			case 'Z':
+				UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup("zdefs"));
+				break;
+			case 'F':
+				UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup("flowindent"));
+				break;
+			case 'S':
+				break; /* show compiler intermediate code: not available */
 			case 'V':
-				printf("dtrace: udtrace %s (Sun D 1.13 provider syntax)\n",
-				       UDTRACE_VERSION);
+				printf("dtrace: Sun D 1.13 (udtrace %s)\n", UDTRACE_VERSION);
 				exit(0);
+			case 'A':
+			case 'a':
+				usage_error("anonymous tracing (-%c) needs a kernel: udtrace traces "
+					    "processes", *c);
 			default:
-				if (strchr(consumer_flags, *c))
-					usage_error("option -%c needs the consumer, which this build "
-						    "of udtrace does not have yet", *c);
 				usage_error("invalid option -- '%c'", *c);
 			}
 		}
 	}
-}
-
-/* The default output: the first source's base name, extension replaced, in this directory. */
-static char *default_output(const char *src, const char *ext)
-{
-	const char *base = strrchr(src, '/');
-	char *name = udt__xstrdup(base ? base + 1 : src);
-	char *dot = strrchr(name, '.');
-
-	if (dot && dot != name)
-		*dot = '\0';
-	char *r = udt__xasprintf("%s%s", name, ext);
-	free(name);
-	return r;
-}
-
-static struct dl_program *load_program(const struct cmd_opts *o)
-{
-	struct dl_program *p = dl_program_new(o->model);
-
-	for (size_t i = 0; i < o->source_cnt; i++) {
-		const char *path = o->sources[i];
-		char *text = NULL;
-		size_t sz = 0;
-		int err;
-
-		if (o->cpp)
-			err = cmd_cpp(o, path, &text, &sz);
-		else
-			err = udt__read_file(path, &text, &sz);
-		if (err) {
-			if (!o->cpp)
-				fprintf(stderr, "%s: failed to open %s: %s\n", udt__progname, path,
-					strerror(-err));
-			dl_program_free(p);
-			exit(1);
-		}
-		if (dl_parse(p, path, text, sz, o->cpp)) {
-			fprintf(stderr, "%s\n", dl_program_errmsg(p));
-			free(text);
-			dl_program_free(p);
-			exit(1);
-		}
-		free(text);
-	}
-	return p;
-}
-
-static int write_output(const char *path, const struct udt_strbuf *text,
-			int (*writer)(int fd, void *ctx, char **ret_err), void *ctx)
-{
-	struct udt_outfile of;
-	char *err = NULL;
-	int r = udt__outfile_open(&of, path);
-
-	if (r) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", udt__progname, path, strerror(-r));
-		return 1;
-	}
-	if (text)
-		r = udt__outfile_write(&of, text->buf, text->len);
-	else if (writer(of.fd, ctx, &err))
-		r = -EINVAL;
-	if (!r)
-		r = udt__outfile_commit(&of);
-	if (r) {
-		if (err)
-			fprintf(stderr, "%s\n", err);
-		else
-			fprintf(stderr, "%s: cannot write %s: %s\n", udt__progname, path,
-				strerror(-r));
-		free(err);
-		udt__outfile_abort(&of);
-		return 1;
-	}
-	return 0;
-}
-
-struct object_ctx {
-	struct dl_program *p;
-	const struct cmd_opts *o;
-};
-
-static int object_writer(int fd, void *vctx, char **ret_err)
-{
-	struct object_ctx *ctx = vctx;
-
-	return dg_object(ctx->p, ctx->o->objects, ctx->o->object_cnt, fd, ret_err);
+	if (o->mode == MODE_NONE && o->prog_cnt)
+		o->mode = MODE_TRACE;
 }
 
 int main(int argc, char **argv)
 {
 	struct cmd_opts o = { 0 };
-	struct dl_program *p;
-	char *out = NULL;
 	int ret = 1;
 
 	parse_args(argc, argv, &o);
-	if (o.mode == MODE_NONE)
-		usage_error("no mode given: -h writes a header, -G an object");
-	if (!o.source_cnt)
-		usage_error("-%c needs a D program: -s file.d", o.mode == MODE_HEADER ? 'h' : 'G');
-	if (o.mode == MODE_HEADER && o.object_cnt)
-		usage_error("-h takes no objects (\"%s\")", o.objects[0]);
-
-	p = load_program(&o);
-	out = o.output ? udt__xstrdup(o.output)
-		       : default_output(o.sources[0], o.mode == MODE_HEADER ? ".h" : ".o");
-
-	if (o.mode == MODE_HEADER) {
-		struct udt_strbuf text = { 0 };
-		char *err = NULL;
-
-		if (dh_header(p, out, o.sources[0], &text, &err)) {
-			fprintf(stderr, "%s\n", err);
-			free(err);
-		} else {
-			ret = write_output(out, &text, NULL, NULL);
-		}
-		udt__sb_reset(&text);
-	} else {
-		struct object_ctx ctx = { p, &o };
-
-		ret = write_output(out, NULL, object_writer, &ctx);
+	switch (o.mode) {
+	case MODE_NONE:
+		usage_error("no mode given: -h writes a header, -G an object, -l lists probes, "
+			    "-n, -s, -P, -m or -f trace");
+	case MODE_HEADER:
+	case MODE_OBJECT:
+		if (!o.source_cnt || o.source_cnt != o.prog_cnt)
+			usage_error("-%c needs a D program given with -s file.d",
+				    o.mode == MODE_HEADER ? 'h' : 'G');
+		if (o.mode == MODE_HEADER && o.object_cnt)
+			usage_error("-h takes no objects (\"%s\")", o.objects[0]);
+		ret = o.mode == MODE_HEADER ? cmd_header(&o) : cmd_object(&o);
+		break;
+	case MODE_LIST:
+	case MODE_TRACE:
+		if (o.object_cnt)
+			usage_error("macro arguments (\"%s\") are not supported yet", o.objects[0]);
+		ret = o.mode == MODE_LIST ? cmd_list(&o) : cmd_trace(&o);
+		break;
 	}
-	free(out);
-	dl_program_free(p);
 	for (size_t i = 0; i < o.cpp_arg_cnt; i++)
 		free((char *)o.cpp_args[i]);
+	for (size_t i = 0; i < o.xopt_cnt; i++)
+		free((char *)o.xopts[i]);
 	free(o.cpp_args);
+	free(o.xopts);
 	free(o.sources);
+	free(o.progs);
 	free(o.objects);
 	return ret;
 }

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtrace -l and tracing: the process (-p PID, or -c CMD started here), the
+ * program (-s, -n, -P, -m, -f), and the loop that keeps the session alive
+ * and prints what the target records.
+ *
+ * -c starts the command with the runtime preloaded (LD_PRELOAD, unless
+ * UDTRACE_RUNTIME names another one or it cannot be found) and a socket in
+ * UDTRACE_SYNC_FD: the runtime's constructor reports on it and waits, so the
+ * enablings are in before the program's main() runs. The command ends the
+ * trace when it exits, and dtrace exits with its status (or exit()'s); if
+ * dtrace stops first, it kills the command, as DTrace kills processes it
+ * created.
+ */
+#include "cmd/dtrace/dtrace.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void notice(const struct cs_opts *co, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* DTrace's notices: on stderr, unless -q. */
+static void notice(const struct cs_opts *co, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (co->quiet)
+		return;
+	fflush(stdout);
+	va_start(ap, fmt);
+	udt__vwarn(fmt, ap);
+	va_end(ap);
+}
+
+/* -- The program -------------------------------------------------------------------------- */
+
+static void parse_text(struct dl_program *p, const char *name, const char *text)
+{
+	if (dl_parse(p, name, text, strlen(text), false)) {
+		fprintf(stderr, "%s: invalid probe specifier %s: %s\n", udt__progname, text,
+			dl_program_errmsg(p));
+		dl_program_free(p);
+		exit(1);
+	}
+}
+
+static struct dl_program *load_program(struct cmd_opts *o)
+{
+	struct dl_program *p = dl_program_new(o->model);
+
+	for (size_t i = 0; i < o->prog_cnt; i++) {
+		const struct cmd_prog *pr = &o->progs[i];
+		char *text = NULL;
+
+		switch (pr->kind) {
+		case 's': {
+			struct cmd_opts one = *o;
+			const char *src = pr->arg;
+			one.sources = &src;
+			one.source_cnt = 1;
+			cmd_load_sources(&one, p);
+			break;
+		}
+		case 'n':
+			parse_text(p, "-n", pr->arg);
+			break;
+		case 'P':
+			text = udt__xasprintf("%s:::", pr->arg);
+			break;
+		case 'm':
+			text = udt__xasprintf("%s::", pr->arg);
+			break;
+		case 'f':
+			text = udt__xasprintf("%s:", pr->arg);
+			break;
+		default:
+			fprintf(stderr, "%s: -i (probes by ID) is not supported: use a description\n",
+				udt__progname);
+			dl_program_free(p);
+			exit(2);
+		}
+		if (text) {
+			parse_text(p, pr->kind == 'P' ? "-P" : pr->kind == 'm' ? "-m" : "-f", text);
+			free(text);
+		}
+	}
+
+	/* #pragma D option, then -x (the command line wins) */
+	size_t n;
+	const struct dl_option *po = dl_program_options(p, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *err = NULL;
+		if (cs_opt_set(&o->copts, po[i].name, po[i].value, &err)) {
+			fprintf(stderr, "%s:%d:%d: error: %s\n", po[i].loc.file, po[i].loc.line,
+				po[i].loc.col, err);
+			free(err);
+			dl_program_free(p);
+			exit(1);
+		}
+	}
+	for (size_t i = 0; i < o->xopt_cnt; i++) {
+		char *name = udt__xstrdup(o->xopts[i]), *eq = strchr(name, '='), *err = NULL;
+		if (eq)
+			*eq++ = '\0';
+		if (cs_opt_set(&o->copts, name, eq, &err)) {
+			fprintf(stderr, "%s: %s\n", udt__progname, err);
+			free(err);
+			free(name);
+			dl_program_free(p);
+			exit(2);
+		}
+		free(name);
+	}
+	return p;
+}
+
+/* -- The process ---------------------------------------------------------------------------- */
+
+struct target {
+	struct cs_proc proc;
+	bool have;
+	pid_t child;               /* -c */
+	int sync;                  /* -c: our end of the handshake, until released */
+	bool child_reaped;
+	int child_status;
+};
+
+/* The runtime to preload into -c commands, or NULL. */
+static char *runtime_path(void)
+{
+	const char *env = getenv("UDTRACE_RUNTIME");
+	char self[4096];
+	ssize_t n;
+
+	if (env)
+		return *env ? udt__xstrdup(env) : NULL;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	char *p = udt__xasprintf("%s/../lib/libudtrace.so.1", self);
+	if (access(p, R_OK)) {
+		free(p);
+		return NULL;
+	}
+	char *real = realpath(p, NULL);
+	free(p);
+	return real;
+}
+
+static char **split_command(const char *cmd)
+{
+	char **argv = NULL;
+	size_t n = 0, cap = 0;
+
+	for (const char *s = cmd; *s;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		const char *st = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		UDT__PUSH(argv, n, cap, udt__xstrndup(st, (size_t)(s - st)));
+	}
+	UDT__PUSH(argv, n, cap, NULL);
+	return argv;
+}
+
+/* Start -c's command, stopped in the runtime's constructor until target_release(). */
+static int target_spawn(struct cmd_opts *o, struct target *tg)
+{
+	int sv[2];
+	char **argv = split_command(o->command);
+	char *rt = runtime_path();
+
+	if (!argv[0]) {
+		fprintf(stderr, "%s: -c needs a command\n", udt__progname);
+		exit(2);
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		fprintf(stderr, "%s: failed to create a socket pair: %s\n", udt__progname,
+			strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	tg->child = fork();
+	if (tg->child < 0) {
+		fprintf(stderr, "%s: failed to execute %s: %s\n", udt__progname, argv[0],
+			strerror(errno));
+		return -1;
+	}
+	if (tg->child == 0) {
+		char num[16];
+		int fd = dup(sv[1]); /* without close-on-exec */
+
+		snprintf(num, sizeof(num), "%d", fd);
+		setenv("UDTRACE_SYNC_FD", num, 1);
+		if (rt) {
+			const char *old = getenv("LD_PRELOAD");
+			char *pre = old && *old ? udt__xasprintf("%s:%s", rt, old) : udt__xstrdup(rt);
+			setenv("LD_PRELOAD", pre, 1);
+		}
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: failed to execute %s: %s\n", udt__progname, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	tg->sync = sv[0];
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	free(rt);
+
+	/* wait for the runtime's "ready", or for the command to die without one */
+	for (int waited = 0; waited < 30000; waited += 100) {
+		struct pollfd pfd = { tg->sync, POLLIN, 0 };
+		char b;
+
+		if (poll(&pfd, 1, 100) > 0) {
+			if (read(tg->sync, &b, 1) == 1 && b == 'R')
+				return 0;
+			break;
+		}
+		int st;
+		if (waitpid(tg->child, &st, WNOHANG) == tg->child) {
+			tg->child_reaped = true;
+			tg->child_status = st;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+				return -1; /* the child said why */
+			break;
+		}
+	}
+	fprintf(stderr, "%s: failed to grab pid %d: the udtrace runtime did not start in it "
+		"(is the program statically linked, or set-id?)\n", udt__progname, (int)tg->child);
+	return -1;
+}
+
+static void target_release(struct target *tg)
+{
+	if (tg->sync >= 0) {
+		char b = 'G';
+		if (write(tg->sync, &b, 1) != 1) {
+			/* the command died: the main loop will notice */
+		}
+		close(tg->sync);
+		tg->sync = -1;
+	}
+}
+
+static void target_kill(struct target *tg)
+{
+	if (tg->child > 0 && !tg->child_reaped) {
+		kill(tg->child, SIGKILL);
+		while (waitpid(tg->child, &tg->child_status, 0) < 0 && errno == EINTR)
+			;
+		tg->child_reaped = true;
+	}
+}
+
+static int target_open(struct cmd_opts *o, struct target *tg)
+{
+	pid_t pid = o->pid;
+	int err;
+
+	tg->sync = -1;
+	if (o->command) {
+		if (target_spawn(o, tg)) {
+			target_kill(tg);
+			return -1;
+		}
+		pid = tg->child;
+	}
+	if (!pid)
+		return 0;
+	err = cs_proc_open(&tg->proc, pid);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", udt__progname, tg->proc.errmsg[0] ? tg->proc.errmsg :
+			strerror(-err));
+		target_kill(tg);
+		return -1;
+	}
+	tg->have = true;
+	return 0;
+}
+
+/* Has the target gone? Prints DTrace's notice when it has. */
+static bool target_gone(const struct cmd_opts *o, struct target *tg)
+{
+	if (!tg->have)
+		return false;
+	if (tg->child > 0) {
+		int st;
+		if (!tg->child_reaped && waitpid(tg->child, &st, WNOHANG) != tg->child)
+			return false;
+		if (!tg->child_reaped) {
+			tg->child_reaped = true;
+			tg->child_status = st;
+		}
+		st = tg->child_status;
+		if (WIFSIGNALED(st))
+			notice(&o->copts, "pid %d terminated by %s", (int)tg->child,
+			       sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "a signal");
+		else if (WEXITSTATUS(st))
+			notice(&o->copts, "pid %d exited with status %d", (int)tg->child,
+			       WEXITSTATUS(st));
+		else
+			notice(&o->copts, "pid %d has exited", (int)tg->child);
+		return true;
+	}
+	if (kill(tg->proc.pid, 0) && errno == ESRCH) {
+		notice(&o->copts, "pid %d has exited", (int)tg->proc.pid);
+		return true;
+	}
+	return false;
+}
+
+static FILE *open_output(const struct cmd_opts *o)
+{
+	if (!o->output)
+		return stdout;
+	FILE *f = fopen(o->output, "a");
+	if (!f) {
+		fprintf(stderr, "%s: failed to open output file '%s': %s\n", udt__progname,
+			o->output, strerror(errno));
+		exit(1);
+	}
+	return f;
+}
+
+/* -- -l ----------------------------------------------------------------------------------------- */
+
+int cmd_list(struct cmd_opts *o)
+{
+	struct dl_program *p = load_program(o);
+	struct target tg = { .sync = -1 };
+	struct cs_probes ps;
+	const char **descs = NULL;
+	size_t desc_cnt = 0, cap = 0, ncl;
+	struct dl_clause *const *cls = dl_program_clauses(p, &ncl);
+	int ret = 0;
+
+	if (target_open(o, &tg)) {
+		dl_program_free(p);
+		return 1;
+	}
+	cs_probes_load(&ps, tg.have ? &tg.proc : NULL);
+	for (size_t i = 0; i < ncl; i++)
+		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
+			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
+	FILE *out = open_output(o);
+	cs_list(&ps, descs, desc_cnt, o->verbose, out);
+	for (size_t d = 0; d < desc_cnt && !o->copts.zdefs; d++) {
+		bool any = false;
+		for (size_t i = 0; i < ps.cnt && !any; i++)
+			any = cs_pdesc_match(descs[d], &ps.v[i]);
+		if (!any) {
+			fflush(out);
+			fprintf(stderr, "%s: invalid probe specifier %s: probe description %s does "
+				"not match any probes\n", udt__progname, descs[d], descs[d]);
+			ret = 1;
+		}
+	}
+	if (fflush(out) || (out != stdout && fclose(out)))
+		ret = 1;
+	free(descs);
+	cs_probes_free(&ps);
+	target_kill(&tg);
+	if (tg.have)
+		cs_proc_close(&tg.proc);
+	dl_program_free(p);
+	return ret;
+}
+
+/* -- Tracing ---------------------------------------------------------------------------------- */
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
+}
+
+int cmd_trace(struct cmd_opts *o)
+{
+	struct dl_program *p = load_program(o);
+	struct target tg = { .sync = -1 };
+	struct cs_trace *t = NULL;
+	char *err = NULL;
+	int ret = 1;
+	FILE *out;
+
+	if (target_open(o, &tg)) {
+		dl_program_free(p);
+		return 1;
+	}
+	out = open_output(o);
+	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err)) {
+		fprintf(stderr, "%s: %s\n", udt__progname, err);
+		goto out;
+	}
+	if (o->exit_after_compile) {
+		ret = 0;
+		goto out;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (cs_trace_start(t, &err)) {
+		fprintf(stderr, "%s: %s\n", udt__progname, err);
+		goto out;
+	}
+	target_release(&tg);
+
+	enum cs_work w = CS_WORK_MORE;
+	bool have_target = tg.have;
+	while (!interrupted) {
+		if (have_target && target_gone(o, &tg)) {
+			cs_trace_target_gone(t, "exited");
+			break;
+		}
+		w = cs_trace_work(t);
+		if (w != CS_WORK_MORE)
+			break;
+		/* (with BEGIN and END only, this waits for ^C, as DTrace does) */
+		sleep_ns(cs_trace_interval(t));
+	}
+	if (cs_trace_stop(t) || w == CS_WORK_ERROR) {
+		ret = 1;
+		goto out;
+	}
+	ret = 0;
+	if (cs_trace_exited(t))
+		ret = cs_trace_exit_status(t);
+	else if (tg.child > 0 && tg.child_reaped && WIFEXITED(tg.child_status))
+		ret = WEXITSTATUS(tg.child_status);
+out:
+	free(err);
+	cs_trace_close(t);
+	if (out && out != stdout && fclose(out))
+		ret = 1;
+	else if (out == stdout && fflush(stdout))
+		ret = 1;
+	target_release(&tg);
+	target_kill(&tg);
+	if (tg.have)
+		cs_proc_close(&tg.proc);
+	dl_program_free(p);
+	return ret;
+}

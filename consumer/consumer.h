@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The consumer: what the dtrace command uses to list probes and to trace a
+ * process. cmd/dtrace owns the command line and the main loop; this library
+ * owns probes, options, enablings, the attach protocol (docs/runtime.md),
+ * buffers and output.
+ */
+#ifndef UDT_CONSUMER_H
+#define UDT_CONSUMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "consumer/proc.h"
+#include "dlang/dlang.h"
+
+/* -- Options (options.c) ---------------------------------------------------------- */
+
+struct cs_opts {
+	uint64_t bufsize;          /* bytes per buffer half, per thread (bufsize, -b) */
+	uint64_t switchrate_ns;    /* how often buffers are switched and read */
+	uint64_t deadman_ns;       /* how long the target waits for a silent consumer */
+	uint32_t policy;           /* enum udt_policy */
+	bool bufresize_manual;     /* bufresize=manual: fail instead of shrinking */
+	bool temporal;             /* merge the threads' records in timestamp order */
+	bool quiet;                /* -q */
+	bool zdefs;                /* -Z: descriptions matching no probe are not errors */
+	bool destructive;          /* -w */
+	bool flowindent;           /* -F (accepted) */
+	uint32_t tbuf_max;         /* threads with a buffer, at most (maxthreads) */
+	uint64_t strsize;
+};
+
+void cs_opts_init(struct cs_opts *o);
+
+/*
+ * cs_opt_set() - apply one option, "-x name=value" or "#pragma D option":
+ * sizes take k, m, g, t suffixes; rates and intervals take nsec ns usec us
+ * msec ms sec s min m hour h day d hz (a bare number is a frequency for
+ * switchrate, as in DTrace). Return: 0, or -1 with *ret_err (malloc'ed):
+ * "unrecognized option", "invalid value".
+ */
+int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **ret_err);
+
+/* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
+int cs_parse_size(const char *s, uint64_t *ret);
+
+/* Parse a time or a rate ("1hz", "50ms", "10sec", "5000"). 0, or -1 when invalid. */
+int cs_parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns);
+
+/* -- Probes (probes.c) ------------------------------------------------------------- */
+
+/* One probe as DTrace shows it: a provider's probe at one function. */
+struct cs_probe {
+	uint32_t id;
+	char *prov;                /* "http1234", or "dtrace" */
+	const char *mod;           /* the module's name, "" for dtrace */
+	const char *func;          /* "" when the table names no function */
+	char *name;                /* "request-start" */
+	struct cs_module *module;  /* NULL for dtrace:::BEGIN/END/ERROR */
+	const struct cs_ptable *pt;
+	uint32_t index;            /* in the table */
+	uint64_t sem;              /* semaphore address in the target */
+	uint64_t dispatch;         /* address of the object's udt__dispatch */
+	uint64_t pc_lo, pc_hi;     /* the function's extent, when the probe has several */
+	struct dl_probe *dprobe;   /* types for args[] (built from the table), or NULL */
+};
+
+struct cs_probes {
+	struct cs_probe *v;
+	size_t cnt;
+	struct dl_program *types;  /* owns the dl_probe types */
+};
+
+/* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
+int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
+void cs_probes_free(struct cs_probes *ps);
+
+/* Does probe description desc ("prov:mod:func:name", globs allowed) match pr? */
+bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
+
+/*
+ * cs_list() - "dtrace -l": the probes matching any of descs (all when
+ * desc_cnt is 0), in DTrace's format; verbose adds stability and argument
+ * types. Return: the number listed.
+ */
+size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
+	       bool verbose, FILE *out);
+
+/* -- Tracing (trace.c) ---------------------------------------------------------- */
+
+struct cs_trace;
+
+/* Results of cs_trace_work(). */
+enum cs_work {
+	CS_WORK_MORE,              /* call again after the next interval */
+	CS_WORK_DONE,              /* exit() was traced, a fill buffer filled, or the target ended */
+	CS_WORK_ERROR,             /* a fatal error was printed */
+};
+
+/*
+ * cs_trace_open() - compile the clauses of prog for the probes of proc
+ * (which may be NULL when the program only has BEGIN/END clauses).
+ * Return: 0, or -1 with *ret_err ("dtrace: ..." style text, malloc'ed).
+ */
+int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
+		  const struct cs_opts *o, FILE *out, char **ret_err);
+
+/* Attach to the target (if any), enable everything, run BEGIN. 0, or -1 with *ret_err. */
+int cs_trace_start(struct cs_trace *t, char **ret_err);
+
+/* One round: heartbeat, switch and read buffers, print. */
+enum cs_work cs_trace_work(struct cs_trace *t);
+
+/* The target has gone away (exited, or exec'd): read what is left. */
+void cs_trace_target_gone(struct cs_trace *t, const char *why);
+
+/* Detach, read the last records, run END, report drops. 0, or -1 after printing why. */
+int cs_trace_stop(struct cs_trace *t);
+
+/* Whether exit() was traced, and the status it gave. */
+bool cs_trace_exited(const struct cs_trace *t);
+int cs_trace_exit_status(const struct cs_trace *t);
+
+/* The interval between calls to cs_trace_work(), in ns. */
+uint64_t cs_trace_interval(const struct cs_trace *t);
+
+void cs_trace_close(struct cs_trace *t);
+
+#endif /* UDT_CONSUMER_H */

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading the target's buffers and printing what DTrace prints.
+ *
+ * Once the target has made the session's shared memory (at its first fire),
+ * we map it through /proc/PID/fd/N (allowed as ptrace is) and acknowledge, so
+ * the target can close its descriptor. Every round (switchrate):
+ *
+ * switch  flip each buffer's active half, membarrier(MEMBARRIER_CMD_GLOBAL)
+ *         so that every thread's view of the flip and of its busy flag is
+ *         settled (record.c explains the pairing), wait for producers still
+ *         in the old half, read it, reset it. A buffer whose producer stays
+ *         busy (descheduled mid-record) is left for the next round.
+ * fill    read what was appended since the last round; stop when a buffer
+ *         has filled (the target stopped tracing).
+ * ring    nothing until the end, then each buffer oldest to newest.
+ *
+ * Records are printed per buffer, or merged by timestamp with -x temporal.
+ * The mapping outlives the target: when it exits or crashes, what it
+ * recorded is still here to print.
+ */
+#include "consumer/internal.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cs_trace_interval(const struct cs_trace *t)
+{
+	/* the heartbeat must beat well within the deadman interval */
+	uint64_t iv = t->o.switchrate_ns;
+
+	if (iv > t->o.deadman_ns / 4)
+		iv = t->o.deadman_ns / 4;
+	return iv;
+}
+
+bool cs_trace_exited(const struct cs_trace *t)
+{
+	return t->exited;
+}
+
+int cs_trace_exit_status(const struct cs_trace *t)
+{
+	return t->exit_status;
+}
+
+/* -- Output ----------------------------------------------------------------------------------- */
+
+static void heading(struct cs_trace *t)
+{
+	if (t->heading || t->o.quiet)
+		return;
+	fprintf(t->out, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
+	t->heading = true;
+}
+
+static void print_int(struct cs_trace *t, unsigned size, uint64_t v)
+{
+	bool q = t->o.quiet;
+
+	switch (size) {
+	case 1:
+		fprintf(t->out, q ? "%d" : " %3d", (int)(uint8_t)v);
+		break;
+	case 2:
+		fprintf(t->out, q ? "%d" : " %5d", (int)(uint16_t)v);
+		break;
+	case 4:
+		fprintf(t->out, q ? "%d" : " %8d", (int)(uint32_t)v);
+		break;
+	default:
+		fprintf(t->out, q ? "%lld" : " %16lld", (long long)v);
+		break;
+	}
+}
+
+static void print_str(struct cs_trace *t, const char *s)
+{
+	fprintf(t->out, t->o.quiet ? "%s" : "  %-33s", s);
+}
+
+/* One record of an ECB: the probe line, then each action's value. */
+static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e, uint32_t cpu,
+			     const uint8_t *data)
+{
+	const struct cs_probe *pr = e->probe;
+
+	if (!t->o.quiet) {
+		char name[512];
+
+		heading(t);
+		snprintf(name, sizeof(name), "%s:%s", pr->func, pr->name);
+		fprintf(t->out, "%3u %6u %32s ", cpu, pr->id, name);
+	}
+	for (size_t k = 0; k < e->act_cnt; k++) {
+		const struct cs_action *a = &e->acts[k];
+		uint64_t v = 0;
+
+		if (a->kind != CS_ACT_TRACE_CONST)
+			memcpy(&v, data + a->off, 8);
+		switch (a->kind) {
+		case CS_ACT_TRACE:
+			print_int(t, a->size, v);
+			break;
+		case CS_ACT_TRACE_CONST:
+			if (a->is_str)
+				print_str(t, a->cstr);
+			else
+				print_int(t, a->size, (uint64_t)a->cval);
+			break;
+		case CS_ACT_EXIT:
+			t->exited = true;
+			t->done = true;
+			t->exit_status = (int)v;
+			break;
+		}
+	}
+	if (!t->o.quiet)
+		fprintf(t->out, "\n");
+}
+
+static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t sz)
+{
+	switch (fault) {
+	case UDT_FAULT_BADADDR:
+		snprintf(buf, sz, "invalid address (0x%llx)", (unsigned long long)addr);
+		return buf;
+	case UDT_FAULT_DIVZERO:
+		return "divide-by-zero";
+	case UDT_FAULT_BADARG:
+		return "invalid argument index";
+	default:
+		return "illegal operation";
+	}
+}
+
+static void print_error(struct cs_trace *t, const struct udt_err *err)
+{
+	char buf[64], where[32];
+
+	if (!err->epid || err->epid > t->target_ecbs)
+		return;
+	const struct cs_ecb *e = &t->ecbs[err->epid - 1];
+	const struct cs_probe *pr = e->probe;
+
+	if (err->action)
+		snprintf(where, sizeof(where), "action #%u", err->action);
+	else
+		snprintf(where, sizeof(where), "predicate");
+	fflush(t->out);
+	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s in %s at "
+		"DIF offset %u\n", err->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
+		fault_text(err->fault, err->addr, buf, sizeof(buf)), where, err->insn);
+}
+
+static void print_record(struct cs_trace *t, const struct cs_rec *cr)
+{
+	const struct udt_rec *r = cr->r;
+
+	if (r->epid == UDT_EPID_ERROR) {
+		if (r->size >= sizeof(*r) + sizeof(struct udt_err))
+			print_error(t, (const struct udt_err *)(r + 1));
+		return;
+	}
+	if (!r->epid || r->epid > t->target_ecbs)
+		return;
+	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
+	if (r->size < sizeof(*r) + e->rec_size)
+		return;
+	print_ecb_record(t, e, r->cpu, (const uint8_t *)(r + 1));
+}
+
+/* -- BEGIN and END, run here --------------------------------------------------------------- */
+
+static void run_local(struct cs_trace *t, const char *which)
+{
+	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
+	     i++) {
+		struct cs_ecb *e = &t->ecbs[i];
+		uint8_t data[4096] = { 0 };
+		struct udt_vm_ctx vm = {
+			.timestamp = now_ns(),
+			.epid = e->epid,
+			.cpu = (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
+			.pid = getpid(),
+			.tid = (int32_t)syscall(SYS_gettid),
+		};
+		uint64_t v;
+
+		if (strcmp(e->probe->name, which))
+			continue;
+		if (e->has_pred) {
+			if (e->pred.is_const)
+				v = (uint64_t)e->pred.const_val;
+			else if (udt_difo_run((const void *)e->pred.bytes, &vm, &v))
+				continue;
+			if (!v)
+				continue;
+		}
+		for (size_t k = 0; k < e->act_cnt; k++) {
+			struct cs_action *a = &e->acts[k];
+			if (a->kind == CS_ACT_TRACE_CONST || a->off + 8 > sizeof(data))
+				continue;
+			v = (uint64_t)a->difo.const_val;
+			if (!a->difo.is_const &&
+			    udt_difo_run((const void *)a->difo.bytes, &vm, &v)) {
+				char buf[64];
+				fflush(t->out);
+				fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
+					"dtrace:::%s): %s in action #%zu at DIF offset %u\n", e->epid,
+					e->probe->id, which,
+					fault_text(vm.fault, vm.fault_addr, buf, sizeof(buf)), k + 1,
+					vm.fault_insn);
+				goto next;
+			}
+			memcpy(data + a->off, &v, 8);
+		}
+		print_ecb_record(t, e, vm.cpu, data);
+next:;
+	}
+}
+
+void cs__run_begin(struct cs_trace *t)
+{
+	run_local(t, "BEGIN");
+}
+
+/* -- Buffers ------------------------------------------------------------------------------------ */
+
+static struct udt_shm_hdr *shm_hdr(struct cs_trace *t)
+{
+	return (struct udt_shm_hdr *)t->shm;
+}
+
+static struct udt_tbuf *tbuf(struct cs_trace *t, uint32_t i)
+{
+	return (struct udt_tbuf *)(t->shm + shm_hdr(t)->tbuf_off) + i;
+}
+
+static uint8_t *half(struct cs_trace *t, uint32_t i, uint32_t h)
+{
+	struct udt_shm_hdr *s = shm_hdr(t);
+
+	return t->shm + s->data_off + ((uint64_t)i * 2 + h) * s->bufsize;
+}
+
+static uint32_t tbuf_count(struct cs_trace *t)
+{
+	uint32_t n = LOAD_ACQUIRE(&shm_hdr(t)->tbuf_cnt);
+
+	return n < shm_hdr(t)->tbuf_max ? n : shm_hdr(t)->tbuf_max;
+}
+
+/* Map the session's shared memory once the target has made it. */
+static int map_shm(struct cs_trace *t)
+{
+	struct udt_control c;
+	char path[64];
+
+	if (t->shm || !t->attached || t->target_gone)
+		return 0;
+	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
+		return 0;
+	if (c.shm_session != t->session)
+		return 0;
+	if (c.shm_state == UDT_SHM_FAILED) {
+		fprintf(stderr, "dtrace: could not allocate buffers in pid %d: %s\n",
+			(int)t->proc->pid, strerror(c.shm_errno));
+		return -1;
+	}
+	if (c.shm_state != UDT_SHM_READY || c.shm_fd < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)t->proc->pid, c.shm_fd);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	void *m = mmap(NULL, c.shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 0;
+	struct udt_shm_hdr *h = m;
+	if (h->magic != UDT_SHM_MAGIC || h->session != t->session || h->total_sz > c.shm_size ||
+	    h->bufsize < 64 || h->tbuf_max == 0 ||
+	    h->tbuf_off + (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf) > h->data_off ||
+	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->total_sz) {
+		munmap(m, c.shm_size);
+		fprintf(stderr, "dtrace: the buffers of pid %d are not as expected\n",
+			(int)t->proc->pid);
+		return -1;
+	}
+	t->shm = m;
+	t->shm_size = c.shm_size;
+	t->fill_pos = udt__xcalloc(h->tbuf_max, sizeof(*t->fill_pos));
+	t->pending = udt__xcalloc(h->tbuf_max, sizeof(*t->pending));
+	uint32_t acked = t->session;
+	(void)cs_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
+			    sizeof(acked));
+	if (h->bufsize < t->o.bufsize && !t->resize_reported) {
+		char sz[32];
+		uint64_t b = h->bufsize;
+		if (!(b & ((1ull << 30) - 1)))
+			snprintf(sz, sizeof(sz), "%llug", (unsigned long long)(b >> 30));
+		else if (!(b & ((1ull << 20) - 1)))
+			snprintf(sz, sizeof(sz), "%llum", (unsigned long long)(b >> 20));
+		else if (!(b & 1023))
+			snprintf(sz, sizeof(sz), "%lluk", (unsigned long long)(b >> 10));
+		else
+			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)b);
+		fprintf(stderr, "dtrace: buffer size lowered to %s\n", sz);
+		t->resize_reported = true;
+	}
+	return 0;
+}
+
+/* Collect the records of bytes [from, to) of a half. */
+static void collect(struct cs_trace *t, const uint8_t *h, uint64_t from, uint64_t to,
+		    uint64_t size, int32_t tid)
+{
+	uint64_t pos = from;
+
+	if (to > size)
+		to = size;
+	while (pos + sizeof(struct udt_rec) <= to) {
+		const struct udt_rec *r = (const struct udt_rec *)(h + pos);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > to - pos)
+			break; /* not a record: stop rather than misread */
+		if (r->epid != UDT_EPID_PAD) {
+			struct cs_rec cr = { r, tid };
+			UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
+		}
+		pos += r->size;
+	}
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct cs_rec *x = a, *y = b;
+
+	if (x->r->timestamp != y->r->timestamp)
+		return x->r->timestamp < y->r->timestamp ? -1 : 1;
+	return x->r < y->r ? -1 : x->r > y->r;
+}
+
+static void print_collected(struct cs_trace *t)
+{
+	if (t->o.temporal && t->rec_cnt > 1)
+		qsort(t->recs, t->rec_cnt, sizeof(*t->recs), cmp_ts);
+	for (size_t i = 0; i < t->rec_cnt; i++)
+		print_record(t, &t->recs[i]);
+	t->rec_cnt = 0;
+	fflush(t->out);
+}
+
+static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
+{
+	if (!n)
+		return;
+	fflush(t->out);
+	fprintf(stderr, "dtrace: %llu drop%s on thread %d\n", (unsigned long long)n,
+		n == 1 ? "" : "s", (int)tid);
+}
+
+static void barrier_all(void)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the producers fence (UDT_CTL_FENCE) */
+}
+
+/* Wait (briefly) until the producer of buffer i is out of half h. */
+static bool wait_out_of(struct udt_tbuf *tb, uint32_t h)
+{
+	for (int spin = 0; spin < 2000; spin++) {
+		if (LOAD_ACQUIRE(&tb->busy) != h + 1)
+			return true;
+		if (spin > 100)
+			sched_yield();
+	}
+	return LOAD_ACQUIRE(&tb->busy) != h + 1;
+}
+
+/* Read and reset the halves `which` of the buffers in a round of the switch policy. */
+static void switch_round(struct cs_trace *t, bool final)
+{
+	struct udt_shm_hdr *s = shm_hdr(t);
+	uint32_t n = tbuf_count(t);
+	uint32_t *which = udt__xcalloc(n + 1, sizeof(*which));
+	bool *ok = udt__xcalloc(n + 1, sizeof(*ok));
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = tbuf(t, i);
+		uint32_t a = LOAD_ACQUIRE(&tb->active) & 1;
+
+		if (t->pending[i]) {
+			which[i] = a ^ 1; /* still the unread one */
+		} else {
+			which[i] = a;
+			STORE_RELEASE(&tb->active, a ^ 1);
+		}
+	}
+	barrier_all();
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = tbuf(t, i);
+
+		ok[i] = wait_out_of(tb, which[i]);
+		t->pending[i] = !ok[i];
+		if (ok[i])
+			collect(t, half(t, i, which[i]), 0, LOAD_ACQUIRE(&tb->off[which[i]]),
+				s->bufsize, tb->tid);
+	}
+	print_collected(t);
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = tbuf(t, i);
+		if (!ok[i])
+			continue;
+		report_drops(t, tb->drops[which[i]], tb->tid);
+		tb->drops[which[i]] = 0;
+		STORE_RELEASE(&tb->off[which[i]], 0);
+	}
+	if (final) {
+		/* the target writes no more: the other half, too */
+		for (uint32_t i = 0; i < n; i++) {
+			struct udt_tbuf *tb = tbuf(t, i);
+			uint32_t h = which[i] ^ 1;
+			if (!wait_out_of(tb, h))
+				continue;
+			collect(t, half(t, i, h), 0, LOAD_ACQUIRE(&tb->off[h]), s->bufsize, tb->tid);
+		}
+		print_collected(t);
+		for (uint32_t i = 0; i < n; i++) {
+			struct udt_tbuf *tb = tbuf(t, i);
+			report_drops(t, tb->drops[which[i] ^ 1], tb->tid);
+		}
+	}
+	free(which);
+	free(ok);
+}
+
+static void fill_round(struct cs_trace *t, bool final)
+{
+	struct udt_shm_hdr *s = shm_hdr(t);
+	uint32_t n = tbuf_count(t);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = tbuf(t, i);
+		uint64_t end = LOAD_ACQUIRE(&tb->off[0]);
+
+		collect(t, half(t, i, 0), t->fill_pos[i], end, s->bufsize, tb->tid);
+		t->fill_pos[i] = end;
+	}
+	print_collected(t);
+	if (final)
+		for (uint32_t i = 0; i < n; i++)
+			report_drops(t, tbuf(t, i)->drops[0], tbuf(t, i)->tid);
+	if (LOAD_ACQUIRE(&s->stopped))
+		t->done = true;
+}
+
+static void ring_final(struct cs_trace *t)
+{
+	struct udt_shm_hdr *s = shm_hdr(t);
+	uint32_t n = tbuf_count(t);
+	uint64_t B = s->bufsize;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = tbuf(t, i);
+		uint64_t head = LOAD_ACQUIRE(&tb->off[0]), tail = LOAD_ACQUIRE(&tb->ring_tail);
+		const uint8_t *h = half(t, i, 0);
+
+		if (head < tail || head - tail > B)
+			continue;
+		while (tail < head) {
+			const struct udt_rec *r = (const struct udt_rec *)(h + tail % B);
+
+			if (r->size < sizeof(*r) || r->size % 8 || r->size > B - tail % B)
+				break;
+			if (r->epid != UDT_EPID_PAD) {
+				struct cs_rec cr = { r, tb->tid };
+				UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
+			}
+			tail += r->size;
+		}
+		if (!t->o.temporal)
+			print_collected(t);
+	}
+	print_collected(t);
+}
+
+static void read_buffers(struct cs_trace *t, bool final)
+{
+	if (!t->shm)
+		return;
+	switch (shm_hdr(t)->policy) {
+	case UDT_POLICY_FILL:
+		fill_round(t, final);
+		break;
+	case UDT_POLICY_RING:
+		if (final)
+			ring_final(t);
+		break;
+	default:
+		switch_round(t, final);
+		break;
+	}
+}
+
+static void report_lost(struct cs_trace *t)
+{
+	uint64_t lost = 0;
+
+	if (!t->attached || t->target_gone)
+		return;
+	if (cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &lost,
+			 sizeof(lost)))
+		return;
+	if (lost > t->lost_reported) {
+		fflush(t->out);
+		fprintf(stderr, "dtrace: %llu record%s lost: the target could not record them\n",
+			(unsigned long long)(lost - t->lost_reported),
+			lost - t->lost_reported == 1 ? "" : "s");
+		t->lost_reported = lost;
+	}
+}
+
+/* Did the runtime end the session (deadman, or enablings it refused)? */
+static bool session_ended(struct cs_trace *t)
+{
+	struct udt_control c;
+
+	if (!t->attached || t->target_gone)
+		return false;
+	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
+		return false;
+	if (c.session != t->session || c.magic != UDT_CONTROL_MAGIC) {
+		/* exec() replaced the image (or another consumer took over) */
+		return false;
+	}
+	if (c.bad_session == t->session) {
+		fprintf(stderr, "dtrace: pid %d refused the enablings: ECB %u, instruction %u\n",
+			(int)t->proc->pid, c.bad_ecb, c.bad_insn);
+		return true;
+	}
+	if (c.state == UDT_STATE_DEADMAN) {
+		fprintf(stderr, "dtrace: processing aborted: Abort due to systemic "
+			"unresponsiveness\n");
+		return true;
+	}
+	return false;
+}
+
+enum cs_work cs_trace_work(struct cs_trace *t)
+{
+	cs__heartbeat(t);
+	if (map_shm(t))
+		return CS_WORK_ERROR;
+	read_buffers(t, false);
+	report_lost(t);
+	if (session_ended(t)) {
+		t->attached = false;
+		return CS_WORK_ERROR;
+	}
+	return t->done ? CS_WORK_DONE : CS_WORK_MORE;
+}
+
+void cs_trace_target_gone(struct cs_trace *t, const char *why)
+{
+	(void)why;
+	t->target_gone = true;
+}
+
+int cs_trace_stop(struct cs_trace *t)
+{
+	if (!t->target_gone)
+		(void)map_shm(t);
+	report_lost(t);
+	cs__detach(t);
+	read_buffers(t, true);
+	run_local(t, "END");
+	fflush(t->out);
+	if (t->shm)
+		munmap(t->shm, t->shm_size);
+	t->shm = NULL;
+	return ferror(t->out) ? -1 : 0;
+}

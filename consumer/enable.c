@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Enablings: from D clauses to ECBs, and the session with the target.
+ *
+ * cs_trace_open() matches every clause's probe descriptions against the
+ * probes of the target and compiles the clause once per probe matched (the
+ * probe variables are constants of each probe, so predicates on them fold):
+ * one ECB per clause and probe, numbered by EPID. BEGIN and END clauses are
+ * compiled too, but run here, in the consumer, as DTrace runs them in its own
+ * context.
+ *
+ * cs_trace_start() opens a session (docs/runtime.md): it lays the ECBs and
+ * their bytecode out in an enabling area, writes it into the control block
+ * of the target's runtime (the area the previous session did not use), sets
+ * the session's parameters and then state = ACTIVE, and finally points the
+ * objects' udt__dispatch at udt__fire and increments the probes' semaphores.
+ * All through process_vm_writev: allowed exactly when we may ptrace the
+ * target; nothing in the target runs until a probe fires.
+ *
+ * Undoing it (detach) reverses the last two steps with the lists the target
+ * holds (the runtime strikes the entries of objects unloaded meanwhile); if
+ * the deadman ended the session first, the runtime has already undone them.
+ */
+#include "consumer/internal.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool is_core(const char *desc)
+{
+	return !strcmp(desc, "BEGIN") || !strcmp(desc, "END") || !strcmp(desc, "dtrace:::BEGIN") ||
+	       !strcmp(desc, "dtrace:::END") || !strcmp(desc, ":::BEGIN") || !strcmp(desc, ":::END");
+}
+
+/* -- Compiling clauses ------------------------------------------------------------------- */
+
+static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+			  const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	const char *fn = call->a->kind == DL_N_IDENT ? call->a->name : "";
+	struct cs_action a = { 0 };
+
+	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
+		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
+					  "language's actions arrive with issue #4)",
+					  call->loc.file, call->loc.line, call->loc.col,
+					  *fn ? fn : "this action");
+		return -1;
+	}
+	if (call->arg_cnt != 1) {
+		*ret_err = udt__xasprintf("%s:%d:%d: error: %s( ) prototype mismatch: %zu args "
+					  "passed, 1 expected", call->loc.file, call->loc.line,
+					  call->loc.col, fn, call->arg_cnt);
+		return -1;
+	}
+	if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
+		return -1;
+	if (!strcmp(fn, "exit")) {
+		if (a.difo.is_string) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: exit( ) argument #1 is "
+						  "incompatible with prototype", call->loc.file,
+						  call->loc.line, call->loc.col);
+			dl_difo_free(&a.difo);
+			return -1;
+		}
+		a.kind = CS_ACT_EXIT;
+		a.size = 4;
+	} else if (a.difo.is_const) {
+		a.kind = CS_ACT_TRACE_CONST;
+		a.is_str = a.difo.is_string;
+		a.cstr = a.difo.const_str;
+		a.cval = a.difo.const_val;
+		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
+	} else {
+		a.kind = CS_ACT_TRACE;
+		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
+	}
+	if (a.kind != CS_ACT_TRACE_CONST) {
+		a.off = e->rec_size;
+		e->rec_size += 8;
+	}
+	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
+	return 0;
+}
+
+static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+		       const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	struct cs_ecb e = { .probe = pr, .clause = cl };
+
+	if (cl->predicate) {
+		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
+			return -1;
+		if (e.pred.is_string) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
+						  "scalar type", cl->predicate->loc.file,
+						  cl->predicate->loc.line, cl->predicate->loc.col);
+			return -1;
+		}
+		e.has_pred = true;
+		if (e.pred.is_const && !e.pred.const_val)
+			return 0; /* never true for this probe: no ECB */
+	}
+	for (size_t i = 0; i < cl->stmt_cnt; i++) {
+		const struct dl_stmt *s = cl->stmts[i];
+
+		if (s->kind == DL_S_EMPTY)
+			continue;
+		if (s->kind != DL_S_EXPR || s->expr->kind != DL_N_CALL) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported "
+						  "yet (the D language arrives with issue #4)",
+						  s->loc.file, s->loc.line, s->loc.col);
+			return -1;
+		}
+		if (compile_action(t, &e, s->expr, ctx, ret_err))
+			return -1;
+	}
+	e.epid = (uint32_t)t->ecb_cnt + 1;
+	UDT__PUSH(t->ecbs, t->ecb_cnt, t->ecb_cap, e);
+	return 0;
+}
+
+static void free_ecb(struct cs_ecb *e)
+{
+	dl_difo_free(&e->pred);
+	for (size_t i = 0; i < e->act_cnt; i++)
+		dl_difo_free(&e->acts[i].difo);
+	free(e->acts);
+}
+
+int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
+		  const struct cs_opts *o, FILE *out, char **ret_err)
+{
+	struct cs_trace *t = udt__xcalloc(1, sizeof(*t));
+	size_t cl_cnt;
+	struct dl_clause *const *cls = dl_program_clauses(prog, &cl_cnt);
+	char execname[64] = "";
+
+	t->prog = prog;
+	t->proc = proc;
+	t->o = *o;
+	t->out = out;
+	cs_probes_load(&t->probes, proc);
+	if (proc)
+		(void)cs_proc_execname(proc, execname, sizeof(execname));
+
+	/* target clauses first, so that their ECBs are the ones the target sees */
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t c = 0; c < cl_cnt; c++) {
+			const struct dl_clause *cl = cls[c];
+
+			for (size_t d = 0; d < cl->pdesc_cnt; d++) {
+				const char *desc = cl->pdescs[d];
+				bool begin = !strcmp(desc, "BEGIN") || !strcmp(desc, "dtrace:::BEGIN") ||
+					     !strcmp(desc, ":::BEGIN");
+				bool core = is_core(desc);
+				size_t matched = 0;
+
+				if ((pass == 0) == core || (pass == 1 && !begin) ||
+				    (pass == 2 && (begin || !core)))
+					continue;
+				for (size_t i = 0; i < t->probes.cnt; i++) {
+					struct cs_probe *pr = &t->probes.v[i];
+					if (!cs_pdesc_match(desc, pr))
+						continue;
+					if (!core && !pr->module)
+						continue; /* a glob over dtrace:::ERROR and friends */
+					struct dl_probe_ctx ctx = {
+						.prov = pr->prov, .mod = pr->mod, .func = pr->func,
+						.name = pr->name,
+						.execname = pr->module ? execname : "dtrace",
+						.probe = pr->dprobe,
+						.pid = proc ? (int)proc->pid : (int)getpid(),
+					};
+					if (compile_ecb(t, cl, pr, &ctx, ret_err))
+						goto fail;
+					matched++;
+				}
+				if (!matched && !t->o.zdefs) {
+					*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
+								  "description %s does not match any "
+								  "probes%s", desc, desc,
+								  proc ? "" : " (no process given: "
+								  "use -p PID or -c CMD)");
+					goto fail;
+				}
+			}
+		}
+		if (pass == 0)
+			t->target_ecbs = t->ecb_cnt;
+	}
+	*ret = t;
+	return 0;
+fail:
+	cs_trace_close(t);
+	return -1;
+}
+
+/* -- The enabling area ---------------------------------------------------------------------- */
+
+struct area {
+	uint8_t *buf;
+	size_t used;
+	bool overflow;
+};
+
+static uint32_t area_put(struct area *a, const void *p, size_t sz)
+{
+	size_t off = (a->used + 7) & ~(size_t)7;
+
+	if (off + sz > UDT_AREA_SZ) {
+		a->overflow = true;
+		return 0;
+	}
+	memcpy(a->buf + off, p, sz);
+	a->used = off + sz;
+	return (uint32_t)off;
+}
+
+static void add_unique(uint64_t **v, size_t *cnt, size_t *cap, uint64_t x)
+{
+	for (size_t i = 0; i < *cnt; i++)
+		if ((*v)[i] == x)
+			return;
+	UDT__PUSH(*v, *cnt, *cap, x);
+}
+
+/* Lay the target ECBs out in an area; NULL (with a message) when they do not fit. */
+static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
+{
+	struct area a = { .buf = udt__xcalloc(1, UDT_AREA_SZ) };
+	struct udt_area_hdr h = { .size = sizeof(h) };
+	size_t n = t->target_ecbs;
+	struct udt_ecb *ecbs = udt__xcalloc(n + 1, sizeof(*ecbs));
+
+	/* the hash: at least twice as many slots as ECBs */
+	h.hash_bits = 1;
+	while ((1u << h.hash_bits) < 2 * n + 2)
+		h.hash_bits++;
+	uint32_t *hash = udt__xcalloc(1u << h.hash_bits, 4);
+
+	h.ecb_cnt = (uint32_t)n;
+	area_put(&a, &h, sizeof(h));
+	h.ecb_off = area_put(&a, ecbs, n * sizeof(*ecbs)); /* filled in below */
+	for (size_t i = 0; i < n; i++) {
+		struct cs_ecb *e = &t->ecbs[i];
+		struct udt_ecb *u = &ecbs[i];
+		struct udt_action *acts = udt__xcalloc(e->act_cnt + 1, sizeof(*acts));
+		size_t na = 0;
+
+		u->size = sizeof(*u);
+		u->epid = e->epid;
+		u->sem = e->probe->sem;
+		u->pc_lo = e->probe->pc_lo;
+		u->pc_hi = e->probe->pc_hi;
+		u->rec_size = e->rec_size;
+		if (e->has_pred && !e->pred.is_const)
+			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
+		for (size_t k = 0; k < e->act_cnt; k++) {
+			struct cs_action *ca = &e->acts[k];
+			if (ca->kind == CS_ACT_TRACE_CONST)
+				continue;
+			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
+			acts[na].size = 8;
+			acts[na].off = ca->off;
+			if (ca->difo.is_const) {
+				/* a constant status: a one-instruction DIFO keeps the runtime simple */
+				struct {
+					struct udt_difo h;
+					struct udt_insn i[2];
+					uint64_t c;
+				} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
+					 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
+					 (uint64_t)ca->difo.const_val };
+				acts[na].difo = area_put(&a, &k1, sizeof(k1));
+			} else {
+				acts[na].difo = area_put(&a, ca->difo.bytes, ca->difo.sz);
+			}
+			na++;
+		}
+		u->act_cnt = (uint32_t)na;
+		u->act_off = area_put(&a, acts, (na ? na : 1) * sizeof(*acts));
+		free(acts);
+		/* chain ECBs of one semaphore in index order (forward, as the runtime checks) */
+		uint32_t slot = udt_sem_hash(u->sem, h.hash_bits), mask = (1u << h.hash_bits) - 1;
+		while (hash[slot] && ecbs[hash[slot] - 1].sem != u->sem)
+			slot = (slot + 1) & mask;
+		if (!hash[slot]) {
+			hash[slot] = (uint32_t)i + 1;
+		} else {
+			struct udt_ecb *last = &ecbs[hash[slot] - 1];
+			while (last->next)
+				last = &ecbs[last->next - 1];
+			last->next = (uint32_t)i + 1;
+		}
+		add_unique(&t->sems, &t->sem_cnt, &t->sem_cap, u->sem);
+		add_unique(&t->disps, &t->disp_cnt, &t->disp_cap, e->probe->dispatch);
+	}
+	memcpy(a.buf + h.ecb_off, ecbs, n * sizeof(*ecbs));
+	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
+	h.sem_cnt = (uint32_t)t->sem_cnt;
+	h.sem_off = area_put(&a, t->sems, (t->sem_cnt ? t->sem_cnt : 1) * 8);
+	h.disp_cnt = (uint32_t)t->disp_cnt;
+	h.disp_off = area_put(&a, t->disps, (t->disp_cnt ? t->disp_cnt : 1) * 8);
+	h.used = (uint32_t)a.used;
+	memcpy(a.buf, &h, sizeof(h));
+	free(ecbs);
+	free(hash);
+	if (a.overflow) {
+		*ret_err = udt__xasprintf("the enablings do not fit in the target's %u KB of "
+					  "enabling space", UDT_AREA_SZ / 1024);
+		free(a.buf);
+		return NULL;
+	}
+	*ret_sz = a.used;
+	return a.buf;
+}
+
+/* -- The session ------------------------------------------------------------------------------ */
+
+static int wr32(struct cs_trace *t, uint64_t addr, uint32_t v)
+{
+	return cs_proc_write(t->proc, addr, &v, sizeof(v));
+}
+
+static int wr64(struct cs_trace *t, uint64_t addr, uint64_t v)
+{
+	return cs_proc_write(t->proc, addr, &v, sizeof(v));
+}
+
+static bool have_membarrier(void)
+{
+	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	return q > 0 && (q & MEMBARRIER_CMD_GLOBAL);
+}
+
+int cs_trace_start(struct cs_trace *t, char **ret_err)
+{
+	struct udt_control c;
+	struct cs_module *rt_mod = NULL;
+	uint8_t *area = NULL;
+	size_t area_sz = 0;
+	pid_t pid = t->proc ? t->proc->pid : 0;
+	int err;
+
+	if (!t->target_ecbs) {
+		cs__run_begin(t);
+		return 0;
+	}
+	if (cs_proc_lookup(t->proc, "udt__control", &t->ctl, &rt_mod) ||
+	    cs_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: the process has no "
+					  "udtrace runtime: link it with -ludtrace, or start it with "
+					  "LD_PRELOAD=libudtrace.so", (int)pid);
+		return -1;
+	}
+	err = cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas));
+	if (err) {
+		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
+		return -1;
+	}
+	if (c.magic != UDT_CONTROL_MAGIC || c.version != UDT_ABI_VERSION ||
+	    c.size < offsetof(struct udt_control, areas)) {
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: its runtime (%s) "
+					  "speaks another protocol version (%u, we speak %u)",
+					  (int)pid, rt_mod ? rt_mod->path : "?", c.version,
+					  UDT_ABI_VERSION);
+		return -1;
+	}
+	if (c.state == UDT_STATE_ACTIVE && c.consumer_pid > 0 &&
+	    (kill(c.consumer_pid, 0) == 0 || errno == EPERM) &&
+	    c.heartbeat_ns + c.deadman_ns > now_ns()) {
+		*ret_err = udt__xasprintf("failed to grab pid %d: it is being traced by another "
+					  "dtrace (pid %d)", (int)pid, (int)c.consumer_pid);
+		return -1;
+	}
+	area = build_area(t, &area_sz, ret_err);
+	if (!area)
+		return -1;
+	t->session = c.session + 1 ? c.session + 1 : 1;
+	t->area = (c.area + 1) & 1;
+
+	uint32_t flags = (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
+			 (have_membarrier() ? 0 : UDT_CTL_FENCE);
+	err = cs_proc_write(t->proc, CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, area,
+			    area_sz);
+	free(area);
+	/* the parameters, then the session and its area, then state: the runtime reads them
+	   in the opposite order */
+	if (!err)
+		err = wr32(t, CTL_FIELD(consumer_pid), (uint32_t)getpid()) ?:
+		      wr64(t, CTL_FIELD(heartbeat_ns), now_ns()) ?:
+		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
+		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
+		      wr32(t, CTL_FIELD(policy), t->o.policy) ?:
+		      wr32(t, CTL_FIELD(flags), flags) ?:
+		      wr32(t, CTL_FIELD(tbuf_max), t->o.tbuf_max) ?:
+		      wr32(t, CTL_FIELD(shm_acked), 0) ?:
+		      wr32(t, CTL_FIELD(area), t->area) ?:
+		      wr32(t, CTL_FIELD(session), t->session) ?:
+		      wr32(t, CTL_FIELD(state), UDT_STATE_ACTIVE);
+	if (err) {
+		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
+		return -1;
+	}
+	t->attached = true;
+	/* the dispatch pointers before the semaphores: a site that sees its semaphore set
+	   must find the runtime */
+	for (size_t i = 0; i < t->disp_cnt && !err; i++)
+		err = wr64(t, t->disps[i], t->fire);
+	for (size_t i = 0; i < t->sem_cnt && !err; i++) {
+		uint16_t v;
+		err = cs_proc_read(t->proc, t->sems[i], &v, sizeof(v));
+		if (!err) {
+			v++;
+			err = cs_proc_write(t->proc, t->sems[i], &v, sizeof(v));
+		}
+	}
+	if (err) {
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
+					  strerror(-err));
+		return -1;
+	}
+	cs__run_begin(t);
+	return 0;
+}
+
+/* End the session in the target (if it is still ours) and undo its enablings. */
+void cs__detach(struct cs_trace *t)
+{
+	uint32_t state = 0, session = 0;
+
+	if (!t->attached || t->target_gone)
+		return;
+	t->attached = false;
+	(void)wr64(t, CTL_FIELD(heartbeat_ns), now_ns());
+	if (cs_proc_read(t->proc, CTL_FIELD(state), &state, sizeof(state)) ||
+	    cs_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)))
+		return;
+	if (session != t->session || state != UDT_STATE_ACTIVE)
+		return; /* the deadman (or a fork, or an exec) ended it: already undone */
+	(void)wr32(t, CTL_FIELD(state), UDT_STATE_DETACHED);
+
+	/* the lists as the target holds them: objects unloaded meanwhile are struck out */
+	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ;
+	struct udt_area_hdr h;
+	if (cs_proc_read(t->proc, base, &h, sizeof(h)) || h.sem_cnt != t->sem_cnt ||
+	    h.disp_cnt != t->disp_cnt)
+		return;
+	uint64_t *sems = udt__xcalloc(h.sem_cnt + 1, 8), *disps = udt__xcalloc(h.disp_cnt + 1, 8);
+	if (!cs_proc_read(t->proc, base + h.sem_off, sems, (size_t)h.sem_cnt * 8) &&
+	    !cs_proc_read(t->proc, base + h.disp_off, disps, (size_t)h.disp_cnt * 8)) {
+		for (uint32_t i = 0; i < h.sem_cnt; i++) {
+			uint16_t v;
+			if (!sems[i] || cs_proc_read(t->proc, sems[i], &v, 2) || !v)
+				continue;
+			v--;
+			(void)cs_proc_write(t->proc, sems[i], &v, 2);
+		}
+		for (uint32_t i = 0; i < h.disp_cnt; i++)
+			if (disps[i])
+				(void)wr64(t, disps[i], 0);
+	}
+	free(sems);
+	free(disps);
+}
+
+void cs__heartbeat(struct cs_trace *t)
+{
+	if (t->attached && !t->target_gone)
+		(void)wr64(t, CTL_FIELD(heartbeat_ns), now_ns());
+}
+
+void cs_trace_close(struct cs_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->ecb_cnt; i++)
+		free_ecb(&t->ecbs[i]);
+	free(t->ecbs);
+	free(t->sems);
+	free(t->disps);
+	free(t->fill_pos);
+	free(t->pending);
+	free(t->recs);
+	cs_probes_free(&t->probes);
+	free(t);
+}

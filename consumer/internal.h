@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* The consumer's private interfaces: enablings, the session with the target, records. */
+#ifndef UDT_CONSUMER_INTERNAL_H
+#define UDT_CONSUMER_INTERNAL_H
+
+#include "consumer/consumer.h"
+#include "runtime/abi.h"
+#include "runtime/bytecode.h"
+
+/* What one action of an ECB prints. */
+enum cs_act_kind {
+	CS_ACT_TRACE,              /* an integer, recorded */
+	CS_ACT_TRACE_CONST,        /* a constant (integer or string), printed by the consumer */
+	CS_ACT_EXIT,               /* the status, recorded */
+};
+
+struct cs_action {
+	enum cs_act_kind kind;
+	unsigned size;             /* display size of an integer: 1, 2, 4, 8 */
+	bool is_signed;
+	bool is_str;               /* a constant string */
+	const char *cstr;
+	int64_t cval;
+	struct dl_difo difo;       /* the compiled value (recorded actions) */
+	uint32_t off;              /* where it is in the record's data */
+};
+
+/* An enabling: one clause on one probe (or on BEGIN or END, run here). */
+struct cs_ecb {
+	uint32_t epid;
+	struct cs_probe *probe;
+	const struct dl_clause *clause;
+	struct dl_difo pred;
+	bool has_pred;
+	struct cs_action *acts;
+	size_t act_cnt, act_cap;
+	uint32_t rec_size;
+};
+
+/* A record read from a buffer, with where it came from. */
+struct cs_rec {
+	const struct udt_rec *r;
+	int32_t tid;
+};
+
+struct cs_trace {
+	struct dl_program *prog;
+	struct cs_proc *proc;
+	struct cs_opts o;
+	FILE *out;
+	struct cs_probes probes;
+	struct cs_ecb *ecbs;       /* target ECBs first, then BEGIN's and END's */
+	size_t ecb_cnt, ecb_cap, target_ecbs;
+
+	/* the session */
+	bool attached;
+	uint64_t ctl;              /* address of udt__control in the target */
+	uint64_t fire;             /* address of udt__fire */
+	uint32_t session, area;
+	uint64_t *sems, *disps;    /* what this session set, deduplicated */
+	size_t sem_cnt, sem_cap, disp_cnt, disp_cap;
+	bool target_gone;
+
+	/* the shared buffers */
+	uint8_t *shm;
+	size_t shm_size;
+	uint64_t *fill_pos;        /* fill: bytes already read of each buffer */
+	bool *pending;             /* switch: a buffer whose old half could not be read yet */
+	bool resize_reported;
+
+	/* output */
+	bool heading;
+	bool done;
+	bool exited;
+	int exit_status;
+	uint64_t lost_reported;
+	struct cs_rec *recs;       /* this round's records */
+	size_t rec_cnt, rec_cap;
+};
+
+/* enable.c */
+void cs__detach(struct cs_trace *t);
+void cs__heartbeat(struct cs_trace *t);
+
+/* drain.c */
+void cs__run_begin(struct cs_trace *t);
+
+#endif /* UDT_CONSUMER_INTERNAL_H */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probes as DTrace shows them: provider:module:function:name.
+ *
+ * The probes of a process come from the probe tables of its objects
+ * (consumer/proc.c). As for DTrace's USDT providers, the provider's name
+ * gets the process ID ("http1234"), the module is the object's file name,
+ * and a probe whose sites are in several functions is one probe per
+ * function, told apart at fire time by the site's address (the ECB's PC
+ * range). Probe names show "__" as "-". dtrace:::BEGIN, END and ERROR are
+ * probes 1 to 3; the others are numbered in table order from 4, which is the
+ * same order for the same process every time.
+ */
+#include "consumer/consumer.h"
+#include "util/util.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add(struct cs_probes *ps, size_t *cap, struct cs_probe pr)
+{
+	pr.id = (uint32_t)ps->cnt + 1;
+	UDT__PUSH(ps->v, ps->cnt, *cap, pr);
+}
+
+/* The D type of a table argument, for args[]: integers by size and sign, pointers. */
+static struct dl_qtype arg_type(struct dl_program *p, const struct udt_table_arg *a)
+{
+	static const char *const sgn[] = { "char", "short", NULL, "int", NULL, NULL, NULL, "long long" };
+	static const char *const uns[] = { "unsigned char", "unsigned short", NULL, "unsigned int",
+					   NULL, NULL, NULL, "unsigned long long" };
+
+	if (a->kind == UDT_ARG_INT && a->size >= 1 && a->size <= 8 && sgn[a->size - 1])
+		return (struct dl_qtype){ dl_lookup_typedef(p, (a->is_signed ? sgn : uns)[a->size - 1]),
+					  0 };
+	if (a->kind == UDT_ARG_STRING)
+		return (struct dl_qtype){ dl_lookup_typedef(p, "string"), 0 };
+	return (struct dl_qtype){ dl_type_ptr(p, (struct dl_qtype){ dl_lookup_typedef(p, "void"),
+								   0 }), 0 };
+}
+
+static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table *t,
+				    const struct udt_table_probe *tp)
+{
+	struct dl_probe *d = udt__xcalloc(1, sizeof(*d));
+
+	d->name = cs_table_str(t, tp->name);
+	d->narg_cnt = tp->narg_cnt;
+	d->nargs = udt__xcalloc(tp->narg_cnt + 1, sizeof(*d->nargs));
+	for (uint32_t i = 0; i < tp->narg_cnt; i++) {
+		const struct udt_table_arg *a = cs_table_arg(t, tp->first_narg + i);
+		d->nargs[i].name = cs_table_str(t, a->name);
+		d->nargs[i].type = arg_type(p, a);
+	}
+	d->translated = tp->flags & UDT_PROBE_TRANSLATED;
+	d->xarg_cnt = d->translated ? tp->xarg_cnt : tp->narg_cnt;
+	d->xargs = d->translated ? udt__xcalloc(tp->xarg_cnt + 1, sizeof(*d->xargs)) : d->nargs;
+	d->mapping = udt__xcalloc(d->xarg_cnt + 1, 1);
+	for (uint32_t i = 0; i < d->xarg_cnt; i++) {
+		if (d->translated) {
+			const struct udt_table_arg *a = cs_table_arg(t, tp->first_xarg + i);
+			d->xargs[i].name = cs_table_str(t, a->name);
+			d->xargs[i].type = arg_type(p, a);
+			d->mapping[i] = a->mapping;
+		} else {
+			d->mapping[i] = (uint8_t)i;
+		}
+	}
+	return d;
+}
+
+int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
+{
+	size_t cap = 0;
+	static const char *const core[] = { "BEGIN", "END", "ERROR" };
+
+	memset(ps, 0, sizeof(*ps));
+	ps->types = dl_program_new(DL_LP64);
+	for (size_t i = 0; i < 3; i++) {
+		struct cs_probe pr = { .prov = udt__xstrdup("dtrace"), .mod = "", .func = "",
+				       .name = udt__xstrdup(core[i]) };
+		add(ps, &cap, pr);
+	}
+	for (size_t m = 0; proc && m < proc->mod_cnt; m++) {
+		struct cs_module *mod = &proc->mods[m];
+
+		for (size_t k = 0; k < mod->table_cnt; k++) {
+			const struct cs_ptable *pt = &mod->tables[k];
+			const struct cs_table *t = &pt->t;
+			uint64_t disp_field = pt->addr + offsetof(struct udt_table_hdr, dispatch_rel);
+
+			for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
+				const struct udt_table_probe *tp = cs_table_probe(t, i);
+				const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
+				struct cs_probe pr = { 0 };
+
+				pr.prov = udt__xasprintf("%s%d", cs_table_str(t, pv->name), (int)proc->pid);
+				pr.mod = mod->name;
+				pr.name = dl_probe_dname(cs_table_str(t, tp->name));
+				pr.module = mod;
+				pr.pt = pt;
+				pr.index = i;
+				pr.sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)tp->sem_rel;
+				pr.dispatch = disp_field + (uint64_t)t->hdr.dispatch_rel;
+				pr.dprobe = make_dprobe(ps->types, t, tp);
+				if (tp->func_cnt <= 1) {
+					pr.func = tp->func_cnt ? cs_table_func(t, tp->first_func) : "";
+					add(ps, &cap, pr);
+					continue;
+				}
+				for (uint32_t f = 0; f < tp->func_cnt; f++) {
+					struct cs_probe pf = pr;
+
+					pf.func = cs_table_func(t, tp->first_func + f);
+					if (f) {
+						pf.prov = udt__xstrdup(pr.prov);
+						pf.name = udt__xstrdup(pr.name);
+						pf.dprobe = make_dprobe(ps->types, t, tp);
+					}
+					if (cs_module_func_range(mod, pf.func, &pf.pc_lo, &pf.pc_hi))
+						pf.pc_lo = pf.pc_hi = 0;
+					add(ps, &cap, pf);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+void cs_probes_free(struct cs_probes *ps)
+{
+	for (size_t i = 0; i < ps->cnt; i++) {
+		struct dl_probe *d = ps->v[i].dprobe;
+
+		free(ps->v[i].prov);
+		free(ps->v[i].name);
+		if (d) {
+			if (d->xargs != d->nargs)
+				free(d->xargs);
+			free(d->nargs);
+			free(d->mapping);
+			free(d);
+		}
+	}
+	free(ps->v);
+	dl_program_free(ps->types);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static bool field_match(const char *pat, size_t len, const char *s)
+{
+	char buf[512];
+
+	if (!len)
+		return true;
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, pat, len);
+	buf[len] = '\0';
+	return fnmatch(buf, s, 0) == 0;
+}
+
+bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
+{
+	const char *f[4] = { "", "", "", "" };
+	size_t len[4] = { 0, 0, 0, 0 };
+	const char *parts[4];
+	size_t plen[4], n = 0;
+	const char *s = desc;
+
+	/* split at ':'; fewer than four fields name the rightmost ones */
+	for (;;) {
+		const char *c = strchr(s, ':');
+		if (n == 4)
+			return false;
+		parts[n] = s;
+		plen[n] = c ? (size_t)(c - s) : strlen(s);
+		n++;
+		if (!c)
+			break;
+		s = c + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		f[4 - n + i] = parts[i];
+		len[4 - n + i] = plen[i];
+	}
+	return field_match(f[0], len[0], pr->prov) && field_match(f[1], len[1], pr->mod) &&
+	       field_match(f[2], len[2], pr->func) && field_match(f[3], len[3], pr->name);
+}
+
+/* The lower of two stability or class values, as DTrace combines attributes. */
+static uint8_t lower(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+static void list_verbose(const struct cs_probe *pr, FILE *out)
+{
+	uint8_t attr[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
+	uint8_t arga[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
+	const struct cs_table *t = pr->pt ? &pr->pt->t : NULL;
+	const struct udt_table_probe *tp = t ? cs_table_probe(t, pr->index) : NULL;
+
+	if (tp) {
+		const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
+		for (int k = 0; k < 3; k++) {
+			attr[k] = pv->attr[UDT_ATTR_PROVIDER][k];
+			for (int w = UDT_ATTR_MODULE; w <= UDT_ATTR_NAME; w++)
+				attr[k] = lower(attr[k], pv->attr[w][k]);
+			arga[k] = pv->attr[UDT_ATTR_ARGS][k];
+		}
+	} else {
+		/* dtrace:::BEGIN and friends are Stable/Stable/Common */
+		attr[0] = attr[1] = DL_STAB_STABLE;
+		arga[0] = arga[1] = DL_STAB_STABLE;
+	}
+	fprintf(out, "\n\tProbe Description Attributes\n");
+	fprintf(out, "\t\tIdentifier Names: %s\n", dl_stability_name(attr[0]));
+	fprintf(out, "\t\tData Semantics:   %s\n", dl_stability_name(attr[1]));
+	fprintf(out, "\t\tDependency Class: %s\n", dl_class_name(attr[2]));
+	fprintf(out, "\n\tArgument Attributes\n");
+	fprintf(out, "\t\tIdentifier Names: %s\n", dl_stability_name(arga[0]));
+	fprintf(out, "\t\tData Semantics:   %s\n", dl_stability_name(arga[1]));
+	fprintf(out, "\t\tDependency Class: %s\n", dl_class_name(arga[2]));
+	fprintf(out, "\n\tArgument Types\n");
+	uint32_t n = tp ? tp->xarg_cnt : 0, first = tp ? tp->first_xarg : 0;
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "\t\targs[%u]: %s\n", i, cs_table_str(t, cs_table_arg(t, first + i)->type));
+	if (!n)
+		fprintf(out, "\t\tNone\n");
+	fprintf(out, "\n");
+}
+
+size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
+	       bool verbose, FILE *out)
+{
+	size_t listed = 0;
+
+	fprintf(out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+	for (size_t i = 0; i < ps->cnt; i++) {
+		const struct cs_probe *pr = &ps->v[i];
+		bool match = desc_cnt == 0;
+
+		for (size_t d = 0; d < desc_cnt && !match; d++)
+			match = cs_pdesc_match(descs[d], pr);
+		if (!match)
+			continue;
+		fprintf(out, "%5u %10s %17s %33s %s\n", pr->id, pr->prov, pr->mod, pr->func,
+			pr->name);
+		if (verbose)
+			list_verbose(pr, out);
+		listed++;
+	}
+	return listed;
+}

@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Compiling D expressions to bytecode (runtime/bytecode.h).
+ *
+ * One expression (a predicate, or the argument of an action) is compiled for
+ * one probe at a time: the probe variables (probeprov, probemod, probefunc,
+ * probename) and execname are constants of that probe, so they fold away;
+ * args[] takes its types from the probe's definition. What is left runs in
+ * the target at fire time.
+ *
+ * Code generation is a recursive walk that returns a value descriptor: a
+ * compile-time constant (nothing emitted; folded with the operators' C
+ * semantics) or a register. Registers are allocated as a stack: an
+ * operand's subexpressions use the registers above it, so an expression
+ * needs as many registers as its depth, and a deeper one is refused. Integer
+ * values are kept in 64-bit registers normalized to their type (sign- or
+ * zero-extended from its width) after every operation, so that comparisons,
+ * divisions and shifts can work on whole registers. && || ?: branch forward
+ * only, as the verifier requires.
+ *
+ * This is the subset issue #3 needs: integer arithmetic, comparisons and
+ * logic over arguments, builtins and constants, casts to integer types, and
+ * constant strings. Variables, strings in memory, translators and
+ * subroutines come with the D language (issue #4).
+ */
+#include "dlang/internal.h"
+#include "runtime/bytecode.h"
+#include "util/util.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct val {
+	struct dl_qtype type;
+	bool is_const;
+	int64_t cval;
+	const char *cstr;         /* a constant string */
+	int reg;                  /* register with the value, when not constant */
+};
+
+struct cg {
+	struct dl_program *p;
+	const struct dl_probe_ctx *ctx;
+	struct udt_insn *insns;
+	size_t n, cap;
+	uint64_t *consts;
+	size_t nc, capc;
+	struct udt_strbuf str;
+	char *err;
+	jmp_buf jb;
+};
+
+static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
+{
+	struct udt_strbuf sb = { 0 };
+	va_list ap;
+
+	if (n && n->loc.file)
+		udt__sb_printf(&sb, "%s:%d:%d: error: ", n->loc.file, n->loc.line, n->loc.col);
+	else
+		udt__sb_puts(&sb, "error: ");
+	va_start(ap, fmt);
+	udt__sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	g->err = udt__sb_take(&sb);
+	longjmp(g->jb, 1);
+}
+
+static size_t emit(struct cg *g, uint8_t op, int rd, int rs1, int rs2, int32_t imm)
+{
+	struct udt_insn in = { op, (uint8_t)rd, (uint8_t)rs1, (uint8_t)rs2, imm };
+
+	if (g->n >= UDT_DIFO_MAX_INSNS)
+		cg_error(g, NULL, "expression is too large to compile");
+	UDT__PUSH(g->insns, g->n, g->cap, in);
+	return g->n - 1;
+}
+
+static void patch_target(struct cg *g, size_t at)
+{
+	g->insns[at].imm = (int32_t)g->n;
+}
+
+static struct dl_qtype named(struct cg *g, const char *name)
+{
+	return (struct dl_qtype){ dl_lookup_typedef(g->p, name), 0 };
+}
+
+/* -- Types ------------------------------------------------------------------------- */
+
+static bool is_int(struct dl_qtype t)
+{
+	return dl_type_argclass(t) == DL_ARG_INT;
+}
+
+static bool is_ptr(struct dl_qtype t)
+{
+	struct dl_qtype r = dl_type_resolve(t);
+
+	return r.t->kind == DL_PTR || r.t->kind == DL_ARRAY;
+}
+
+static bool is_str(struct dl_qtype t)
+{
+	return dl_type_resolve(t).t->kind == DL_STRING;
+}
+
+static unsigned width(struct dl_qtype t)
+{
+	struct dl_qtype r = dl_type_resolve(t);
+
+	if (r.t->kind == DL_ENUM)
+		return 32;
+	return r.t->size ? (unsigned)r.t->size * 8 : 64;
+}
+
+static bool is_signed(struct dl_qtype t)
+{
+	struct dl_qtype r = dl_type_resolve(t);
+
+	if (r.t->kind == DL_ENUM)
+		return true;
+	return r.t->kind == DL_INT && r.t->is_signed;
+}
+
+unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed)
+{
+	unsigned w = is_int(qt) ? width(qt) / 8 : 8;
+
+	*ret_signed = is_int(qt) && is_signed(qt);
+	return w == 1 || w == 2 || w == 4 ? w : 8;
+}
+
+/* C's integer promotion, then the usual arithmetic conversions of a and b. */
+static struct dl_qtype promote(struct cg *g, struct dl_qtype t)
+{
+	if (width(t) < 32)
+		return named(g, "int");
+	return (struct dl_qtype){ dl_type_resolve(t).t, 0 };
+}
+
+static struct dl_qtype arith_type(struct cg *g, struct dl_qtype a, struct dl_qtype b)
+{
+	a = promote(g, a);
+	b = promote(g, b);
+	if (is_ptr(a))
+		return a;
+	if (is_ptr(b))
+		return b;
+	if (width(a) != width(b))
+		return width(a) > width(b) ? a : b;
+	if (!is_signed(a))
+		return a;
+	return b;
+}
+
+/* Normalize a 64-bit value to type t: sign- or zero-extension from its width. */
+static int64_t norm_const(struct dl_qtype t, int64_t v)
+{
+	unsigned w = width(t);
+
+	if (w >= 64 || !is_int(t))
+		return v;
+	uint64_t mask = (1ull << w) - 1, u = (uint64_t)v & mask;
+	if (is_signed(t) && (u >> (w - 1)))
+		u |= ~mask;
+	return (int64_t)u;
+}
+
+static void norm_reg(struct cg *g, struct dl_qtype t, int r)
+{
+	unsigned w = width(t);
+
+	if (w >= 64 || !is_int(t))
+		return;
+	emit(g, is_signed(t) ? UDT_OP_SEXT : UDT_OP_ZEXT, r, r, 0, (int32_t)w);
+}
+
+/* Put v into register r (constants are loaded). */
+static void materialize(struct cg *g, struct val *v, int r, const struct dl_node *n)
+{
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	if (v->cstr) {
+		cg_error(g, n, "this use of a string is not supported yet (D strings arrive with "
+			 "issue #4)");
+	} else if (v->is_const) {
+		if (v->cval >= INT32_MIN && v->cval <= INT32_MAX) {
+			emit(g, UDT_OP_LDI, r, 0, 0, (int32_t)v->cval);
+		} else {
+			UDT__PUSH(g->consts, g->nc, g->capc, (uint64_t)v->cval);
+			emit(g, UDT_OP_LDC, r, 0, 0, (int32_t)(g->nc - 1));
+		}
+	} else if (v->reg != r) {
+		emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
+	}
+	v->is_const = false;
+	v->reg = r;
+}
+
+static struct val constant(struct dl_qtype t, int64_t v)
+{
+	return (struct val){ .type = t, .is_const = true, .cval = norm_const(t, v), .reg = -1 };
+}
+
+static struct val gen(struct cg *g, const struct dl_node *n, int r);
+
+/* -- Identifiers: builtins and probe variables ----------------------------------------- */
+
+static struct val string_const(struct cg *g, const char *s)
+{
+	return (struct val){ .type = named(g, "string"), .is_const = true,
+			     .cstr = s ? s : "", .reg = -1 };
+}
+
+static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
+{
+	const char *id = n->name;
+	static const struct {
+		const char *name;
+		int var;
+		const char *type;
+	} vars[] = {
+		{ "timestamp", UDT_VAR_TIMESTAMP, "uint64_t" },
+		{ "walltimestamp", UDT_VAR_WALLTIMESTAMP, "int64_t" },
+		{ "vtimestamp", UDT_VAR_VTIMESTAMP, "uint64_t" },
+		{ "pid", UDT_VAR_PID, "pid_t" },
+		{ "tid", UDT_VAR_TID, "id_t" },
+		{ "cpu", UDT_VAR_CPU, "int" },
+		{ "epid", UDT_VAR_EPID, "uint32_t" },
+		{ "errno", UDT_VAR_ERRNO, "int" },
+	};
+
+	if (!strncmp(id, "arg", 3) && id[3] >= '0' && id[3] <= '9' && !id[4]) {
+		if (r >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		emit(g, UDT_OP_LDARG, r, 0, 0, id[3] - '0');
+		return (struct val){ .type = named(g, "int64_t"), .reg = r };
+	}
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(vars); i++) {
+		if (strcmp(id, vars[i].name))
+			continue;
+		if (r >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		emit(g, UDT_OP_LDVAR, r, 0, 0, vars[i].var);
+		struct val v = { .type = named(g, vars[i].type), .reg = r };
+		norm_reg(g, v.type, r);
+		return v;
+	}
+	if (!strcmp(id, "probeprov"))
+		return string_const(g, g->ctx->prov);
+	if (!strcmp(id, "probemod"))
+		return string_const(g, g->ctx->mod);
+	if (!strcmp(id, "probefunc"))
+		return string_const(g, g->ctx->func);
+	if (!strcmp(id, "probename"))
+		return string_const(g, g->ctx->name);
+	if (!strcmp(id, "execname"))
+		return string_const(g, g->ctx->execname);
+	struct dl_enumerator *e = dl_sym_get(&g->p->enumconsts, id);
+	if (e)
+		return constant(named(g, "int"), e->value);
+	if (!strcmp(id, "args"))
+		cg_error(g, n, "args[] must be indexed with a constant");
+	cg_error(g, n, "%s is not a variable this version knows (D variables arrive with "
+		 "issue #4)", id);
+}
+
+/* args[N]: the native argument N, normalized to its declared type. */
+static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
+{
+	const struct dl_probe *pr = g->ctx->probe;
+
+	if (n->arg_cnt != 1)
+		cg_error(g, n, "args[] takes one index");
+	struct val idx = gen(g, n->args[0], r);
+	if (!idx.is_const || idx.cstr)
+		cg_error(g, n, "args[] must be indexed with an integer constant");
+	if (!pr)
+		cg_error(g, n, "args[] is not available in this clause");
+	if (idx.cval < 0 || (uint64_t)idx.cval >= pr->xarg_cnt)
+		cg_error(g, n, "index %lld is out of range for %s args[ ]",
+			 (long long)idx.cval, g->ctx->name);
+	if (pr->translated)
+		cg_error(g, n, "args[%lld] is a translated argument (%s): translators arrive with "
+			 "issue #4; use arg%u", (long long)idx.cval,
+			 dl_type_cdecl(g->p, pr->xargs[idx.cval].type, NULL),
+			 (unsigned)pr->mapping[idx.cval]);
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	emit(g, UDT_OP_LDARG, r, 0, 0, (int32_t)idx.cval);
+	struct val v = { .type = pr->nargs[idx.cval].type, .reg = r };
+	norm_reg(g, v.type, r);
+	return v;
+}
+
+/* -- Operators ------------------------------------------------------------------------ */
+
+static int64_t fold_binary(struct cg *g, const struct dl_node *n, int op, struct dl_qtype t,
+			   int64_t a, int64_t b)
+{
+	bool s = is_signed(t);
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+
+	switch (op) {
+	case '+': return (int64_t)(ua + ub);
+	case '-': return (int64_t)(ua - ub);
+	case '*': return (int64_t)(ua * ub);
+	case '/':
+	case '%':
+		if (!b)
+			cg_error(g, n, "division by zero in a constant expression");
+		if (s) {
+			if (a == INT64_MIN && b == -1)
+				return op == '/' ? a : 0;
+			return op == '/' ? a / b : a % b;
+		}
+		return (int64_t)(op == '/' ? ua / ub : ua % ub);
+	case '&': return a & b;
+	case '|': return a | b;
+	case '^': return a ^ b;
+	case T_SHL: return (int64_t)(ua << (ub & 63));
+	case T_SHR: return s ? a >> (ub & 63) : (int64_t)(ua >> (ub & 63));
+	default: cg_error(g, n, "bad operator");
+	}
+}
+
+static bool fold_compare(int op, bool s, int64_t a, int64_t b)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+
+	switch (op) {
+	case T_EQ: return a == b;
+	case T_NE: return a != b;
+	case '<': return s ? a < b : ua < ub;
+	case '>': return s ? a > b : ua > ub;
+	case T_LE: return s ? a <= b : ua <= ub;
+	default: return s ? a >= b : ua >= ub;
+	}
+}
+
+static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
+{
+	struct val a = gen(g, n->a, r);
+	struct val b = gen(g, n->b, r + 1);
+	struct dl_qtype tint = named(g, "int");
+
+	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type)) {
+		if (a.cstr && b.cstr) {
+			int c = strcmp(a.cstr, b.cstr);
+			return constant(tint, fold_compare(n->op, true, c, 0));
+		}
+		cg_error(g, n, "comparing strings that are not constants is not supported yet "
+			 "(issue #4)");
+	}
+	struct dl_qtype t = arith_type(g, a.type, b.type);
+	bool s = is_signed(t) && !is_ptr(t);
+
+	if (a.is_const && b.is_const)
+		return constant(tint, fold_compare(n->op, s, norm_const(t, a.cval),
+						   norm_const(t, b.cval)));
+	if (a.is_const)
+		a.cval = norm_const(t, a.cval);
+	if (b.is_const)
+		b.cval = norm_const(t, b.cval);
+	materialize(g, &a, r, n);
+	materialize(g, &b, r + 1, n);
+	/* a and b are normalized to their own types; widen to t's (a no-op at 64 bits) */
+	int ra = r, rb = r + 1;
+	uint8_t op;
+	switch (n->op) {
+	case T_EQ: op = UDT_OP_SEQ; break;
+	case T_NE: op = UDT_OP_SNE; break;
+	case '<': op = s ? UDT_OP_SLT : UDT_OP_SLTU; break;
+	case T_LE: op = s ? UDT_OP_SLE : UDT_OP_SLEU; break;
+	case '>': op = s ? UDT_OP_SLT : UDT_OP_SLTU; ra = r + 1; rb = r; break;
+	default: op = s ? UDT_OP_SLE : UDT_OP_SLEU; ra = r + 1; rb = r; break;
+	}
+	if (!is_signed(t) && width(t) < 64) {
+		norm_reg(g, t, r);
+		norm_reg(g, t, r + 1);
+	}
+	emit(g, op, r, ra, rb, 0);
+	return (struct val){ .type = tint, .reg = r };
+}
+
+/* && || ^^: short-circuit, branching forward. */
+static struct val gen_logical(struct cg *g, const struct dl_node *n, int r)
+{
+	struct dl_qtype tint = named(g, "int");
+	struct val a = gen(g, n->a, r);
+
+	if (a.cstr)
+		cg_error(g, n, "operands of %s must be scalars", dl_op_name(n->op));
+	if (a.is_const && n->op != T_LXOR) {
+		/* a decides, or b does */
+		if ((n->op == T_LAND && !a.cval) || (n->op == T_LOR && a.cval))
+			return constant(tint, n->op == T_LOR);
+		struct val b = gen(g, n->b, r);
+		if (b.cstr)
+			cg_error(g, n, "operands of %s must be scalars", dl_op_name(n->op));
+		if (b.is_const)
+			return constant(tint, b.cval != 0);
+		materialize(g, &b, r, n);
+		if (r + 1 >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		emit(g, UDT_OP_LDI, r + 1, 0, 0, 0);
+		emit(g, UDT_OP_SNE, r, r, r + 1, 0); /* r = b != 0 */
+		return (struct val){ .type = tint, .reg = r };
+	}
+	materialize(g, &a, r, n);
+	if (r + 1 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	emit(g, UDT_OP_LDI, r + 1, 0, 0, 0);
+	emit(g, UDT_OP_SNE, r, r, r + 1, 0); /* r = a != 0 */
+	if (n->op == T_LXOR) {
+		struct val b = gen(g, n->b, r + 1);
+		materialize(g, &b, r + 1, n);
+		if (r + 2 >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		emit(g, UDT_OP_LDI, r + 2, 0, 0, 0);
+		emit(g, UDT_OP_SNE, r + 1, r + 1, r + 2, 0);
+		emit(g, UDT_OP_XOR, r, r, r + 1, 0);
+		return (struct val){ .type = tint, .reg = r };
+	}
+	size_t br = emit(g, n->op == T_LAND ? UDT_OP_BZ : UDT_OP_BNZ, 0, r, 0, 0);
+	struct val b = gen(g, n->b, r + 1);
+	materialize(g, &b, r + 1, n);
+	if (r + 2 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	emit(g, UDT_OP_LDI, r + 2, 0, 0, 0);
+	emit(g, UDT_OP_SNE, r, r + 1, r + 2, 0);
+	patch_target(g, br);
+	return (struct val){ .type = tint, .reg = r };
+}
+
+static struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
+{
+	static const struct {
+		int tok;
+		uint8_t op, sop;      /* unsigned and signed forms */
+	} ops[] = {
+		{ '+', UDT_OP_ADD, UDT_OP_ADD }, { '-', UDT_OP_SUB, UDT_OP_SUB },
+		{ '*', UDT_OP_MUL, UDT_OP_MUL }, { '/', UDT_OP_UDIV, UDT_OP_SDIV },
+		{ '%', UDT_OP_UREM, UDT_OP_SREM }, { '&', UDT_OP_AND, UDT_OP_AND },
+		{ '|', UDT_OP_OR, UDT_OP_OR }, { '^', UDT_OP_XOR, UDT_OP_XOR },
+		{ T_SHL, UDT_OP_SLL, UDT_OP_SLL }, { T_SHR, UDT_OP_SRL, UDT_OP_SRA },
+	};
+
+	switch (n->op) {
+	case T_EQ: case T_NE: case '<': case '>': case T_LE: case T_GE:
+		return gen_compare(g, n, r);
+	case T_LAND: case T_LOR: case T_LXOR:
+		return gen_logical(g, n, r);
+	case ',':
+		(void)gen(g, n->a, r);
+		return gen(g, n->b, r);
+	default:
+		break;
+	}
+	size_t k;
+	for (k = 0; k < UDT__ARRAY_SIZE(ops); k++)
+		if (ops[k].tok == n->op)
+			break;
+	if (k == UDT__ARRAY_SIZE(ops))
+		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
+
+	struct val a = gen(g, n->a, r);
+	struct val b = gen(g, n->b, r + 1);
+	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type))
+		cg_error(g, n, "operator %s cannot be applied to a string", dl_op_name(n->op));
+	/* shifts take the type of the promoted left operand */
+	struct dl_qtype t = (n->op == T_SHL || n->op == T_SHR) ? promote(g, a.type)
+							      : arith_type(g, a.type, b.type);
+	if (a.is_const && b.is_const)
+		return constant(t, fold_binary(g, n, n->op, t, norm_const(t, a.cval),
+					       norm_const(t, b.cval)));
+	if (a.is_const)
+		a.cval = norm_const(t, a.cval);
+	materialize(g, &a, r, n);
+	materialize(g, &b, r + 1, n);
+	/* operands of a wider type are already normalized to their narrower one; an
+	   unsigned result type reinterprets them: normalize to t first */
+	norm_reg(g, t, r);
+	norm_reg(g, t, r + 1);
+	emit(g, is_signed(t) ? ops[k].sop : ops[k].op, r, r, r + 1, 0);
+	norm_reg(g, t, r);
+	return (struct val){ .type = t, .reg = r };
+}
+
+static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
+{
+	struct val a = gen(g, n->a, r);
+
+	if (a.cstr || is_str(a.type))
+		cg_error(g, n, "operator %s cannot be applied to a string", dl_op_name(n->op));
+	struct dl_qtype t = n->op == '!' ? named(g, "int") : promote(g, a.type);
+
+	switch (n->op) {
+	case '+':
+		return a.is_const ? constant(t, a.cval) : (struct val){ .type = t, .reg = a.reg };
+	case '-':
+	case '~':
+	case '!':
+		if (a.is_const) {
+			int64_t v = n->op == '-' ? (int64_t)(0 - (uint64_t)a.cval)
+				    : n->op == '~' ? ~a.cval : !a.cval;
+			return constant(t, v);
+		}
+		emit(g, n->op == '-' ? UDT_OP_NEG : n->op == '~' ? UDT_OP_NOT : UDT_OP_LNOT, r,
+		     a.reg, 0, 0);
+		norm_reg(g, t, r);
+		return (struct val){ .type = t, .reg = r };
+	default:
+		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
+	}
+}
+
+static struct val gen_cast(struct cg *g, const struct dl_node *n, int r)
+{
+	struct val a = gen(g, n->a, r);
+	struct dl_qtype to = n->type;
+
+	if (!is_int(to) && !is_ptr(to))
+		cg_error(g, n, "cannot cast to %s yet (issue #4)", dl_type_cdecl(g->p, to, NULL));
+	if (a.cstr)
+		cg_error(g, n, "cannot cast a string to %s", dl_type_cdecl(g->p, to, NULL));
+	if (a.is_const)
+		return constant(to, a.cval);
+	norm_reg(g, to, a.reg);
+	return (struct val){ .type = to, .reg = a.reg };
+}
+
+static struct val gen_ternary(struct cg *g, const struct dl_node *n, int r)
+{
+	struct val c = gen(g, n->a, r);
+
+	if (c.cstr)
+		cg_error(g, n, "the condition of ?: must be a scalar");
+	if (c.is_const)
+		return gen(g, c.cval ? n->b : n->c, r);
+	size_t to_else = emit(g, UDT_OP_BZ, 0, c.reg, 0, 0);
+	struct val a = gen(g, n->b, r);
+	if (a.cstr)
+		cg_error(g, n, "strings in ?: are not supported yet (issue #4)");
+	materialize(g, &a, r, n);
+	size_t to_end = emit(g, UDT_OP_BA, 0, 0, 0, 0);
+	patch_target(g, to_else);
+	struct val b = gen(g, n->c, r);
+	if (b.cstr)
+		cg_error(g, n, "strings in ?: are not supported yet (issue #4)");
+	materialize(g, &b, r, n);
+	patch_target(g, to_end);
+	struct dl_qtype t = arith_type(g, a.type, b.type);
+	norm_reg(g, t, r);
+	return (struct val){ .type = t, .reg = r };
+}
+
+static struct val gen(struct cg *g, const struct dl_node *n, int r)
+{
+	switch (n->kind) {
+	case DL_N_INT: {
+		/* C's rules for the type of an integer constant */
+		int sfx = n->op;
+		bool u = sfx & 1;
+		int longs = sfx >> 1;
+		const char *ty = "int";
+
+		if (n->flag)
+			ty = "char";
+		else if (longs == 0 && !u && n->ival <= INT_MAX)
+			ty = "int";
+		else if (longs == 0 && n->ival <= UINT_MAX)
+			ty = u ? "unsigned int" : n->ival <= INT_MAX ? "int" : "unsigned int";
+		else if (!u && n->ival <= INT64_MAX)
+			ty = longs == 2 ? "long long" : "long";
+		else
+			ty = longs == 2 ? "unsigned long long" : "unsigned long";
+		return constant(named(g, ty), (int64_t)n->ival);
+	}
+	case DL_N_STRING:
+		return string_const(g, n->sval);
+	case DL_N_IDENT:
+		return gen_ident(g, n, r);
+	case DL_N_INDEX:
+		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "args"))
+			return gen_args(g, n, r);
+		cg_error(g, n, "arrays are not supported yet (issue #4)");
+	case DL_N_BINARY:
+		if (n->op == '=' || (n->op >= T_MUL_EQ && n->op <= T_OR_EQ))
+			cg_error(g, n, "assignment is not supported yet (D variables arrive with "
+				 "issue #4)");
+		return gen_binary(g, n, r);
+	case DL_N_UNARY:
+		return gen_unary(g, n, r);
+	case DL_N_CAST:
+		return gen_cast(g, n, r);
+	case DL_N_TERNARY:
+		return gen_ternary(g, n, r);
+	case DL_N_SIZEOF: {
+		struct dl_qtype t = n->a ? gen(g, n->a, r).type : n->type;
+		struct dl_qtype rt = dl_type_resolve(t);
+		return constant(named(g, "size_t"), (int64_t)rt.t->size);
+	}
+	case DL_N_MACRO:
+		if (!strcmp(n->name, "pid") || !strcmp(n->name, "target"))
+			return constant(named(g, "pid_t"), g->ctx->pid);
+		cg_error(g, n, "macro variable $%s is not defined", n->name);
+	default:
+		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
+			 "issue #4)");
+	}
+}
+
+void dl_difo_free(struct dl_difo *d)
+{
+	if (!d)
+		return;
+	free(d->bytes);
+	d->bytes = NULL;
+}
+
+int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
+	       struct dl_difo *ret, char **ret_err)
+{
+	struct cg g = { .p = p, .ctx = ctx };
+	struct dl_difo d = { 0 };
+
+	if (setjmp(g.jb)) {
+		free(g.insns);
+		free(g.consts);
+		udt__sb_reset(&g.str);
+		*ret_err = g.err;
+		return -1;
+	}
+	struct val v = gen(&g, expr, 0);
+
+	d.type = v.type;
+	if (v.cstr) {
+		d.is_const = d.is_string = true;
+		d.const_str = v.cstr;
+	} else if (v.is_const) {
+		d.is_const = true;
+		d.const_val = v.cval;
+	}
+	if (!d.is_const) {
+		emit(&g, UDT_OP_RET, 0, v.reg, 0, 0);
+		struct udt_difo h = {
+			.size = sizeof(h),
+			.insn_cnt = (uint32_t)g.n,
+			.const_cnt = (uint32_t)g.nc,
+			.str_sz = 0,
+		};
+		d.sz = sizeof(h) + g.n * sizeof(struct udt_insn) + g.nc * 8;
+		d.bytes = udt__xmalloc(d.sz);
+		memcpy(d.bytes, &h, sizeof(h));
+		memcpy(d.bytes + sizeof(h), g.insns, g.n * sizeof(struct udt_insn));
+		if (g.nc)
+			memcpy(d.bytes + sizeof(h) + g.n * sizeof(struct udt_insn), g.consts, g.nc * 8);
+	}
+	free(g.insns);
+	free(g.consts);
+	udt__sb_reset(&g.str);
+	*ret = d;
+	return 0;
+}

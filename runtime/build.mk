@@ -1,0 +1,42 @@
+# libudtrace: the in-process runtime, as libudtrace.so.1 (with a version
+# script) and libudtrace.a, built from position-independent objects. Under
+# `make check` the shared library is built without sanitizers (an ASan
+# library cannot be preloaded into the uninstrumented programs it traces);
+# tests/unit/test_runtime links the same sources into an ASan binary.
+RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/fire.c \
+		runtime/vm.c runtime/safe.c
+RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS))
+RUNTIME_SONAME := libudtrace.so.1
+RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \
+		 -Isdk/include $(CFLAGS) $(EXTRA_CFLAGS)
+
+$(BUILD)/obj-pic/%.o: %.c
+	$(call msg,CC,$< [pic])
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(RUNTIME_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/lib/$(RUNTIME_SONAME): $(RUNTIME_PIC_OBJS) runtime/libudtrace.map
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -shared -Wl,-soname,$(RUNTIME_SONAME) -Wl,--version-script=runtime/libudtrace.map \
+		-Wl,-z,now -Wl,-z,relro -o $@ $(RUNTIME_PIC_OBJS) -lpthread
+
+$(BUILD)/lib/libudtrace.so: $(BUILD)/lib/$(RUNTIME_SONAME)
+	$(Q)ln -sf $(RUNTIME_SONAME) $@
+
+$(BUILD)/lib/libudtrace.a: $(RUNTIME_PIC_OBJS)
+	$(call msg,AR,$@)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# The weak references of -G objects do not pull the library in under
+# --as-needed: link it with --no-as-needed (docs/format.md §3).
+$(BUILD)/lib/pkgconfig/udtrace.pc: Makefile runtime/build.mk
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+		'Name: udtrace' 'Description: userland DTrace runtime' 'Version: 0.1' \
+		'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state' >$@
+
+RUNTIME_TARGETS := $(BUILD)/lib/$(RUNTIME_SONAME) $(BUILD)/lib/libudtrace.so \
+		   $(BUILD)/lib/libudtrace.a $(BUILD)/lib/pkgconfig/udtrace.pc

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe path: udt__fire(), where an enabled probe site lands.
+ *
+ * The consumer stores udt__fire's address in the udt__dispatch pointer of
+ * every object whose probes it enables (docs/format.md §1). A fire then:
+ *
+ *  1. leaves at once unless a session is active, and never recurses (a probe
+ *     fired from a signal handler that interrupted this thread in here is
+ *     counted as lost);
+ *  2. checks the deadman (the fire's timestamp against the heartbeat);
+ *  3. verifies the session's enablings once (every DIFO through
+ *     udt_difo_verify(), every offset against the area);
+ *  4. finds the ECBs of the probe by its semaphore address (a hash in the
+ *     area), and for each: the site filter, the predicate, then a record of
+ *     the actions' values in this thread's buffer (record.c);
+ *  5. on a fault (a bad address, a division by zero) abandons the record and
+ *     writes an error record instead: the consumer reports it, DTrace-style.
+ *
+ * Async-signal-safe: no locks, no allocation, no stdio; errno is saved and
+ * restored; the only system calls are the vDSO clock and getcpu, gettid once
+ * per thread, the memfd and mmap of the session's first fire, and
+ * process_vm_readv for loads from application memory.
+ */
+#include "runtime/internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static uint32_t verified_session;
+
+static bool in_area(uint64_t off, uint64_t len)
+{
+	return off <= UDT_AREA_SZ && len <= UDT_AREA_SZ - off;
+}
+
+/* A DIFO at offset off of area: checked header and extent, then the verifier. */
+static int check_difo(const uint8_t *area, uint32_t off, uint32_t *ret_insn)
+{
+	const struct udt_difo *d;
+	uint64_t sz;
+
+	*ret_insn = 0;
+	if (off % 8 || !in_area(off, sizeof(*d)))
+		return -EINVAL;
+	d = (const void *)(area + off);
+	sz = (uint64_t)d->size + (uint64_t)d->insn_cnt * sizeof(struct udt_insn) +
+	     (uint64_t)d->const_cnt * 8 + d->str_sz;
+	if (!in_area(off, sz))
+		return -EINVAL;
+	return udt_difo_verify(d, (size_t)sz, ret_insn);
+}
+
+static int verify_area(struct udt_control *c, uint32_t area)
+{
+	const uint8_t *a = c->areas[area & 1];
+	const struct udt_area_hdr *ah = (const void *)a;
+	uint32_t insn = 0, i;
+
+	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 ||
+	    !in_area(ah->ecb_off, (uint64_t)ah->ecb_cnt * sizeof(struct udt_ecb)) ||
+	    !in_area(ah->hash_off, (uint64_t)4 << ah->hash_bits) ||
+	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
+	    !in_area(ah->disp_off, (uint64_t)ah->disp_cnt * 8) || ah->ecb_off % 8)
+		goto bad;
+	const struct udt_ecb *ecbs = (const void *)(a + ah->ecb_off);
+	const uint32_t *hash = (const void *)(a + ah->hash_off);
+	for (i = 0; i < (1u << ah->hash_bits); i++)
+		if (hash[i] > ah->ecb_cnt)
+			goto bad;
+	for (i = 0; i < ah->ecb_cnt; i++) {
+		const struct udt_ecb *e = &ecbs[i];
+
+		/* chains only go forward, so they end */
+		if (e->size != sizeof(*e) || e->next > ah->ecb_cnt || (e->next && e->next <= i + 1) ||
+		    e->rec_size > (1u << 20) || e->rec_size % 8 || e->act_off % 8 ||
+		    !in_area(e->act_off, (uint64_t)e->act_cnt * sizeof(struct udt_action)))
+			goto bad;
+		if (e->pred && check_difo(a, e->pred, &insn))
+			goto bad;
+		const struct udt_action *act = (const void *)(a + e->act_off);
+		for (uint32_t k = 0; k < e->act_cnt; k++) {
+			if (act[k].difo && check_difo(a, act[k].difo, &insn))
+				goto bad;
+			if ((uint64_t)act[k].off + act[k].size > e->rec_size)
+				goto bad;
+			if ((act[k].kind == UDT_ACT_TRACE || act[k].kind == UDT_ACT_EXIT) &&
+			    act[k].size != 8)
+				goto bad;
+			if (act[k].kind < UDT_ACT_TRACE || act[k].kind > UDT_ACT_TRACE_STR)
+				goto bad;
+		}
+	}
+	return 0;
+bad:
+	STORE_RELAXED(&c->bad_ecb, i);
+	STORE_RELAXED(&c->bad_insn, insn);
+	return -EINVAL;
+}
+
+/* Copy a NUL-terminated string of at most sz bytes (zero-filled) without faulting. */
+static int safe_str(uint8_t *dst, uint64_t src, uint32_t sz)
+{
+	uint32_t n = 0;
+
+	memset(dst, 0, sz);
+	while (n + 1 < sz) {
+		/* never cross a page in one copy: the string may end before a hole */
+		uint64_t chunk = 4096 - ((src + n) & 4095);
+		if (chunk > sz - 1 - n)
+			chunk = sz - 1 - n;
+		if (udt__safe_copy(dst + n, src + n, chunk))
+			return -EFAULT;
+		for (uint64_t k = 0; k < chunk; k++)
+			if (!dst[n + k])
+				return 0;
+		n += (uint32_t)chunk;
+	}
+	dst[sz - 1] = 0;
+	return 0;
+}
+
+static void error_record(struct udt_shm_hdr *shm, const struct udt_rec *like, uint32_t epid,
+			 uint32_t action, const struct udt_vm_ctx *vm)
+{
+	struct udt_rec_ctx rc;
+	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_err);
+	struct udt_rec *r = udt__rec_reserve(shm, &rc, size, 0);
+
+	if (!r)
+		return;
+	*r = *like;
+	r->size = size;
+	r->epid = UDT_EPID_ERROR;
+	struct udt_err *e = (struct udt_err *)(r + 1);
+	e->epid = epid;
+	e->action = action;
+	e->fault = vm->fault;
+	e->insn = vm->fault_insn;
+	e->addr = vm->fault_addr;
+	rc.tb->errors++;
+	udt__rec_commit(&rc);
+}
+
+/* Run one ECB: predicate, then a record of its actions. */
+static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct udt_ecb *e,
+		    struct udt_vm_ctx *vm, const struct udt_rec *hdr)
+{
+	struct udt_rec_ctx rc;
+	uint64_t v;
+
+	vm->epid = e->epid;
+	if (e->pred) {
+		if (udt_difo_run((const void *)(area + e->pred), vm, &v)) {
+			error_record(shm, hdr, e->epid, 0, vm);
+			return;
+		}
+		if (!v)
+			return;
+	}
+	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
+	struct udt_rec *r = udt__rec_reserve(shm, &rc, size, 0);
+	if (!r)
+		return;
+	*r = *hdr;
+	r->size = size;
+	r->epid = e->epid;
+	uint8_t *data = (uint8_t *)(r + 1);
+	const struct udt_action *act = (const void *)(area + e->act_off);
+	bool stop = false;
+
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		v = 0;
+		if (act[k].difo && udt_difo_run((const void *)(area + act[k].difo), vm, &v)) {
+			udt__rec_abandon(&rc);
+			error_record(shm, hdr, e->epid, k + 1, vm);
+			return;
+		}
+		switch (act[k].kind) {
+		case UDT_ACT_EXIT:
+			stop = true;
+			/* fall through: the status is recorded */
+		case UDT_ACT_TRACE:
+			memcpy(data + act[k].off, &v, 8);
+			break;
+		case UDT_ACT_TRACE_STR:
+			if (safe_str(data + act[k].off, v, act[k].size)) {
+				udt__rec_abandon(&rc);
+				vm->fault = UDT_FAULT_BADADDR;
+				vm->fault_addr = v;
+				vm->fault_insn = 0;
+				error_record(shm, hdr, e->epid, k + 1, vm);
+				return;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	udt__rec_commit(&rc);
+	if (stop)
+		STORE_RELAXED(&shm->stopped, 1); /* exit(): nothing more is recorded */
+}
+
+UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
+			  uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct udt_control *c = &udt__control;
+	struct udt_tls *t = &udt__tls;
+	int saved_errno;
+
+	/* pairs with the consumer's write of state after the whole session setup */
+	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
+		return;
+	if (t->depth) {
+		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	t->depth = 1;
+	saved_errno = errno;
+
+	uint32_t session = LOAD_RELAXED(&c->session);
+	uint64_t now = udt__now_ns();
+
+	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
+		udt__session_end(c, session, UDT_STATE_DEADMAN);
+		goto out;
+	}
+	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
+	if (LOAD_ACQUIRE(&verified_session) != session) {
+		if (verify_area(c, area_idx)) {
+			STORE_RELAXED(&c->bad_session, session);
+			udt__session_end(c, session, UDT_STATE_DETACHED);
+			goto out;
+		}
+		STORE_RELEASE(&verified_session, session);
+	}
+	const uint8_t *area = c->areas[area_idx];
+	const struct udt_area_hdr *ah = (const void *)area;
+	const struct udt_ecb *ecbs = (const void *)(area + ah->ecb_off);
+	const uint32_t *hash = (const void *)(area + ah->hash_off);
+	uint64_t key = (uint64_t)(uintptr_t)sem;
+	uint32_t mask = (1u << ah->hash_bits) - 1, slot = udt_sem_hash(key, ah->hash_bits);
+	const struct udt_ecb *e = NULL;
+
+	for (uint32_t probes = 0; probes <= mask; probes++, slot = (slot + 1) & mask) {
+		uint32_t h = hash[slot];
+		if (!h)
+			break;
+		if (ecbs[h - 1].sem == key) {
+			e = &ecbs[h - 1];
+			break;
+		}
+	}
+	if (!e)
+		goto out; /* enabled by another tracer, not by this session */
+
+	struct udt_shm_hdr *shm = udt__shm_get(c, session);
+	if (!shm) {
+		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	const uint64_t regs[4] = { a0, a1, a2, a3 };
+	struct udt_vm_ctx vm = {
+		.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0,
+		.nargs = nargs,
+		.timestamp = now,
+		.cpu = udt__getcpu(),
+		.pid = c->pid,
+		.tid = t->tid ? t->tid : (t->tid = udt__gettid()),
+		.err = saved_errno,
+	};
+	struct udt_rec hdr = {
+		.timestamp = now,
+		.pc = (uint64_t)(uintptr_t)__builtin_return_address(0),
+		.cpu = vm.cpu,
+	};
+	for (;;) {
+		if (!e->pc_hi || (hdr.pc >= e->pc_lo && hdr.pc < e->pc_hi))
+			run_ecb(shm, area, e, &vm, &hdr);
+		if (!e->next)
+			break;
+		e = &ecbs[e->next - 1];
+	}
+out:
+	errno = saved_errno;
+	t->depth = 0;
+}

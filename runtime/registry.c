@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The registry: the probe tables of the objects loaded in this process.
+ *
+ * Every object dtrace -G instrumented calls udt__register() from its
+ * constructor (docs/format.md §3) and udt__unregister() from its destructor,
+ * at exit or dlclose. The registry is a fixed array with a count that only
+ * grows, exported as udt__registry so that a consumer can read it from
+ * outside with process_vm_readv (to notice libraries loaded after it
+ * attached). Registration takes one atomic add; a slot is never reused: an
+ * unregistered table's slot is zeroed. No lock, no allocation: constructors
+ * may run in any order and in any thread (dlopen).
+ *
+ * Unregistering matters to a live session: the object's semaphores and
+ * udt__dispatch pointer are about to be unmapped, so their addresses are
+ * struck from the session's undo lists (the runtime and the consumer must
+ * not write there any more).
+ */
+#include "runtime/internal.h"
+
+UDT_EXPORT struct udt_registry udt__registry = { .size = sizeof(struct udt_registry) };
+
+UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
+{
+	uint32_t i;
+
+	if (!table || table->magic != UDT_TABLE_MAGIC)
+		return;
+	i = __atomic_fetch_add(&udt__registry.cnt, 1, __ATOMIC_RELAXED);
+	if (i >= UDT_REG_MAX)
+		return; /* a consumer still finds the table in the object's file */
+	/* pairs with the consumer's read of the slot after it reads cnt */
+	STORE_RELEASE(&udt__registry.slots[i].table, (uint64_t)(uintptr_t)table);
+	__atomic_fetch_add(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+}
+
+/* Zero the entries of list (n addresses) that lie in [lo, hi). */
+static void strike(uint64_t *list, uint32_t n, uint64_t lo, uint64_t hi)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = LOAD_RELAXED(&list[i]);
+		if (a >= lo && a < hi)
+			STORE_RELAXED(&list[i], 0);
+	}
+}
+
+UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
+{
+	struct udt_control *c = &udt__control;
+	uint32_t n = LOAD_ACQUIRE(&udt__registry.cnt);
+
+	if (n > UDT_REG_MAX)
+		n = UDT_REG_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (LOAD_RELAXED(&udt__registry.slots[i].table) == (uint64_t)(uintptr_t)table)
+			STORE_RELAXED(&udt__registry.slots[i].table, 0);
+	__atomic_fetch_add(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+
+	/*
+	 * The semaphores and the dispatch pointer of this object are within
+	 * its data; the table is in its read-only data. The object's extent
+	 * is not known here, but its semaphores are: strike each of them, and
+	 * its dispatch pointer, from both areas' undo lists.
+	 */
+	for (int a = 0; a < 2; a++) {
+		struct udt_area_hdr *ah = (struct udt_area_hdr *)c->areas[a];
+
+		if (LOAD_ACQUIRE(&ah->size) != sizeof(*ah) || ah->used > UDT_AREA_SZ)
+			continue;
+		uint64_t *sems = (uint64_t *)(c->areas[a] + ah->sem_off);
+		uint64_t *disp = (uint64_t *)(c->areas[a] + ah->disp_off);
+		if (ah->sem_off + (uint64_t)ah->sem_cnt * 8 > UDT_AREA_SZ ||
+		    ah->disp_off + (uint64_t)ah->disp_cnt * 8 > UDT_AREA_SZ)
+			continue;
+		const char *base = (const char *)table;
+		const struct udt_table_probe *pr;
+		for (uint32_t p = 0; p < table->probe_cnt; p++) {
+			pr = (const void *)(base + table->probe_off + (size_t)p * table->probe_sz);
+			uint64_t sem = (uint64_t)(uintptr_t)((const char *)&pr->sem_rel + pr->sem_rel);
+			strike(sems, ah->sem_cnt, sem, sem + 2);
+		}
+		uint64_t d = (uint64_t)(uintptr_t)((const char *)&table->dispatch_rel +
+						   table->dispatch_rel);
+		strike(disp, ah->disp_cnt, d, d + 8);
+	}
+}

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions: the control block, the shared buffer memory, the deadman and
+ * fork.
+ *
+ * A session is one consumer's time with this process (docs/runtime.md). The
+ * consumer opens it by writing the control block (udt__control) from outside
+ * and setting the probes' semaphores; nothing runs here until a probe fires.
+ * The first fire of a session makes the shared memory: a memfd, sized for
+ * tbuf_max threads of two bufsize halves each (sparse: pages exist only once
+ * written), mapped MAP_SHARED, its descriptor published for the consumer to
+ * open through /proc/PID/fd. One thread makes it (a compare-and-swap on
+ * shm_state); fires that meet it being made are counted as lost. Once the
+ * consumer has mapped it (shm_acked), the descriptor is closed at the next
+ * fire, so the process's descriptor table is left as it was.
+ *
+ * The previous session's mapping is never unmapped: a thread that entered a
+ * fire before that session ended may still be writing into it. Its memory is
+ * given back (MADV_REMOVE) when the next session makes its own.
+ *
+ * The deadman: every fire compares the time with the consumer's last
+ * heartbeat. Past the deadman interval, the session is over: the first
+ * thread to notice (a compare-and-swap on state) restores the semaphores
+ * and clears the dispatch pointers the consumer set, so the process runs as
+ * if never traced. A process that fires nothing pays nothing in the
+ * meantime (its sites test the semaphore only).
+ *
+ * fork(): the child must not write into the parent's buffers. An atfork
+ * handler marks the child's copy of the session FORKED, undoes the child's
+ * copies of the semaphores and dispatch pointers, and unmaps its view of
+ * the parent's shared memory. This handler, and the -c handshake below,
+ * are the only things the runtime does before a consumer comes: no thread,
+ * no signal handler, no memory.
+ */
+#include "runtime/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+UDT_EXPORT struct udt_control udt__control;
+
+__thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
+
+uint64_t udt__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int32_t udt__gettid(void)
+{
+	return (int32_t)syscall(SYS_gettid);
+}
+
+uint32_t udt__getcpu(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : (uint32_t)cpu;
+}
+
+/* The undo lists of an area, or NULL when the area does not hold them whole. */
+static struct udt_area_hdr *area_hdr(struct udt_control *c, uint32_t area)
+{
+	struct udt_area_hdr *ah = (struct udt_area_hdr *)c->areas[area & 1];
+
+	if (ah->size != sizeof(*ah) ||
+	    ah->sem_off + (uint64_t)ah->sem_cnt * 8 > UDT_AREA_SZ ||
+	    ah->disp_off + (uint64_t)ah->disp_cnt * 8 > UDT_AREA_SZ)
+		return NULL;
+	return ah;
+}
+
+/* Restore what the consumer set: semaphores down by one, dispatch pointers cleared. */
+static void undo_enablings(struct udt_control *c, uint32_t area)
+{
+	struct udt_area_hdr *ah = area_hdr(c, area);
+
+	if (!ah)
+		return;
+	uint64_t *sems = (uint64_t *)(c->areas[area & 1] + ah->sem_off);
+	uint64_t *disp = (uint64_t *)(c->areas[area & 1] + ah->disp_off);
+
+	for (uint32_t i = 0; i < ah->disp_cnt; i++) {
+		uint64_t a = LOAD_RELAXED(&disp[i]);
+		if (a)
+			STORE_RELAXED((void **)(uintptr_t)a, NULL);
+	}
+	for (uint32_t i = 0; i < ah->sem_cnt; i++) {
+		uint64_t a = LOAD_RELAXED(&sems[i]);
+		unsigned short *sem = (unsigned short *)(uintptr_t)a;
+
+		if (!a)
+			continue;
+		/* never below zero: another tracer may have reset it */
+		unsigned short v = LOAD_RELAXED(sem);
+		while (v && !__atomic_compare_exchange_n(sem, &v, (unsigned short)(v - 1), false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+}
+
+void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
+{
+	uint32_t st = UDT_STATE_ACTIVE;
+
+	if (LOAD_ACQUIRE(&c->session) != session)
+		return;
+	/* one thread ends it; pairs with the loads of state in udt__fire() */
+	if (!__atomic_compare_exchange_n(&c->state, &st, why, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	undo_enablings(c, c->area);
+	STORE_RELAXED(&c->deadman_session, session);
+}
+
+static uint64_t shm_total(uint64_t bufsize, uint32_t tmax)
+{
+	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 63) & ~63ull;
+	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
+
+	return hdr + tbufs + (uint64_t)tmax * 2 * bufsize;
+}
+
+/* Make the shared memory of a session. Called by the one thread that won the CAS. */
+static int shm_create(struct udt_control *c, uint32_t session)
+{
+	uint64_t bufsize = LOAD_RELAXED(&c->bufsize);
+	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
+	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
+	int fd = -1, err = 0;
+	void *m = MAP_FAILED;
+
+	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536)
+		return -EINVAL;
+	fd = memfd_create("udtrace", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		uint64_t total = shm_total(bufsize, tmax);
+
+		if (ftruncate(fd, (off_t)total) == 0) {
+			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+				 fd, 0);
+			if (m != MAP_FAILED)
+				break;
+		}
+		err = -errno;
+		if (!resize || bufsize <= 4096) {
+			close(fd);
+			return err;
+		}
+		bufsize /= 2; /* bufresize=auto: halve until it fits */
+	}
+
+	struct udt_shm_hdr *h = m;
+	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 63) & ~63ull;
+	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
+
+	h->size = sizeof(*h);
+	h->magic = UDT_SHM_MAGIC;
+	h->version = UDT_ABI_VERSION;
+	h->session = session;
+	h->total_sz = shm_total(bufsize, tmax);
+	h->bufsize = bufsize;
+	h->policy = LOAD_RELAXED(&c->policy);
+	h->tbuf_max = tmax;
+	h->tbuf_off = hdr;
+	h->data_off = hdr + tbufs;
+
+	STORE_RELAXED(&c->bufsize, bufsize);
+	STORE_RELAXED(&c->shm_fd, fd);
+	STORE_RELAXED(&c->shm_size, h->total_sz);
+	STORE_RELAXED(&c->shm_addr, (uint64_t)(uintptr_t)m);
+	STORE_RELAXED(&c->shm_session, session);
+	/* pairs with the acquire loads of shm_state (here and in the consumer) */
+	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
+	return 0;
+}
+
+struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
+{
+	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
+
+	if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session) {
+		/* the consumer has mapped it: give the process its descriptor back */
+		if (LOAD_RELAXED(&c->shm_acked) == session && LOAD_RELAXED(&c->shm_fd) >= 0) {
+			int fd = __atomic_exchange_n(&c->shm_fd, -1, __ATOMIC_RELAXED);
+			if (fd >= 0)
+				close(fd);
+		}
+		return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
+	}
+	if (st == UDT_SHM_CREATING || (LOAD_RELAXED(&c->shm_session) == session &&
+				       st == UDT_SHM_FAILED))
+		return NULL;
+	if (!__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return NULL;
+	if (st == UDT_SHM_READY) {
+		/* the previous session's: keep the mapping, give back its memory */
+		int fd = LOAD_RELAXED(&c->shm_fd);
+		(void)madvise((void *)(uintptr_t)c->shm_addr, c->shm_size, MADV_REMOVE);
+		if (fd >= 0)
+			close(fd);
+		STORE_RELAXED(&c->shm_fd, -1);
+	}
+	int err = shm_create(c, session);
+	if (err) {
+		STORE_RELAXED(&c->shm_errno, -err);
+		STORE_RELAXED(&c->shm_session, session);
+		STORE_RELEASE(&c->shm_state, UDT_SHM_FAILED);
+		return NULL;
+	}
+	return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
+}
+
+static void atfork_child(void)
+{
+	struct udt_control *c = &udt__control;
+
+	c->pid = (int32_t)getpid();
+	udt__tls.session = 0;
+	udt__tls.tb = NULL;
+	udt__tls.data = NULL;
+	udt__tls.tid = 0;
+	if (LOAD_RELAXED(&c->state) == UDT_STATE_ACTIVE) {
+		c->state = UDT_STATE_FORKED;
+		undo_enablings(c, c->area);
+	}
+	if (c->shm_state == UDT_SHM_READY) {
+		/* the parent's buffers: not ours to write */
+		(void)munmap((void *)(uintptr_t)c->shm_addr, c->shm_size);
+		if (c->shm_fd >= 0)
+			close(c->shm_fd);
+		c->shm_fd = -1;
+	}
+	c->shm_state = UDT_SHM_NONE;
+}
+
+/*
+ * dtrace -c starts the command with UDTRACE_SYNC_FD set to one end of a
+ * socket pair: tell the consumer we are loaded and wait for it to have
+ * attached, so that no probe fires before its enablings are in.
+ */
+static void sync_with_consumer(void)
+{
+	const char *s = getenv("UDTRACE_SYNC_FD");
+	char *end;
+	long fd;
+	char b = 'R';
+
+	if (!s)
+		return;
+	fd = strtol(s, &end, 10);
+	unsetenv("UDTRACE_SYNC_FD"); /* not for this process's children */
+	if (*end || fd < 3 || fd > 65535)
+		return;
+	if (write((int)fd, &b, 1) == 1) {
+		while (read((int)fd, &b, 1) < 0 && errno == EINTR)
+			;
+	}
+	close((int)fd);
+}
+
+__attribute__((constructor(101))) static void udt_init(void)
+{
+	struct udt_control *c = &udt__control;
+
+	c->size = sizeof(*c);
+	c->magic = UDT_CONTROL_MAGIC;
+	c->version = UDT_ABI_VERSION;
+	c->pid = (int32_t)getpid();
+	c->shm_fd = -1;
+	(void)pthread_atfork(NULL, NULL, atfork_child);
+	sync_with_consumer();
+}
