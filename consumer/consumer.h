@@ -78,7 +78,10 @@ struct cs_probes {
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
 void cs_probes_free(struct cs_probes *ps);
 
-/* Does probe description desc ("prov:mod:func:name", globs allowed) match pr? */
+/* The process $target names in probe descriptions (cs_probes_load() sets it). */
+void cs_probes_set_target(int pid);
+
+/* Does probe description desc ("prov:mod:func:name", globs, $target) match pr? */
 bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
 
 /*

@@ -51,6 +51,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 
 	if (iv > t->o.deadman_ns / 4)
 		iv = t->o.deadman_ns / 4;
+	/* until the buffers are mapped, look often: a target may exit soon after its first fire */
+	if (t->attached && !t->shm && iv > 2000000)
+		iv = 2000000;
 	return iv;
 }
 
@@ -492,7 +495,9 @@ static void ring_final(struct cs_trace *t)
 		while (tail < head) {
 			const struct udt_rec *r = (const struct udt_rec *)(h + tail % B);
 
-			if (r->size < sizeof(*r) || r->size % 8 || r->size > B - tail % B)
+			/* a pad record may be as short as its size and epid (8 bytes) */
+			if (r->size < 8 || r->size % 8 || r->size > B - tail % B ||
+			    (r->epid != UDT_EPID_PAD && r->size < sizeof(*r)))
 				break;
 			if (r->epid != UDT_EPID_PAD) {
 				struct cs_rec cr = { r, tb->tid };

@@ -51,6 +51,19 @@ static bool is_core(const char *desc)
 
 /* -- Compiling clauses ------------------------------------------------------------------- */
 
+/* Our own compiler's output must pass the runtime's verifier: check it here too. */
+static int check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err)
+{
+	uint32_t insn = 0;
+
+	if (d->is_const || !udt_difo_verify((const void *)d->bytes, d->sz, &insn))
+		return 0;
+	*ret_err = udt__xasprintf("%s:%d:%d: error: internal error: the compiled code fails "
+				  "verification at instruction %u", at->loc.file, at->loc.line,
+				  at->loc.col, insn);
+	return -1;
+}
+
 static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
@@ -72,6 +85,10 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	}
 	if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
 		return -1;
+	if (check_difo(&a.difo, call, ret_err)) {
+		dl_difo_free(&a.difo);
+		return -1;
+	}
 	if (!strcmp(fn, "exit")) {
 		if (a.difo.is_string) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: exit( ) argument #1 is "
@@ -108,6 +125,10 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
+		if (check_difo(&e.pred, cl->predicate, ret_err)) {
+			dl_difo_free(&e.pred);
+			return -1;
+		}
 		if (e.pred.is_string) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
 						  "scalar type", cl->predicate->loc.file,

@@ -77,6 +77,8 @@ int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->types = dl_program_new(DL_LP64);
+	if (proc)
+		cs_probes_set_target((int)proc->pid);
 	for (size_t i = 0; i < 3; i++) {
 		struct cs_probe pr = { .prov = udt__xstrdup("dtrace"), .mod = "", .func = "",
 				       .name = udt__xstrdup(core[i]) };
@@ -148,6 +150,29 @@ void cs_probes_free(struct cs_probes *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
+/* The provider field with $target replaced by pid ("http$target" -> "http1234"). */
+static void expand_target(const char *s, size_t len, char *out, size_t outsz, int pid)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < outsz;) {
+		if (!strncmp(s + i, "$target", 7) && i + 7 <= len) {
+			o += (size_t)snprintf(out + o, outsz - o, "%d", pid);
+			i += 7;
+		} else {
+			out[o++] = s[i++];
+		}
+	}
+	out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+static int the_target;
+
+void cs_probes_set_target(int pid)
+{
+	the_target = pid;
+}
+
 static bool field_match(const char *pat, size_t len, const char *s)
 {
 	char buf[512];
@@ -156,8 +181,7 @@ static bool field_match(const char *pat, size_t len, const char *s)
 		return true;
 	if (len >= sizeof(buf))
 		return false;
-	memcpy(buf, pat, len);
-	buf[len] = '\0';
+	expand_target(pat, len, buf, sizeof(buf), the_target);
 	return fnmatch(buf, s, 0) == 0;
 }
 

@@ -29,7 +29,7 @@ struct cs_ptable {
 
 /* One mapped ELF object (executable or shared library). */
 struct cs_module {
-	char *path;               /* as /proc/PID/maps names it */
+	char *path;               /* as /proc/PID/maps names it, " (deleted)" cut off */
 	char *name;               /* base name: the D module name ("httpd", "libc.so.6") */
 	uint64_t base;            /* load bias: target address = base + ELF vaddr */
 	uint64_t lo, hi;          /* extent of its mappings in the target */
@@ -39,6 +39,9 @@ struct cs_module {
 	struct cs_sym *syms;      /* sorted by address */
 	size_t sym_cnt;
 	bool syms_loaded;
+	/* the name that opened its file: /proc/PID/root/<path>, /proc/PID/exe or
+	   /proc/PID/map_files/START-END (deleted files); cs_module_* have no pid */
+	char *file;
 };
 
 struct cs_sym {

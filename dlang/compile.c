@@ -498,7 +498,8 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 
 	if (a.cstr || is_str(a.type))
 		cg_error(g, n, "operator %s cannot be applied to a string", dl_op_name(n->op));
-	struct dl_qtype t = n->op == '!' ? named(g, "int") : promote(g, a.type);
+	struct dl_qtype t = n->op == '!' ? named(g, "int") : n->op == '*' ? a.type
+										 : promote(g, a.type);
 
 	switch (n->op) {
 	case '+':
@@ -515,6 +516,24 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		     a.reg, 0, 0);
 		norm_reg(g, t, r);
 		return (struct val){ .type = t, .reg = r };
+	case '*': {
+		/* a load from application memory, fault-safe in the runtime */
+		struct dl_qtype r0 = dl_type_resolve(a.type);
+		if (r0.t->kind != DL_PTR)
+			cg_error(g, n, "operator * requires an operand of pointer type");
+		struct dl_qtype to = r0.t->ref;
+		if (!is_int(to) && !is_ptr(to))
+			cg_error(g, n, "dereferencing %s is not supported yet (issue #4)",
+				 dl_type_cdecl(g->p, a.type, NULL));
+		unsigned w = width(to);
+		bool sg = is_signed(to);
+		uint8_t op = w == 8 ? UDT_OP_LDX64 : w == 4 ? (sg ? UDT_OP_LDX32S : UDT_OP_LDX32)
+			     : w == 2 ? (sg ? UDT_OP_LDX16S : UDT_OP_LDX16)
+			     : (sg ? UDT_OP_LDX8S : UDT_OP_LDX8);
+		materialize(g, &a, r, n);
+		emit(g, op, r, r, 0, 0);
+		return (struct val){ .type = to, .reg = r };
+	}
 	default:
 		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
 	}

@@ -55,7 +55,7 @@ static int verify_area(struct udt_control *c, uint32_t area)
 {
 	const uint8_t *a = c->areas[area & 1];
 	const struct udt_area_hdr *ah = (const void *)a;
-	uint32_t insn = 0, i;
+	uint32_t insn = 0, i = 0;
 
 	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 ||
 	    !in_area(ah->ecb_off, (uint64_t)ah->ecb_cnt * sizeof(struct udt_ecb)) ||
@@ -179,7 +179,8 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 		switch (act[k].kind) {
 		case UDT_ACT_EXIT:
 			stop = true;
-			/* fall through: the status is recorded */
+			memcpy(data + act[k].off, &v, 8); /* the status is recorded */
+			break;
 		case UDT_ACT_TRACE:
 			memcpy(data + act[k].off, &v, 8);
 			break;

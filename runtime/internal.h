@@ -51,6 +51,10 @@ struct udt_tls {
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
 
+/* fire.c: what udt__dispatch points to while a session has probes enabled (docs/format.md §1) */
+void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, uint64_t a1,
+	       uint64_t a2, uint64_t a3);
+
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why);

@@ -82,6 +82,7 @@ static void *ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t 
 			struct udt_rec *old = (struct udt_rec *)(half + tail % B);
 			tail += old->size ? old->size : B - tail % B;
 		}
+		/* a pad may be 8 bytes: only its size and epid are written */
 		struct udt_rec *p = (struct udt_rec *)(half + pos);
 		p->size = (uint32_t)pad;
 		p->epid = UDT_EPID_PAD;

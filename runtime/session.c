@@ -273,6 +273,25 @@ static void sync_with_consumer(void)
 	close((int)fd);
 }
 
+/*
+ * At exit, a session whose buffers the consumer has not mapped yet would take
+ * its records with it (a short command under dtrace -c). Give the consumer a
+ * moment to map them; once mapped they outlive the process.
+ */
+__attribute__((destructor)) static void udt_fini(void)
+{
+	struct udt_control *c = &udt__control;
+	uint32_t session = LOAD_ACQUIRE(&c->session);
+	struct timespec ms = { 0, 1000000 };
+
+	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE ||
+	    LOAD_ACQUIRE(&c->shm_state) != UDT_SHM_READY || c->shm_session != session)
+		return;
+	for (int i = 0; i < 2000 && LOAD_ACQUIRE(&c->shm_acked) != session &&
+			LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE; i++)
+		nanosleep(&ms, NULL);
+}
+
 __attribute__((constructor(101))) static void udt_init(void)
 {
 	struct udt_control *c = &udt__control;

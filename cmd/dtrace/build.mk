@@ -1,10 +1,10 @@
-DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c
-DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libdlang.a \
-	       $(BUILD)/lib/libudt-util.a
+DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c cmd/dtrace/buildtool.c cmd/dtrace/trace.c
+DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libconsumer.a \
+	       $(BUILD)/lib/libdlang.a $(BUILD)/lib/libudt-util.a
 
 $(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) -lpthread
 
-ALL_TARGETS += $(BUILD)/bin/dtrace
+ALL_TARGETS += $(BUILD)/bin/dtrace $(RUNTIME_TARGETS)

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bytecode verifier and interpreter: udt_difo_verify() checks a DIFO
+ * once, udt_difo_run() runs it at every fire (runtime/bytecode.h,
+ * docs/bytecode.md).
+ *
+ * Mechanism. A DIFO is one contiguous block:
+ *
+ *	struct udt_difo | struct udt_insn[insn_cnt] | uint64_t[const_cnt] | char[str_sz]
+ *
+ * with the instructions at offset d->size (the header is append-only: a
+ * newer, larger header moves the body, never the other way round). The
+ * verifier is a single pass over the instructions; the interpreter is a
+ * switch in a loop over sixteen 64-bit registers, all zero on entry, kept
+ * on the stack.
+ *
+ * Invariants the verifier establishes, which the interpreter relies on
+ * without checking again (docs/bytecode.md §4 has the full list):
+ *  - the block is 8-byte aligned and exactly sz bytes, header included, so
+ *    the instructions and the constants are naturally aligned and every
+ *    section is inside the block;
+ *  - every register field an opcode uses is below UDT_DIFO_REGS; fields it
+ *    does not use are ignored, and the interpreter never reads them;
+ *  - constant, string, argument and variable indexes are in range; the
+ *    string table ends in NUL, so every string index names a NUL-terminated
+ *    string inside the DIFO;
+ *  - branches go strictly forward to an existing instruction and the last
+ *    instruction is RET, so every run ends, in at most insn_cnt steps, with
+ *    a RET or a fault. There are no loops to bound.
+ *
+ * What can go wrong at run time is the program's arithmetic and its
+ * loads, and both are faults, never crashes: division by zero
+ * (UDT_FAULT_DIVZERO), LDARGR past the probe's arguments (UDT_FAULT_BADARG),
+ * and a load from an address that cannot be read (UDT_FAULT_BADADDR, through
+ * udt__safe_copy(), which asks the kernel to do the copy). Arithmetic is done
+ * in uint64_t, so it wraps and has no undefined behaviour: the two signed
+ * cases C leaves undefined (INT64_MIN / -1 and INT64_MIN % -1) are defined
+ * here as INT64_MIN and 0, and shifts count modulo 64.
+ *
+ * The interpreter runs on the probe path, possibly in a signal handler: it
+ * allocates nothing, takes no lock, uses no stdio, and leaves errno as it
+ * found it. Its only system calls are process_vm_readv (loads) and
+ * clock_gettime (walltimestamp, vtimestamp), the latter through the vDSO
+ * where the kernel provides it.
+ *
+ * An unverified DIFO must never be run: a register field of 200 would
+ * index past the register file, a constant index past the block. The only
+ * check the interpreter keeps is its loop bound and an ILLOP for an unknown
+ * opcode, which cost nothing.
+ */
+#include "runtime/bytecode.h"
+#include "runtime/safe.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#define DIFO_ALIGN 8
+
+/* Which fields an opcode uses (docs/bytecode.md §3). */
+#define USE_RD 0x01u
+#define USE_RS1 0x02u
+#define USE_RS2 0x04u
+
+static const uint8_t op_regs[UDT_OP_CNT] = {
+	[UDT_OP_NOP] = 0,
+	[UDT_OP_RET] = USE_RS1,
+	[UDT_OP_MOV] = USE_RD | USE_RS1,
+	[UDT_OP_LDI] = USE_RD,
+	[UDT_OP_LDC] = USE_RD,
+	[UDT_OP_LDS] = USE_RD,
+	[UDT_OP_ADD] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SUB] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_MUL] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_UDIV] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SDIV] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_UREM] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SREM] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_AND] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_OR] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_XOR] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SLL] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SRL] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SRA] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_NEG] = USE_RD | USE_RS1,
+	[UDT_OP_NOT] = USE_RD | USE_RS1,
+	[UDT_OP_LNOT] = USE_RD | USE_RS1,
+	[UDT_OP_SEQ] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SNE] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SLT] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SLTU] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SLE] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SLEU] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SEXT] = USE_RD | USE_RS1,
+	[UDT_OP_ZEXT] = USE_RD | USE_RS1,
+	[UDT_OP_BA] = 0,
+	[UDT_OP_BZ] = USE_RS1,
+	[UDT_OP_BNZ] = USE_RS1,
+	[UDT_OP_LDARG] = USE_RD,
+	[UDT_OP_LDARGR] = USE_RD | USE_RS1,
+	[UDT_OP_LDVAR] = USE_RD,
+	[UDT_OP_LDX8] = USE_RD | USE_RS1,
+	[UDT_OP_LDX16] = USE_RD | USE_RS1,
+	[UDT_OP_LDX32] = USE_RD | USE_RS1,
+	[UDT_OP_LDX64] = USE_RD | USE_RS1,
+	[UDT_OP_LDX8S] = USE_RD | USE_RS1,
+	[UDT_OP_LDX16S] = USE_RD | USE_RS1,
+	[UDT_OP_LDX32S] = USE_RD | USE_RS1,
+};
+
+static int reject(uint32_t *ret_insn, uint32_t insn)
+{
+	if (ret_insn)
+		*ret_insn = insn;
+	return -EINVAL;
+}
+
+/* Is imm in [lo, hi)? Compared as int64_t so that negative imm are out. */
+static bool in_range(int32_t imm, int64_t lo, int64_t hi)
+{
+	return imm >= lo && imm < hi;
+}
+
+static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_t pc)
+{
+	uint8_t use = op_regs[in->op];
+
+	if (((use & USE_RD) && in->rd >= UDT_DIFO_REGS) ||
+	    ((use & USE_RS1) && in->rs1 >= UDT_DIFO_REGS) ||
+	    ((use & USE_RS2) && in->rs2 >= UDT_DIFO_REGS))
+		return false;
+
+	switch (in->op) {
+	case UDT_OP_LDC:
+		return in_range(in->imm, 0, d->const_cnt);
+	case UDT_OP_LDS:
+		return in_range(in->imm, 0, d->str_sz);
+	case UDT_OP_LDARG:
+		return in_range(in->imm, 0, UDT_DIFO_MAX_ARGS);
+	case UDT_OP_LDVAR:
+		return in_range(in->imm, 0, UDT_VAR_CNT);
+	case UDT_OP_SEXT:
+	case UDT_OP_ZEXT:
+		return in_range(in->imm, 1, 65);
+	case UDT_OP_BA:
+	case UDT_OP_BZ:
+	case UDT_OP_BNZ:
+		/* strictly forward: this is what makes every DIFO end */
+		return in_range(in->imm, (int64_t)pc + 1, d->insn_cnt);
+	default:
+		return true;
+	}
+}
+
+int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn)
+{
+	const struct udt_insn *insns;
+	const char *strtab;
+	uint64_t total;
+
+	if (!d || (uintptr_t)d % DIFO_ALIGN || sz < sizeof(*d))
+		return reject(ret_insn, 0);
+	/* a header we know all of, padded so the body stays aligned */
+	if (d->size < sizeof(*d) || d->size % DIFO_ALIGN)
+		return reject(ret_insn, 0);
+	if (d->insn_cnt == 0 || d->insn_cnt > UDT_DIFO_MAX_INSNS)
+		return reject(ret_insn, 0);
+	/* each term is below 2^35: the sum cannot overflow 64 bits */
+	total = (uint64_t)d->size + (uint64_t)d->insn_cnt * sizeof(struct udt_insn) +
+		(uint64_t)d->const_cnt * sizeof(uint64_t) + (uint64_t)d->str_sz;
+	if (total != (uint64_t)sz)
+		return reject(ret_insn, 0);
+
+	insns = (const struct udt_insn *)((const char *)d + d->size);
+	strtab = (const char *)(insns + d->insn_cnt) + (size_t)d->const_cnt * sizeof(uint64_t);
+	if (d->str_sz && strtab[d->str_sz - 1] != '\0')
+		return reject(ret_insn, 0);
+
+	for (uint32_t pc = 0; pc < d->insn_cnt; pc++) {
+		if (insns[pc].op >= UDT_OP_CNT || !insn_ok(d, &insns[pc], pc))
+			return reject(ret_insn, pc);
+	}
+	/*
+	 * Only the last instruction can lead past the end: a branch there would
+	 * have to go forward out of the DIFO, so it must be a RET.
+	 */
+	if (insns[d->insn_cnt - 1].op != UDT_OP_RET)
+		return reject(ret_insn, d->insn_cnt - 1);
+	return 0;
+}
+
+/* A clock in ns, or 0 if it cannot be read; errno is left as it was. */
+static uint64_t clock_ns(clockid_t id)
+{
+	int saved_errno = errno;
+	struct timespec ts;
+	uint64_t ns = 0;
+
+	if (!clock_gettime(id, &ts))
+		ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	errno = saved_errno;
+	return ns;
+}
+
+static uint64_t load_var(const struct udt_vm_ctx *ctx, int32_t id)
+{
+	switch (id) {
+	case UDT_VAR_TIMESTAMP:
+		return ctx->timestamp;
+	case UDT_VAR_WALLTIMESTAMP:
+		return clock_ns(CLOCK_REALTIME);
+	case UDT_VAR_VTIMESTAMP:
+		return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	case UDT_VAR_PID:
+		return (uint64_t)(int64_t)ctx->pid;
+	case UDT_VAR_TID:
+		return (uint64_t)(int64_t)ctx->tid;
+	case UDT_VAR_CPU:
+		return ctx->cpu;
+	case UDT_VAR_EPID:
+		return ctx->epid;
+	case UDT_VAR_ERRNO:
+		return (uint64_t)(int64_t)ctx->err;
+	case UDT_VAR_NARGS:
+		return ctx->nargs;
+	default:
+		return 0; /* not reached: the verifier checked id */
+	}
+}
+
+/* Sign-extend v from its low bits (1..64), without implementation-defined shifts. */
+static uint64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t sign;
+
+	if (bits >= 64)
+		return v;
+	sign = (uint64_t)1 << (bits - 1);
+	v &= (sign << 1) - 1;
+	return (v ^ sign) - sign;
+}
+
+static uint64_t zext(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & (((uint64_t)1 << bits) - 1);
+}
+
+/* Arithmetic shift right by 0..63, defined for negative values too. */
+static uint64_t sra(uint64_t v, unsigned n)
+{
+	return v >> 63 ? ~(~v >> n) : v >> n;
+}
+
+static int fault(struct udt_vm_ctx *ctx, uint32_t why, uint32_t pc, uint64_t addr)
+{
+	ctx->fault = why;
+	ctx->fault_insn = pc;
+	ctx->fault_addr = addr;
+	return -1;
+}
+
+int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret_val)
+{
+	const struct udt_insn *insns = (const struct udt_insn *)((const char *)d + d->size);
+	const uint32_t cnt = d->insn_cnt;
+	const uint64_t *consts = (const uint64_t *)(insns + cnt);
+	const char *strtab = (const char *)(consts + d->const_cnt);
+	uint64_t r[UDT_DIFO_REGS] = { 0 };
+	uint32_t pc = 0;
+
+	while (pc < cnt) {
+		const struct udt_insn *in = &insns[pc];
+		uint64_t a, b, addr;
+		union {
+			uint8_t u8;
+			uint16_t u16;
+			uint32_t u32;
+			uint64_t u64;
+		} m;
+
+/* Registers the opcode uses; the verifier checked those fields only. */
+#define RD r[in->rd]
+#define RS1 r[in->rs1]
+#define RS2 r[in->rs2]
+		switch (in->op) {
+		case UDT_OP_NOP:
+			break;
+		case UDT_OP_RET:
+			*ret_val = RS1;
+			return 0;
+		case UDT_OP_MOV:
+			RD = RS1;
+			break;
+		case UDT_OP_LDI:
+			RD = (uint64_t)(int64_t)in->imm;
+			break;
+		case UDT_OP_LDC:
+			RD = consts[in->imm];
+			break;
+		case UDT_OP_LDS:
+			RD = (uint64_t)(uintptr_t)(strtab + in->imm);
+			break;
+		case UDT_OP_ADD:
+			RD = RS1 + RS2;
+			break;
+		case UDT_OP_SUB:
+			RD = RS1 - RS2;
+			break;
+		case UDT_OP_MUL:
+			RD = RS1 * RS2;
+			break;
+		case UDT_OP_UDIV:
+		case UDT_OP_UREM:
+			a = RS1;
+			b = RS2;
+			if (!b)
+				return fault(ctx, UDT_FAULT_DIVZERO, pc, 0);
+			RD = in->op == UDT_OP_UDIV ? a / b : a % b;
+			break;
+		case UDT_OP_SDIV:
+		case UDT_OP_SREM:
+			a = RS1;
+			b = RS2;
+			if (!b)
+				return fault(ctx, UDT_FAULT_DIVZERO, pc, 0);
+			if (a == (uint64_t)INT64_MIN && b == UINT64_MAX)
+				/* the one overflowing case, undefined in C: wrap */
+				RD = in->op == UDT_OP_SDIV ? a : 0;
+			else if (in->op == UDT_OP_SDIV)
+				RD = (uint64_t)((int64_t)a / (int64_t)b);
+			else
+				RD = (uint64_t)((int64_t)a % (int64_t)b);
+			break;
+		case UDT_OP_AND:
+			RD = RS1 & RS2;
+			break;
+		case UDT_OP_OR:
+			RD = RS1 | RS2;
+			break;
+		case UDT_OP_XOR:
+			RD = RS1 ^ RS2;
+			break;
+		case UDT_OP_SLL:
+			RD = RS1 << (RS2 & 63);
+			break;
+		case UDT_OP_SRL:
+			RD = RS1 >> (RS2 & 63);
+			break;
+		case UDT_OP_SRA:
+			RD = sra(RS1, (unsigned)(RS2 & 63));
+			break;
+		case UDT_OP_NEG:
+			RD = 0 - RS1;
+			break;
+		case UDT_OP_NOT:
+			RD = ~RS1;
+			break;
+		case UDT_OP_LNOT:
+			RD = !RS1;
+			break;
+		case UDT_OP_SEQ:
+			RD = RS1 == RS2;
+			break;
+		case UDT_OP_SNE:
+			RD = RS1 != RS2;
+			break;
+		case UDT_OP_SLT:
+			RD = (int64_t)RS1 < (int64_t)RS2;
+			break;
+		case UDT_OP_SLTU:
+			RD = RS1 < RS2;
+			break;
+		case UDT_OP_SLE:
+			RD = (int64_t)RS1 <= (int64_t)RS2;
+			break;
+		case UDT_OP_SLEU:
+			RD = RS1 <= RS2;
+			break;
+		case UDT_OP_SEXT:
+			RD = sext(RS1, (unsigned)in->imm);
+			break;
+		case UDT_OP_ZEXT:
+			RD = zext(RS1, (unsigned)in->imm);
+			break;
+		case UDT_OP_BA:
+			pc = (uint32_t)in->imm;
+			continue;
+		case UDT_OP_BZ:
+			if (!RS1) {
+				pc = (uint32_t)in->imm;
+				continue;
+			}
+			break;
+		case UDT_OP_BNZ:
+			if (RS1) {
+				pc = (uint32_t)in->imm;
+				continue;
+			}
+			break;
+		case UDT_OP_LDARG:
+			/* DTrace's args past the probe's count read as 0 */
+			RD = (uint32_t)in->imm < ctx->nargs ? ctx->args[in->imm] : 0;
+			break;
+		case UDT_OP_LDARGR:
+			a = RS1;
+			if (a >= ctx->nargs)
+				return fault(ctx, UDT_FAULT_BADARG, pc, 0);
+			RD = ctx->args[a];
+			break;
+		case UDT_OP_LDVAR:
+			RD = load_var(ctx, in->imm);
+			break;
+		case UDT_OP_LDX8:
+		case UDT_OP_LDX8S:
+			addr = RS1 + (uint64_t)(int64_t)in->imm;
+			if (udt__safe_copy(&m.u8, addr, 1))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
+			RD = in->op == UDT_OP_LDX8S ? sext(m.u8, 8) : m.u8;
+			break;
+		case UDT_OP_LDX16:
+		case UDT_OP_LDX16S:
+			addr = RS1 + (uint64_t)(int64_t)in->imm;
+			if (udt__safe_copy(&m.u16, addr, 2))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
+			RD = in->op == UDT_OP_LDX16S ? sext(m.u16, 16) : m.u16;
+			break;
+		case UDT_OP_LDX32:
+		case UDT_OP_LDX32S:
+			addr = RS1 + (uint64_t)(int64_t)in->imm;
+			if (udt__safe_copy(&m.u32, addr, 4))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
+			RD = in->op == UDT_OP_LDX32S ? sext(m.u32, 32) : m.u32;
+			break;
+		case UDT_OP_LDX64:
+			addr = RS1 + (uint64_t)(int64_t)in->imm;
+			if (udt__safe_copy(&m.u64, addr, 8))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
+			RD = m.u64;
+			break;
+		default:
+			return fault(ctx, UDT_FAULT_ILLOP, pc, 0);
+		}
+#undef RD
+#undef RS1
+#undef RS2
+		pc++;
+	}
+	/* ran off the end: only an unverified DIFO can */
+	return fault(ctx, UDT_FAULT_ILLOP, pc ? pc - 1 : 0, 0);
+}

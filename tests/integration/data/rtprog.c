@@ -1,0 +1,112 @@
+/*
+ * The traced program of the runtime tests. Usage:
+ *   rtprog MODE [N] [THREADS]
+ * MODE:
+ *   ticks    fire rt:::tick N times in each of THREADS threads (arg0 = thread, arg1 = seq 0..N-1)
+ *   bad      fire rt:::bad with a NULL, a wild and a good pointer, then rt:::once
+ *   loop     fire rt:::tick (thread 0) every millisecond until stdin is closed; then print
+ *            whether the probe is still enabled
+ *   fork     fire rt:::once in the parent, fork, fire it N times in the child, wait
+ *   signal   fire rt:::sig from a SIGALRM handler while firing rt:::tick in main
+ *   idle     sleep until stdin is closed (an untraced process, for the footprint test)
+ * It says "ready <pid>" once started and "done" at the end on stderr; what
+ * the tests check of it goes to stdout.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static long n = 1000;
+
+static void *ticker(void *arg)
+{
+	int thread = (int)(long)arg;
+
+	for (long i = 0; i < n; i++)
+		RT_TICK(thread, i);
+	return NULL;
+}
+
+static volatile sig_atomic_t sigs;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	RT_SIG(++sigs);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "ticks";
+	int threads = argc > 3 ? atoi(argv[3]) : 1;
+
+	if (argc > 2)
+		n = atol(argv[2]);
+	fprintf(stderr, "ready %d\n", (int)getpid());
+
+	if (!strcmp(mode, "ticks")) {
+		pthread_t t[64];
+		if (threads < 1 || threads > 64)
+			threads = 1;
+		for (int i = 0; i < threads; i++)
+			pthread_create(&t[i], NULL, ticker, (void *)(long)i);
+		for (int i = 0; i < threads; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(mode, "bad")) {
+		int good = 42;
+		RT_BAD(NULL);
+		RT_BAD((int *)(uintptr_t)0x10);
+		RT_BAD(&good);
+		RT_ONCE(7, "after the bad ones");
+	} else if (!strcmp(mode, "loop")) {
+		char c;
+		fd_set fds;
+		for (long i = 0;; i++) {
+			struct timeval tv = { 0, 1000 };
+			FD_ZERO(&fds);
+			FD_SET(0, &fds);
+			RT_TICK(0, i);
+			if (select(1, &fds, NULL, NULL, &tv) > 0 && read(0, &c, 1) <= 0)
+				break;
+		}
+		printf("enabled=%d\n", RT_TICK_ENABLED() ? 1 : 0);
+	} else if (!strcmp(mode, "fork")) {
+		RT_ONCE(1, "parent");
+		pid_t c = fork();
+		if (c == 0) {
+			for (long i = 0; i < n; i++)
+				RT_ONCE(2, "child");
+			printf("child enabled=%d\n", RT_ONCE_ENABLED() ? 1 : 0);
+			fflush(stdout);
+			_exit(0);
+		}
+		int st;
+		waitpid(c, &st, 0);
+		RT_ONCE(3, "parent again");
+		printf("child status=%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	} else if (!strcmp(mode, "signal")) {
+		struct itimerval it = { { 0, 200 }, { 0, 200 } };
+		signal(SIGALRM, on_alarm);
+		setitimer(ITIMER_REAL, &it, NULL);
+		for (long i = 0; i < n; i++)
+			RT_TICK(0, i);
+		it.it_value.tv_usec = 0;
+		it.it_interval.tv_usec = 0;
+		setitimer(ITIMER_REAL, &it, NULL);
+		printf("signals=%d\n", (int)sigs);
+	} else if (!strcmp(mode, "idle")) {
+		char c;
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	fprintf(stderr, "done\n");
+	return 0;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Tracing real processes end to end: dtrace -c and -p against a program built
+# with our header and -G object, with the runtime preloaded. Output is
+# checked value by value against what the program fired.
+. "$(dirname "$0")/../lib.sh"
+
+D=$TOP/tests/integration/data
+RT=$BUILD/lib/libudtrace.so
+cd "$WORK" || exit 1
+"$DTRACE" -h -s "$D/rt.d" -o rt.h &&
+	gcc -O2 -g -Wall -Wextra -I. -c "$D/rtprog.c" -o rtprog.o &&
+	"$DTRACE" -G -s "$D/rt.d" -o rt_prov.o rtprog.o &&
+	gcc rtprog.o rt_prov.o -o rtprog -lpthread || { fail "build the traced program"; finish; exit; }
+
+# -c: two threads, known values, all printed, in order per thread
+"$DTRACE" -q -n 'rt$target:::tick { trace(arg0); trace(" "); trace(arg1); trace("\n"); }' \
+	-c './rtprog ticks 1000 2' >out.txt 2>err.txt
+rc=$?
+expect_eq "-c: dtrace exits with the command's status" "$rc" 0
+expect_eq "-c: 2000 records printed" "$(grep -c '^[01] ' out.txt)" 2000
+for th in 0 1; do
+	expect_eq "-c: thread $th's values in order, none missing" \
+		"$(grep "^$th " out.txt | cut -d' ' -f2 | tr '\n' ' ' | md5sum)" \
+		"$(seq 0 999 | tr '\n' ' ' | md5sum)"
+done
+
+# The default output: heading and CPU ID FUNCTION:NAME lines
+"$DTRACE" -n 'rt*:::once { trace(arg0); }' -c './rtprog bad' >out.txt 2>err.txt
+expect_eq "default output: the heading" "$(head -1 out.txt)" \
+	"CPU     ID                    FUNCTION:NAME"
+# "%3d %6d %32s " and " %16lld" (the CPU varies: mask it)
+id=$("$DTRACE" -l -n 'rt*:::once' -c './rtprog idle' 2>/dev/null </dev/null | awk 'NR == 2 { print $1 }')
+expect_eq "default output: CPU, ID, FUNCTION:NAME and the value" \
+	"$(sed -n 2p out.txt | sed 's/^ *[0-9]* /CPU /')" \
+	"$(printf 'CPU %6d %32s  %16d' "$id" main:once 7)"
+
+# Predicates and exit(): the status is dtrace's
+"$DTRACE" -q -n 'rt*:::tick /arg1 == 500/ { trace(arg1); exit(3); }' \
+	-c './rtprog ticks 1000 1' >out.txt 2>err.txt
+rc=$?
+expect_eq "exit(3): dtrace exits 3" "$rc" 3
+expect_eq "exit(3): the predicate picked the record" "$(cat out.txt)" "500"
+
+# BEGIN and END run in the consumer
+"$DTRACE" -q -n 'BEGIN { trace(1); } rt*:::once { trace(2); } END { trace(3); }' \
+	-c './rtprog bad' >out.txt 2>err.txt
+expect_eq "BEGIN, the probe, END, in order" "$(cat out.txt)" "123"
+
+# A bad pointer: a DTrace-style error, and the target keeps running
+"$DTRACE" -q -n 'rt*:::bad { trace(*(int *)arg0); } rt*:::once { trace(arg0); }' \
+	-c './rtprog bad' >out.txt 2>err.txt
+rc=$?
+expect_eq "bad pointers: dtrace exits 0" "$rc" 0
+expect_eq "bad pointers: the good one and the later probe are traced" "$(cat out.txt)" "427"
+case $(cat err.txt) in
+*"error on enabled probe ID 1 (ID "*": rt"*":rtprog:main:bad): invalid address (0x0) in action #1"*"invalid address (0x10) in action #1"*)
+	ok "bad pointers: invalid address errors" ;;
+*) fail "bad pointers: invalid address errors" "$(cat err.txt)" ;;
+esac
+
+# Small buffers: printed records plus reported drops equal the probes fired
+"$DTRACE" -q -b 4k -x switchrate=1000hz -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
+	-c './rtprog ticks 20000 2' >out.txt 2>err.txt
+printed=$(grep -c '^[0-9]' out.txt)
+dropped=$(sed -n 's/^dtrace: \([0-9]*\) drops\{0,1\} on thread .*/\1/p' err.txt | paste -sd+ - | bc)
+expect_eq "bufsize=4k: printed + dropped = fired (40000; printed $printed)" \
+	"$((printed + ${dropped:-0}))" 40000
+
+# -x temporal: records of both threads in timestamp order
+"$DTRACE" -q -x temporal -n 'rt*:::tick { trace(timestamp); trace("\n"); }' \
+	-c './rtprog ticks 5000 2' >out.txt 2>err.txt
+expect_eq "temporal: 10000 records" "$(grep -c . out.txt)" 10000
+if sort -n -c out.txt 2>/dev/null; then ok "temporal: in timestamp order"; else
+	fail "temporal: in timestamp order" "$(sort -n -c out.txt 2>&1)"; fi
+
+# fill: tracing stops at the first full buffer and dtrace exits
+"$DTRACE" -q -x bufpolicy=fill -b 4k -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
+	-c './rtprog ticks 100000 1' >out.txt 2>err.txt
+printed=$(grep -c '^[0-9]' out.txt)
+if [ "$printed" -gt 0 ] && [ "$printed" -lt 1000 ] &&
+	[ "$(head -1 out.txt)" = 0 ] && [ "$(tail -1 out.txt)" = $((printed - 1)) ]; then
+	ok "fill: the first $printed records, then tracing stopped"
+else
+	fail "fill: the first records, then tracing stopped" "printed $printed" "$(tail -3 out.txt)"
+fi
+
+# ring: only the newest records, at exit
+"$DTRACE" -q -x bufpolicy=ring -b 4k -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
+	-c './rtprog ticks 100000 1' >out.txt 2>err.txt
+printed=$(grep -c '^[0-9]' out.txt)
+if [ "$printed" -gt 0 ] && [ "$printed" -lt 1000 ] && [ "$(tail -1 out.txt)" = 99999 ] &&
+	[ "$(head -1 out.txt)" = $((100000 - printed)) ]; then
+	ok "ring: the newest $printed records, oldest to newest"
+else
+	fail "ring: the newest records, oldest to newest" "printed $printed" "$(head -2 out.txt)" "$(tail -2 out.txt)"
+fi
+
+# -p: attach to a running process
+mkfifo ctl
+LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out &
+lpid=$!
+exec 4>ctl
+sleep 0.3
+"$DTRACE" -q -n 'rt*:::tick /arg1 > 0/ { trace("hit\n"); exit(0); }' -p "$lpid" >out.txt 2>err.txt
+rc=$?
+expect_eq "-p: attached and traced a running process" "$rc:$(head -1 out.txt)" "0:hit"
+exec 4>&-
+wait "$lpid"
+expect_eq "-p: after detach the probe is disabled again" "$(grep enabled loop.out)" "enabled=0"
+
+# errors: a dead pid, a process without the runtime
+out=$("$DTRACE" -n 'rt*:::tick' -p 999999 2>&1)
+rc=$?
+expect_eq "a dead pid: exit 1 and DTrace's message" "$rc:$out" \
+	"1:dtrace: failed to grab pid 999999: No such process"
+sleep 5 &
+spid=$!
+out=$("$DTRACE" -n 'rt*:::tick' -p "$spid" 2>&1)
+rc=$?
+kill "$spid" 2>/dev/null
+case $out in
+*"does not match any probes"*) expect_eq "a process without probes: exit 1" "$rc" 1 ;;
+*) fail "a process without probes: a clear error" "$out" ;;
+esac
+finish
