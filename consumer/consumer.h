@@ -114,6 +114,9 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 /* Attach to the target (if any), enable everything, run BEGIN. 0, or -1 with *ret_err. */
 int cs_trace_start(struct cs_trace *t, char **ret_err);
 
+/* Map the session's buffers if the target has made them. 0, or -1 after a message. */
+int cs_trace_map(struct cs_trace *t);
+
 /* One round: heartbeat, switch and read buffers, print. */
 enum cs_work cs_trace_work(struct cs_trace *t);
 

@@ -275,7 +275,7 @@ static uint32_t tbuf_count(struct cs_trace *t)
 }
 
 /* Map the session's shared memory once the target has made it. */
-static int map_shm(struct cs_trace *t)
+int cs_trace_map(struct cs_trace *t)
 {
 	struct udt_control c;
 	char path[64];
@@ -531,13 +531,16 @@ static void read_buffers(struct cs_trace *t, bool final)
 
 static void report_lost(struct cs_trace *t)
 {
-	uint64_t lost = 0;
+	uint64_t lost = 0, early = 0;
 
-	if (!t->attached || t->target_gone)
-		return;
-	if (cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &lost,
-			 sizeof(lost)))
-		return;
+	/* counted in the shared memory, and before it existed in the control block */
+	if (t->shm)
+		lost = LOAD_ACQUIRE(&shm_hdr(t)->lost);
+	if (t->attached && !t->target_gone &&
+	    !cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &early,
+			  sizeof(early)))
+		t->lost_early = early;
+	lost += t->lost_early;
 	if (lost > t->lost_reported) {
 		fflush(t->out);
 		fprintf(stderr, "dtrace: %llu record%s lost: the target could not record them\n",
@@ -556,7 +559,7 @@ static bool session_ended(struct cs_trace *t)
 		return false;
 	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
 		return false;
-	if (c.session != t->session || c.magic != UDT_CONTROL_MAGIC) {
+	if (c.session != t->session) {
 		/* exec() replaced the image (or another consumer took over) */
 		return false;
 	}
@@ -576,7 +579,7 @@ static bool session_ended(struct cs_trace *t)
 enum cs_work cs_trace_work(struct cs_trace *t)
 {
 	cs__heartbeat(t);
-	if (map_shm(t))
+	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
 	read_buffers(t, false);
 	report_lost(t);
@@ -596,10 +599,10 @@ void cs_trace_target_gone(struct cs_trace *t, const char *why)
 int cs_trace_stop(struct cs_trace *t)
 {
 	if (!t->target_gone)
-		(void)map_shm(t);
-	report_lost(t);
+		(void)cs_trace_map(t);
 	cs__detach(t);
 	read_buffers(t, true);
+	report_lost(t);
 	run_local(t, "END");
 	fflush(t->out);
 	if (t->shm)

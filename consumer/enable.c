@@ -9,7 +9,8 @@
  * compiled too, but run here, in the consumer, as DTrace runs them in its own
  * context.
  *
- * cs_trace_start() opens a session (docs/runtime.md): it lays the ECBs and
+ * cs_trace_start() opens a session (docs/runtime.md): it checks the
+ * runtime's identity (udt__runtime_id), lays the ECBs and
  * their bytecode out in an enabling area, writes it into the control block
  * of the target's runtime (the area the previous session did not use), sets
  * the session's parameters and then state = ACTIVE, and finally points the
@@ -393,17 +394,20 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 					  "LD_PRELOAD=libudtrace.so", (int)pid);
 		return -1;
 	}
+	struct udt_runtime_id id = { 0 };
+	uint64_t id_addr;
+	if (cs_proc_lookup(t->proc, "udt__runtime_id", &id_addr, NULL) ||
+	    cs_proc_read(t->proc, id_addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
+	    id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_control)) {
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: its runtime (%s) "
+					  "speaks another protocol version (%u, we speak %u)",
+					  (int)pid, rt_mod ? rt_mod->path : "?", id.version,
+					  UDT_ABI_VERSION);
+		return -1;
+	}
 	err = cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas));
 	if (err) {
 		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
-		return -1;
-	}
-	if (c.magic != UDT_CONTROL_MAGIC || c.version != UDT_ABI_VERSION ||
-	    c.size < offsetof(struct udt_control, areas)) {
-		*ret_err = udt__xasprintf("failed to enable probes in pid %d: its runtime (%s) "
-					  "speaks another protocol version (%u, we speak %u)",
-					  (int)pid, rt_mod ? rt_mod->path : "?", c.version,
-					  UDT_ABI_VERSION);
 		return -1;
 	}
 	if (c.state == UDT_STATE_ACTIVE && c.consumer_pid > 0 &&
@@ -427,7 +431,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	/* the parameters, then the session and its area, then state: the runtime reads them
 	   in the opposite order */
 	if (!err)
-		err = wr32(t, CTL_FIELD(consumer_pid), (uint32_t)getpid()) ?:
+		err = wr32(t, CTL_FIELD(pid), (uint32_t)pid) ?:
+		      wr32(t, CTL_FIELD(consumer_pid), (uint32_t)getpid()) ?:
 		      wr64(t, CTL_FIELD(heartbeat_ns), now_ns()) ?:
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:

@@ -74,6 +74,7 @@ struct cs_trace {
 	bool exited;
 	int exit_status;
 	uint64_t lost_reported;
+	uint64_t lost_early;       /* the control block's count, as last read */
 	struct cs_rec *recs;       /* this round's records */
 	size_t rec_cnt, rec_cap;
 };

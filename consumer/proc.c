@@ -91,6 +91,7 @@ struct group {
 	bool deleted;
 	bool has_off0;
 	size_t low;       /* index of its mapping with the lowest file offset */
+	size_t first, last; /* its mappings are among maps[first..last] */
 };
 
 /* What cs_proc_open() works with while it reads the mappings. */
@@ -211,17 +212,16 @@ static int parse_maps(char *buf, struct scan *s, uint64_t *ret_probe_addr)
 		if (next)
 			*next++ = '\0';
 		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &n) < 7 ||
-		    !n)
+			   &min, &ino, &n) < 7)
 			continue;
 		if (perms[0] == 'r' && !have_probe) {
 			*ret_probe_addr = start;
 			have_probe = true;
 		}
-		path = line + n;
 		/* anonymous memory and [heap], [stack], [vdso], [anon:...] */
-		if (path[0] != '/' || !ino)
+		if (!n || line[n] != '/' || !ino)
 			continue;
+		path = line + n;
 		len = strlen(path);
 		if (ends_with(path, len, DELETED_SUFFIX)) {
 			path[len - strlen(DELETED_SUFFIX)] = '\0';
@@ -274,7 +274,9 @@ static int group_maps(struct scan *s)
 			g->ino = m->ino;
 			g->deleted = m->deleted;
 			g->low = i;
+			g->first = i;
 		}
+		g->last = i;
 		s->map_grp[i] = k;
 		if (m->off == 0)
 			g->has_off0 = true;
@@ -405,7 +407,7 @@ static bool place_object(Elf *e, const GElf_Ehdr *eh, const struct scan *s, size
 		if (!ph.p_filesz)
 			continue;
 		o = align_down(ph.p_offset, ps);
-		for (size_t k = 0; k < s->map_cnt; k++) {
+		for (size_t k = s->grps[gi].first; k <= s->grps[gi].last; k++) {
 			const struct mapping *m = &s->maps[k];
 
 			if (s->map_grp[k] != gi || a < m->start || a >= m->end)
@@ -419,7 +421,7 @@ static bool place_object(Elf *e, const GElf_Ehdr *eh, const struct scan *s, size
 	if (!consistent)
 		return false;
 	hi = (hi + ps - 1) & ~(ps - 1);
-	for (size_t k = 0; k < s->map_cnt; k++) {
+	for (size_t k = s->grps[gi].first; k <= s->grps[gi].last; k++) {
 		if (s->map_grp[k] != gi)
 			continue;
 		lo = s->maps[k].start < lo ? s->maps[k].start : lo;
@@ -467,7 +469,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn,
 				sz = total;
 		}
 		/* a copy: aligned for the record accessors, and independent of the file */
-		pt.copy = malloc(sz);
+		pt.copy = malloc(sz ? sz : 1);
 		if (!pt.copy)
 			return -ENOMEM;
 		memcpy(pt.copy, buf + off, sz);

@@ -69,14 +69,23 @@ enum udt_policy {
 #define UDT_CTL_BUFRESIZE 0x2u   /* bufresize=auto: halve bufsize until the buffers fit */
 
 /*
- * The control block: symbol udt__control in libudtrace. "C" fields are
- * written by the consumer, "R" fields by the runtime.
+ * The runtime's identity: symbol udt__runtime_id, read-only. The consumer
+ * checks it before it writes anything into the control block.
+ */
+struct udt_runtime_id {
+	uint32_t size;            /* sizeof(struct udt_runtime_id) */
+	uint32_t magic;           /* UDT_CONTROL_MAGIC */
+	uint32_t version;         /* UDT_ABI_VERSION */
+	uint32_t control_size;    /* sizeof(struct udt_control) */
+};
+
+/*
+ * The control block: symbol udt__control in libudtrace, in .bss: all zero
+ * (not even resident) until a consumer writes it. "C" fields are written by
+ * the consumer, "R" fields by the runtime.
  */
 struct udt_control {
-	uint32_t size;            /* R at load: sizeof(struct udt_control) */
-	uint32_t magic;           /* R at load: UDT_CONTROL_MAGIC */
-	uint32_t version;         /* R at load: UDT_ABI_VERSION */
-	int32_t pid;              /* R: getpid(), at load and in fork children */
+	int32_t pid;              /* C: the process it attached to (a fork child differs) */
 	uint32_t state;           /* C (IDLE->ACTIVE->DETACHED), R (ACTIVE->DEADMAN, ->FORKED) */
 	uint32_t session;         /* C: bumped for each new session, never 0 when ACTIVE */
 	int32_t consumer_pid;     /* C */
@@ -174,7 +183,8 @@ struct udt_shm_hdr {
 	uint32_t stopped;         /* fill policy: set by the first producer that fills up, or by exit() */
 	uint64_t tbuf_off;        /* struct udt_tbuf[tbuf_max] */
 	uint64_t data_off;        /* tbuf i's halves: data_off + i * 2 * bufsize (+ bufsize for half 1) */
-	uint64_t reserved[8];
+	uint64_t lost;            /* fires not recorded: nested in a signal handler, or no buffer left */
+	uint64_t reserved[7];
 };
 
 /*

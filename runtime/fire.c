@@ -214,13 +214,15 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
 		return;
 	if (t->depth) {
-		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
+		udt__lost(c);
 		return;
 	}
 	t->depth = 1;
 	saved_errno = errno;
 
 	uint32_t session = LOAD_RELAXED(&c->session);
+	if (udt__forked(c, session))
+		goto out;
 	uint64_t now = udt__now_ns();
 
 	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
@@ -258,7 +260,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 
 	struct udt_shm_hdr *shm = udt__shm_get(c, session);
 	if (!shm) {
-		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
+		udt__lost(c);
 		goto out;
 	}
 	const uint64_t regs[4] = { a0, a1, a2, a3 };

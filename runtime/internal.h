@@ -57,6 +57,10 @@ void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, 
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
+/* Is this process a fork child of the one the session is for? (Then it is untraced.) */
+bool udt__forked(struct udt_control *c, uint32_t session);
+/* Count a fire that could not be recorded. */
+void udt__lost(struct udt_control *c);
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why);
 uint64_t udt__now_ns(void);
 int32_t udt__gettid(void);

@@ -110,7 +110,7 @@ void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_rec_ctx *rc, uint32_t
 		return NULL;
 	tb = thread_buffer(shm);
 	if (!tb) {
-		__atomic_fetch_add(&udt__control.lost, 1, __ATOMIC_RELAXED);
+		udt__lost(&udt__control);
 		return NULL;
 	}
 	rc->shm = shm;

@@ -18,7 +18,8 @@
  */
 #include "runtime/internal.h"
 
-UDT_EXPORT struct udt_registry udt__registry = { .size = sizeof(struct udt_registry) };
+/* In .bss, so that an untraced process keeps its pages zero: size is set at load (session.c). */
+UDT_EXPORT struct udt_registry udt__registry;
 
 UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
 {
@@ -26,6 +27,7 @@ UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
 
 	if (!table || table->magic != UDT_TABLE_MAGIC)
 		return;
+	udt__registry.size = sizeof(udt__registry); /* a constructor may come before ours */
 	i = __atomic_fetch_add(&udt__registry.cnt, 1, __ATOMIC_RELAXED);
 	if (i >= UDT_REG_MAX)
 		return; /* a consumer still finds the table in the object's file */

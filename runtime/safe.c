@@ -12,25 +12,23 @@
  * privilege (the ptrace access check always allows a process itself); a
  * seccomp filter that denies the call only makes every load fail.
  *
- * The pid: the call takes one, and this file keeps ours in self_pid, set by
- * a constructor and again by a pthread_atfork child handler, so that a load
- * costs one system call, not two. It is never written on the load path: a
- * vfork() child shares this memory, and must not leave its own pid behind
- * for the parent. Before the constructor has run (a probe fired from an
- * earlier constructor), each load asks the kernel for the pid. A child
- * made by a raw clone() without CLONE_VM (which runs no atfork handler)
- * would keep its parent's pid and read the parent's memory: the runtime
- * relies on atfork handlers for fork safety anyway (session.c).
+ * The pid: the call takes one, and this file keeps ours in self_pid, which
+ * the runtime sets with udt__safe_set_pid() when a session starts in this
+ * process and again when it finds it is a fork child (session.c detects
+ * that), so that a load costs one system call, not two. It is never written
+ * on the load path: a vfork() child shares this memory, and must not leave
+ * its own pid behind for the parent. While it is unset, each load asks the
+ * kernel for the pid. Nothing runs at load time: an untraced process pays
+ * nothing for this file.
  */
 #include "runtime/safe.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* Our pid once known, else 0. Written by safe_init() and atfork_child() only. */
+/* Our pid once known, else 0. Written by udt__safe_set_pid() only. */
 static int self_pid;
 
 #if defined(__x86_64__) && !defined(__ILP32__)
@@ -90,16 +88,14 @@ static int kernel_pid(void)
 	return (int)raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 }
 
-static void atfork_child(void)
+int udt__safe_getpid(void)
 {
-	/* the child is single-threaded here: nothing reads self_pid concurrently */
-	__atomic_store_n(&self_pid, kernel_pid(), __ATOMIC_RELAXED);
+	return kernel_pid();
 }
 
-__attribute__((constructor(101))) static void safe_init(void)
+void udt__safe_set_pid(int pid)
 {
-	__atomic_store_n(&self_pid, kernel_pid(), __ATOMIC_RELAXED);
-	(void)pthread_atfork(NULL, NULL, atfork_child);
+	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
 }
 
 int udt__safe_copy(void *dst, uint64_t src, size_t len)

@@ -30,4 +30,10 @@
  */
 int udt__safe_copy(void *dst, uint64_t src, size_t len);
 
+/* The process ID from the kernel (a raw system call: errno untouched). */
+int udt__safe_getpid(void);
+
+/* Tell udt__safe_copy() our pid (at a session's start, and in a fork child). */
+void udt__safe_set_pid(int pid);
+
 #endif /* UDT_RUNTIME_SAFE_H */

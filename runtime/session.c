@@ -25,18 +25,21 @@
  * if never traced. A process that fires nothing pays nothing in the
  * meantime (its sites test the semaphore only).
  *
- * fork(): the child must not write into the parent's buffers. An atfork
- * handler marks the child's copy of the session FORKED, undoes the child's
- * copies of the semaphores and dispatch pointers, and unmaps its view of
- * the parent's shared memory. This handler, and the -c handshake below,
- * are the only things the runtime does before a consumer comes: no thread,
- * no signal handler, no memory.
+ * fork(): the child must not write into the parent's buffers. The first fire
+ * of a session in a process compares the kernel's pid with the one the
+ * consumer attached to, and then makes a "fork canary": a page that
+ * MADV_WIPEONFORK zeroes in a child. Every later fire reads it (one load):
+ * a zero means we are a fork child, which marks its copy of the session
+ * FORKED, undoes its copies of the semaphores and dispatch pointers, and
+ * unmaps its view of the parent's shared memory. No atfork handler is
+ * registered: nothing runs before a consumer comes but the -c handshake
+ * below (when dtrace -c asks for it): no thread, no signal handler, no
+ * memory written.
  */
 #include "runtime/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +49,20 @@
 #include <unistd.h>
 
 UDT_EXPORT struct udt_control udt__control;
+
+UDT_EXPORT const struct udt_runtime_id udt__runtime_id = {
+	.size = sizeof(struct udt_runtime_id),
+	.magic = UDT_CONTROL_MAGIC,
+	.version = UDT_ABI_VERSION,
+	.control_size = sizeof(struct udt_control),
+};
+
+/* The fork canary (see above) and the session it was made for. */
+static volatile uint64_t *fork_canary;
+static uint32_t canary_session;
+
+/* The current session's shared memory, for counting lost fires (relaxed). */
+static struct udt_shm_hdr *cur_shm;
 
 __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
 
@@ -183,9 +200,21 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&c->shm_size, h->total_sz);
 	STORE_RELAXED(&c->shm_addr, (uint64_t)(uintptr_t)m);
 	STORE_RELAXED(&c->shm_session, session);
+	STORE_RELAXED(&cur_shm, h);
 	/* pairs with the acquire loads of shm_state (here and in the consumer) */
 	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
 	return 0;
+}
+
+void udt__lost(struct udt_control *c)
+{
+	struct udt_shm_hdr *s = LOAD_RELAXED(&cur_shm);
+
+	/* the shared memory's count outlives the process; the control block's does not */
+	if (s)
+		__atomic_fetch_add(&s->lost, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
 }
 
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
@@ -225,33 +254,79 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 	return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
 }
 
-static void atfork_child(void)
+/* We are a fork child of a traced process: untrace this copy of it. */
+static void forked(struct udt_control *c)
 {
-	struct udt_control *c = &udt__control;
+	int pid = udt__safe_getpid();
 
-	c->pid = (int32_t)getpid();
+	udt__safe_set_pid(pid);
 	udt__tls.session = 0;
 	udt__tls.tb = NULL;
 	udt__tls.data = NULL;
 	udt__tls.tid = 0;
-	if (LOAD_RELAXED(&c->state) == UDT_STATE_ACTIVE) {
-		c->state = UDT_STATE_FORKED;
+	STORE_RELAXED(&cur_shm, NULL);
+	STORE_RELAXED(&fork_canary, NULL);
+	STORE_RELAXED(&canary_session, 0);
+	uint32_t st = UDT_STATE_ACTIVE;
+	if (__atomic_compare_exchange_n(&c->state, &st, UDT_STATE_FORKED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		undo_enablings(c, c->area);
-	}
-	if (c->shm_state == UDT_SHM_READY) {
+	if (LOAD_RELAXED(&c->shm_state) == UDT_SHM_READY) {
 		/* the parent's buffers: not ours to write */
 		(void)munmap((void *)(uintptr_t)c->shm_addr, c->shm_size);
 		if (c->shm_fd >= 0)
 			close(c->shm_fd);
-		c->shm_fd = -1;
 	}
-	c->shm_state = UDT_SHM_NONE;
+	STORE_RELAXED(&c->shm_fd, -1);
+	STORE_RELAXED(&c->shm_state, UDT_SHM_NONE);
+}
+
+bool udt__forked(struct udt_control *c, uint32_t session)
+{
+	volatile uint64_t *canary = LOAD_ACQUIRE(&fork_canary);
+
+	if (canary && LOAD_RELAXED(&canary_session) == session) {
+		if (*canary)
+			return false;
+		forked(c); /* the page was wiped: we are a fork child */
+		return true;
+	}
+	/* the first fire of this session here: are we the process it attached to? */
+	if (udt__safe_getpid() != LOAD_RELAXED(&c->pid)) {
+		forked(c);
+		return true;
+	}
+	udt__safe_set_pid(c->pid);
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return false;
+	if (madvise(page, 4096, MADV_WIPEONFORK)) {
+		/* an old kernel: no canary, so every fire asks for the pid (slower, still right) */
+		munmap(page, 4096);
+		return false;
+	}
+	*(volatile uint64_t *)page = 1;
+	void *expected = NULL;
+	if (!__atomic_compare_exchange_n((void **)&fork_canary, &expected, page, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* another thread made one first (or one of an older session remains) */
+		if (LOAD_RELAXED(&canary_session) == session) {
+			munmap(page, 4096);
+			return false;
+		}
+		munmap((void *)(uintptr_t)expected, 4096);
+		STORE_RELEASE(&fork_canary, (volatile uint64_t *)page);
+	}
+	STORE_RELEASE(&canary_session, session);
+	return false;
 }
 
 /*
  * dtrace -c starts the command with UDTRACE_SYNC_FD set to one end of a
- * socket pair: tell the consumer we are loaded and wait for it to have
- * attached, so that no probe fires before its enablings are in.
+ * socket pair: tell the consumer we are loaded ('R') and wait for it to
+ * attach. It then asks for the session's buffers now ('S'): we make them and
+ * say so ('M'), so that it maps them before main() runs and a command that
+ * dies at once leaves its records behind. Its 'G' lets the program go.
  */
 static void sync_with_consumer(void)
 {
@@ -266,9 +341,18 @@ static void sync_with_consumer(void)
 	unsetenv("UDTRACE_SYNC_FD"); /* not for this process's children */
 	if (*end || fd < 3 || fd > 65535)
 		return;
-	if (write((int)fd, &b, 1) == 1) {
-		while (read((int)fd, &b, 1) < 0 && errno == EINTR)
+	for (;;) {
+		if (write((int)fd, &b, 1) != 1)
+			break;
+		ssize_t n;
+		while ((n = read((int)fd, &b, 1)) < 0 && errno == EINTR)
 			;
+		if (n != 1 || b != 'S')
+			break;
+		struct udt_control *c = &udt__control;
+		if (LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE)
+			(void)udt__shm_get(c, LOAD_RELAXED(&c->session));
+		b = 'M';
 	}
 	close((int)fd);
 }
@@ -294,13 +378,5 @@ __attribute__((destructor)) static void udt_fini(void)
 
 __attribute__((constructor(101))) static void udt_init(void)
 {
-	struct udt_control *c = &udt__control;
-
-	c->size = sizeof(*c);
-	c->magic = UDT_CONTROL_MAGIC;
-	c->version = UDT_ABI_VERSION;
-	c->pid = (int32_t)getpid();
-	c->shm_fd = -1;
-	(void)pthread_atfork(NULL, NULL, atfork_child);
 	sync_with_consumer();
 }

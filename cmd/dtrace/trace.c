@@ -261,16 +261,29 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 	return -1;
 }
 
-static void target_release(struct target *tg)
+/* One byte of the -c handshake (session.c explains it): send c, await reply. */
+static bool sync_step(struct target *tg, char c, char reply)
 {
-	if (tg->sync >= 0) {
-		char b = 'G';
-		if (write(tg->sync, &b, 1) != 1) {
-			/* the command died: the main loop will notice */
-		}
-		close(tg->sync);
-		tg->sync = -1;
-	}
+	struct pollfd pfd = { tg->sync, POLLIN, 0 };
+	char b;
+
+	if (write(tg->sync, &c, 1) != 1)
+		return false;
+	if (!reply)
+		return true;
+	return poll(&pfd, 1, 10000) > 0 && read(tg->sync, &b, 1) == 1 && b == reply;
+}
+
+/* Let -c's command run; with a session, have it make its buffers and map them first. */
+static void target_release(struct target *tg, struct cs_trace *t)
+{
+	if (tg->sync < 0)
+		return;
+	if (t && sync_step(tg, 'S', 'M'))
+		(void)cs_trace_map(t);
+	(void)sync_step(tg, 'G', 0); /* if the command died, the main loop will notice */
+	close(tg->sync);
+	tg->sync = -1;
 }
 
 static void target_kill(struct target *tg)
@@ -438,7 +451,7 @@ int cmd_trace(struct cmd_opts *o)
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
 	}
-	target_release(&tg);
+	target_release(&tg, t);
 
 	enum cs_work w = CS_WORK_MORE;
 	bool have_target = tg.have;
@@ -462,6 +475,8 @@ int cmd_trace(struct cmd_opts *o)
 		ret = cs_trace_exit_status(t);
 	else if (tg.child > 0 && tg.child_reaped && WIFEXITED(tg.child_status))
 		ret = WEXITSTATUS(tg.child_status);
+	else if (tg.child > 0 && tg.child_reaped && WIFSIGNALED(tg.child_status))
+		ret = 128 + WTERMSIG(tg.child_status); /* as a shell reports it */
 out:
 	free(err);
 	cs_trace_close(t);
@@ -469,7 +484,7 @@ out:
 		ret = 1;
 	else if (out == stdout && fflush(stdout))
 		ret = 1;
-	target_release(&tg);
+	target_release(&tg, NULL);
 	target_kill(&tg);
 	if (tg.have)
 		cs_proc_close(&tg.proc);

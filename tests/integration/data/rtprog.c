@@ -9,6 +9,8 @@
  *   fork     fire rt:::once in the parent, fork, fire it N times in the child, wait
  *   signal   fire rt:::sig from a SIGALRM handler while firing rt:::tick in main
  *   idle     sleep until stdin is closed (an untraced process, for the footprint test)
+ *   crash    fire rt:::tick N times, then die of SIGSEGV
+ *   exec     fire rt:::once, then exec "rtprog ticks N" (the same program, a new image)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -102,6 +104,17 @@ int main(int argc, char **argv)
 		it.it_interval.tv_usec = 0;
 		setitimer(ITIMER_REAL, &it, NULL);
 		printf("signals=%d\n", (int)sigs);
+	} else if (!strcmp(mode, "crash")) {
+		for (long i = 0; i < n; i++)
+			RT_TICK(0, i);
+		raise(SIGSEGV);
+	} else if (!strcmp(mode, "exec")) {
+		char num[32];
+		RT_ONCE(1, "before exec");
+		snprintf(num, sizeof(num), "%ld", n);
+		execl("/proc/self/exe", argv[0], "ticks", num, "1", (char *)NULL);
+		perror("exec");
+		return 1;
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)
