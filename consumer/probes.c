@@ -27,13 +27,15 @@ static void add(struct cs_probes *ps, size_t *cap, struct cs_probe pr)
 /* The D type of a table argument, for args[]: integers by size and sign, pointers. */
 static struct dl_qtype arg_type(struct dl_program *p, const struct udt_table_arg *a)
 {
-	static const char *const sgn[] = { "char", "short", NULL, "int", NULL, NULL, NULL, "long long" };
-	static const char *const uns[] = { "unsigned char", "unsigned short", NULL, "unsigned int",
-					   NULL, NULL, NULL, "unsigned long long" };
+	static const char *const ints[2][8] = {
+		{ "unsigned char", "unsigned short", NULL, "unsigned int", NULL, NULL, NULL,
+		  "unsigned long long" },
+		{ "char", "short", NULL, "int", NULL, NULL, NULL, "long long" },
+	};
 
-	if (a->kind == UDT_ARG_INT && a->size >= 1 && a->size <= 8 && sgn[a->size - 1])
-		return (struct dl_qtype){ dl_lookup_typedef(p, (a->is_signed ? sgn : uns)[a->size - 1]),
-					  0 };
+	if (a->kind == UDT_ARG_INT && a->size >= 1 && a->size <= 8 &&
+	    ints[!!a->is_signed][a->size - 1])
+		return (struct dl_qtype){ dl_lookup_typedef(p, ints[!!a->is_signed][a->size - 1]), 0 };
 	if (a->kind == UDT_ARG_STRING)
 		return (struct dl_qtype){ dl_lookup_typedef(p, "string"), 0 };
 	return (struct dl_qtype){ dl_type_ptr(p, (struct dl_qtype){ dl_lookup_typedef(p, "void"),

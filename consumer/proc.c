@@ -90,7 +90,7 @@ struct group {
 	uint64_t ino;
 	bool deleted;
 	bool has_off0;
-	size_t low;       /* index of its mapping with the lowest file offset */
+	size_t low; /* index of its mapping with the lowest file offset */
 	size_t first, last; /* its mappings are among maps[first..last] */
 };
 
@@ -98,10 +98,10 @@ struct group {
 struct scan {
 	struct mapping *maps;
 	size_t map_cnt;
-	size_t *map_grp;  /* group index of each mapping */
+	size_t *map_grp; /* group index of each mapping */
 	struct group *grps;
 	size_t grp_cnt;
-	char *exe;        /* /proc/PID/exe's target, read when a deleted file needs it */
+	char *exe; /* /proc/PID/exe's target, read when a deleted file needs it */
 	bool exe_read;
 	uint64_t pagesz;
 };
@@ -211,8 +211,8 @@ static int parse_maps(char *buf, struct scan *s, uint64_t *ret_probe_addr)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &n) < 7)
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &n) < 7)
 			continue;
 		if (perms[0] == 'r' && !have_probe) {
 			*ret_probe_addr = start;
@@ -323,9 +323,15 @@ static int open_group_file(const struct cs_proc *p, struct scan *s, const struct
 	}
 	for (size_t i = 0; i < cand_cnt; i++) {
 		int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		struct stat st;
 
 		if (fd < 0)
 			continue;
+		/* the plain path is ours, not the target's: the same file only if the inode is */
+		if (!strcmp(cand[i], g->path) && (fstat(fd, &st) || st.st_ino != g->ino)) {
+			(void)close(fd);
+			continue;
+		}
 		*ret_file = strdup(cand[i]);
 		if (!*ret_file) {
 			(void)close(fd);
@@ -378,7 +384,8 @@ static bool place_object(Elf *e, const GElf_Ehdr *eh, const struct scan *s, size
 
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
-		if (low->off >= align_down(ph.p_offset, ps) && low->off < ph.p_offset + ph.p_filesz) {
+		if (low->off >= align_down(ph.p_offset, ps) &&
+		    low->off < ph.p_offset + ph.p_filesz) {
 			if (eh->e_type == ET_DYN)
 				base = low->start - align_down(ph.p_vaddr, ps) -
 				       (low->off - align_down(ph.p_offset, ps));
@@ -442,8 +449,7 @@ static bool all_zero(const uint8_t *b, size_t n)
 }
 
 /* Copy and check the probe tables of section .udtrace.table (docs/format.md §2). */
-static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn,
-		       const GElf_Shdr *sh)
+static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	const uint8_t *buf;
@@ -786,8 +792,8 @@ static const char **read_verdefs(Elf *e, size_t *ret_cnt)
 			    !gelf_getverdaux(d, (int)(off + vd.vd_aux), &va))
 				break;
 			if (vd.vd_ndx >= cnt) {
-				const char **nn = udt__reallocarray(names, vd.vd_ndx + 1u,
-								    sizeof(*nn));
+				const char **nn =
+					udt__reallocarray(names, vd.vd_ndx + 1u, sizeof(*nn));
 
 				if (!nn)
 					break;
@@ -955,7 +961,8 @@ static int load_syms(struct cs_module *mod)
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto done;
 	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		err = collect_syms(e, scn, &sh, mod->base, &sl);
 		if (err)
@@ -978,8 +985,9 @@ static int load_syms(struct cs_module *mod)
 		const struct tsym *t = &sl.v[i];
 		size_t nl = strlen(t->name);
 
-		syms[i] = (struct cs_sym){ .addr = t->addr, .size = t->size, .name = names,
-					   .func = t->func };
+		syms[i] = (struct cs_sym){
+			.addr = t->addr, .size = t->size, .name = names, .func = t->func
+		};
 		memcpy(names, t->name, nl);
 		names += nl;
 		if (t->ver) {

@@ -106,8 +106,9 @@ static int check_phdr(struct dl_phdr_info *info, size_t sz, void *data)
 			continue;
 		mod = cs_proc_module_at(pc->p, info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
 		if (!mod || mod->base != info->dlpi_addr) {
-			fprintf(stderr, "object \"%s\" at %#llx: %s (base %#llx)\n", info->dlpi_name,
-				(unsigned long long)info->dlpi_addr, mod ? mod->path : "no module",
+			fprintf(stderr, "object \"%s\" at %#llx: %s (base %#llx)\n",
+				info->dlpi_name, (unsigned long long)info->dlpi_addr,
+				mod ? mod->path : "no module",
 				mod ? (unsigned long long)mod->base : 0ull);
 			pc->bad++;
 		}
@@ -549,8 +550,8 @@ static bool build_children(void)
 	if (!mkdtemp(work_dir))
 		return false;
 	atexit(remove_work_dir);
-	snprintf(cmd, sizeof(cmd), "W='%s' D='%s' DT='%s' sh -c '%s' >'%s/build.log' 2>&1", work_dir,
-		 DATA_DIR, DTRACE_BIN, script, work_dir);
+	snprintf(cmd, sizeof(cmd), "W='%s' D='%s' DT='%s' sh -c '%s' >'%s/build.log' 2>&1",
+		 work_dir, DATA_DIR, DTRACE_BIN, script, work_dir);
 	if (system(cmd) != 0) {
 		snprintf(cmd, sizeof(cmd), "cat '%s/build.log' >&2", work_dir);
 		if (system(cmd) != 0)
@@ -563,7 +564,7 @@ static bool build_children(void)
 
 struct child {
 	pid_t pid;
-	int in;    /* its stdin */
+	int in; /* its stdin */
 	FILE *out; /* its stdout */
 };
 
@@ -667,14 +668,16 @@ static void check_tables(struct cs_proc *p, struct cs_module *mod, char *list, s
 		free(mem);
 		for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
 			const struct udt_table_probe *pr = cs_table_probe(t, i);
-			const char *prov = cs_table_str(t, cs_table_provider(t, pr->provider)->name);
+			const char *prov =
+				cs_table_str(t, cs_table_provider(t, pr->provider)->name);
 			uint64_t sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)pr->sem_rel;
 			uint64_t addr = 0;
 			struct cs_module *smod = NULL;
 			char name[256];
 			uint16_t v = 0xffff;
 
-			snprintf(name, sizeof(name), "%s_%s_semaphore", prov, cs_table_str(t, pr->name));
+			snprintf(name, sizeof(name), "%s_%s_semaphore", prov,
+				 cs_table_str(t, pr->name));
 			if (CHECK_OK(cs_proc_lookup(p, name, &addr, &smod))) {
 				CHECK_EQ(sem, addr);
 				CHECK(smod == mod);
@@ -767,15 +770,13 @@ static void check_child(const char *variant)
 
 TEST(child_pie)
 {
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	check_child("pie");
 }
 
 TEST(child_nopie)
 {
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	check_child("no-pie");
 }
 
@@ -788,8 +789,7 @@ TEST(child_refresh_after_dlopen)
 	uint64_t sem_dl, sem_lib;
 	uint16_t one = 1;
 
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
 	REQUIRE_OK(cs_proc_open(&p, c.pid));
 	CHECK(cs_proc_module(&p, "libpdl.so") == NULL);
@@ -838,8 +838,7 @@ TEST(child_deleted_files)
 	uint64_t addr = 0;
 	const struct cs_sym *sym = NULL;
 
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(copy_file(work_path("pchild-pie"), work_path("pchild-del")));
 	REQUIRE(copy_file(work_path("libpdl.so"), work_path("libpdl-del.so")));
 	REQUIRE(child_start(&c, work_path("pchild-del")));
@@ -891,15 +890,15 @@ static bool corrupt_table(const char *path)
 			GElf_Shdr sh;
 			const char *n;
 			uint32_t bad = 0xdeadbeef;
+			off_t at;
 
 			if (!gelf_getshdr(scn, &sh))
 				continue;
 			n = elf_strptr(e, shstrndx, sh.sh_name);
-			if (n && !strcmp(n, UDT_TABLE_SECTION))
-				done = pwrite(fd, &bad, sizeof(bad),
-					      (off_t)sh.sh_offset +
-						      (off_t)offsetof(struct udt_table_hdr, magic)) ==
-				       sizeof(bad);
+			if (!n || strcmp(n, UDT_TABLE_SECTION))
+				continue;
+			at = (off_t)(sh.sh_offset + offsetof(struct udt_table_hdr, magic));
+			done = pwrite(fd, &bad, sizeof(bad), at) == sizeof(bad);
 		}
 	}
 	if (e)
@@ -915,8 +914,7 @@ TEST(child_bad_table_is_skipped)
 	struct cs_module *bad;
 	char cmd[PATH_MAX + 16];
 
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(copy_file(work_path("libpdl.so"), work_path("libbad.so")));
 	REQUIRE(corrupt_table(work_path("libbad.so")));
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
@@ -939,8 +937,7 @@ TEST(child_unpadded_tables)
 	struct cs_module *hand;
 	char cmd[PATH_MAX + 16], list[256] = "";
 
-	if (!build_children())
-		SKIP("cannot build the child programs (see the log above)");
+	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
 	snprintf(cmd, sizeof(cmd), "dlopen %s", work_path("libhand.so"));
 	REQUIRE_STR(child_cmd(&c, cmd), "ok");
