@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Benchmarks against SystemTap's dtrace script, measured in the same run:
 # (1) the cost of a disabled probe site (callgrind instructions and ns per
-# call), (2) the speed of dtrace -h and -G on a 479-probe provider. Prints
-# ratios; never fails on a number. Builds into $BUILD/bench/.
+# call), (2) the speed of dtrace -h and -G on a 479-probe provider; then
+# bench/enabled.sh, the enabled-probe benchmark (3 to 5, against LTTng-UST and
+# a uprobe). Prints ratios; never fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -27,6 +28,10 @@ CORPUS_FILE=$TOP/tests/corpus/openjdk__hotspot_jni.d
 
 have() { command -v "$1" >/dev/null 2>&1; }
 die() { echo "bench: $*" >&2; exit 1; }
+# run_enabled: the enabled-probe benchmark, which needs no SystemTap script
+run_enabled() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/enabled.sh" || echo "bench: bench/enabled.sh failed"
+}
 # run CMD...: run it quietly; on failure show its output and stop
 run() {
 	local out
@@ -45,12 +50,16 @@ calc() { awk "BEGIN { print $1 }"; }
 # SystemTap's dtrace is a Python script (Debian: systemtap-sdt-dev); its
 # -h header needs <sys/sdt.h>.
 if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
-	echo "SKIP all benchmarks: SystemTap's dtrace script not found at $STAP_DTRACE"
+	echo "SKIP benchmarks 1 and 2: SystemTap's dtrace script not found at $STAP_DTRACE"
 	echo "     (install systemtap-sdt-dev, or set STAP_DTRACE); there is nothing to compare against"
+	echo
+	run_enabled
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
-	echo "SKIP all benchmarks: <sys/sdt.h> not found by $CC (install systemtap-sdt-dev)"
+	echo "SKIP benchmarks 1 and 2: <sys/sdt.h> not found by $CC (install systemtap-sdt-dev)"
+	echo
+	run_enabled
 	exit 0
 fi
 have_valgrind=1
@@ -301,3 +310,5 @@ summary_line "disabled probe if (X_ENABLED()) X(...)  " udtrace-guarded.exe syst
 summary_line "disabled probe X(...), shared library   " udtrace.so systemtap.so
 printf 'dtrace -h plus -G, %d probes: udtrace %.2f ms, systemtap %.2f ms (%.1fx faster)\n' \
 	"$nprobes" "$u_tot" "$s_tot" "$(calc "$s_tot / $u_tot")"
+echo
+run_enabled

@@ -383,6 +383,17 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	pid_t pid = t->proc ? t->proc->pid : 0;
 	int err;
 
+	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
+	if (t->o.policy == UDT_POLICY_FILL) {
+		uint64_t end_sz = 0;
+		for (size_t i = t->target_ecbs; i < t->ecb_cnt; i++)
+			if (!strcmp(t->ecbs[i].probe->name, "END"))
+				end_sz += sizeof(struct udt_rec) + t->ecbs[i].rec_size;
+		if (end_sz > t->o.bufsize) {
+			*ret_err = udt__xstrdup("END enablings exceed size of principal buffer");
+			return -1;
+		}
+	}
 	if (!t->target_ecbs) {
 		cs__run_begin(t);
 		return 0;

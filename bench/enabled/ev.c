@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The program of the enabled-probe benchmark:
+ *
+ *   ev N [THREADS [RATE [WARM [PAUSE_MS]]]]
+ *
+ * starts THREADS threads (default 1) that each fire the probe bench:ev with
+ * three integer arguments (the event's index, the thread's index, their xor)
+ * N times: in a tight loop, or paced at RATE events per second per thread
+ * when RATE > 0 (busy-waiting on clock_gettime, catching up after a
+ * preemption). With WARM > 0, each thread first fires WARM untimed passes of
+ * N events, each followed by a pause of PAUSE_MS milliseconds (default 1000)
+ * in which the tracer can drain them: the timed pass then writes into buffer
+ * memory that is already resident. Each thread times its pass with
+ * CLOCK_MONOTONIC (wall) and CLOCK_THREAD_CPUTIME_ID (its own CPU time) and
+ * counts its minor page faults (getrusage RUSAGE_THREAD). Prints a line per
+ * thread and then
+ *
+ *   RESULT threads=T events=E fired=A ns=W cpu_ns=C secs=S faults=F
+ *
+ * E: timed events of all threads; A: all events fired, warm-up included;
+ * W and C: the mean over threads of wall and CPU ns per timed event; S: the
+ * longest thread's wall seconds; F: the page faults of the timed passes (a
+ * tracer's buffer memory touched for the first time).
+ *
+ * The probe site is chosen when compiling: BENCH_UDTRACE (our dtrace -h
+ * header, "probes.h"), BENCH_SDT (SystemTap's <sys/sdt.h>, no semaphore) or
+ * BENCH_LTTNG (the LTTng-UST tracepoint of tp.h).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#if defined(BENCH_UDTRACE)
+#include "probes.h"
+#define FIRE(a, b, c) BENCH_EV((a), (b), (c))
+#elif defined(BENCH_SDT)
+#include <sys/sdt.h>
+#define FIRE(a, b, c) STAP_PROBE3(bench, ev, (a), (b), (c))
+#elif defined(BENCH_LTTNG)
+#include "tp.h"
+#define FIRE(a, b, c) tracepoint(bench, ev, (a), (b), (c))
+#else
+#error "define BENCH_UDTRACE, BENCH_SDT or BENCH_LTTNG"
+#endif
+
+#define MAX_THREADS 64
+
+struct worker {
+	pthread_t th;
+	long id;
+	double wall_ns;
+	double cpu_ns;
+	long faults;
+};
+
+static long n_events;
+static double rate;
+static long warm_passes;
+static long pause_ms = 1000;
+static pthread_barrier_t start_line;
+
+static double clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Fire n events as fast as possible. */
+static __attribute__((noinline)) void tight(long id, long n)
+{
+	long k;
+
+	for (k = 0; k < n; k++)
+		FIRE(k, id, k ^ id);
+}
+
+/* Fire n events at rate per second from t0: every event due by now, then look again. */
+static __attribute__((noinline)) void paced(long id, long n, double t0)
+{
+	long k = 0, due;
+
+	while (k < n) {
+		due = (long)((clock_ns(CLOCK_MONOTONIC) - t0) * rate / 1e9) + 1;
+		if (due > n)
+			due = n;
+		for (; k < due; k++)
+			FIRE(k, id, k ^ id);
+	}
+}
+
+/* This thread's minor page faults so far. */
+static long thread_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_minflt;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	double t0, c0;
+	long f0, p;
+
+	for (p = 0; p < warm_passes; p++) {
+		struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000 };
+
+		tight(w->id, n_events);
+		nanosleep(&ts, NULL);
+	}
+	pthread_barrier_wait(&start_line);
+	f0 = thread_faults();
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (rate > 0)
+		paced(w->id, n_events, t0);
+	else
+		tight(w->id, n_events);
+	w->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	w->wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	w->faults = thread_faults() - f0;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker w[MAX_THREADS];
+	double wall = 0, cpu = 0, longest = 0;
+	long nthreads = 1, faults = 0, i;
+
+	if (argc < 2 || (n_events = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: %s N [THREADS [RATE [WARM [PAUSE_MS]]]]\n", argv[0]);
+		return 2;
+	}
+	if (argc > 2)
+		nthreads = atol(argv[2]);
+	if (argc > 3)
+		rate = atof(argv[3]);
+	if (argc > 4)
+		warm_passes = atol(argv[4]);
+	if (argc > 5)
+		pause_ms = atol(argv[5]);
+	if (nthreads < 1 || nthreads > MAX_THREADS || warm_passes < 0 || pause_ms < 0) {
+		fprintf(stderr, "%s: THREADS must be 1 to %d, WARM and PAUSE_MS at least 0\n",
+			argv[0], MAX_THREADS);
+		return 2;
+	}
+	pthread_barrier_init(&start_line, NULL, (unsigned)nthreads);
+	for (i = 0; i < nthreads; i++) {
+		w[i].id = i;
+		if (pthread_create(&w[i].th, NULL, work, &w[i])) {
+			fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
+			return 1;
+		}
+	}
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(w[i].th, NULL);
+		printf("thread %ld: %ld events, %.3f ns/event wall, %.3f ns/event cpu, %ld page faults\n",
+		       i, n_events, w[i].wall_ns / (double)n_events, w[i].cpu_ns / (double)n_events,
+		       w[i].faults);
+		wall += w[i].wall_ns / (double)n_events;
+		cpu += w[i].cpu_ns / (double)n_events;
+		faults += w[i].faults;
+		if (w[i].wall_ns > longest)
+			longest = w[i].wall_ns;
+	}
+	printf("RESULT threads=%ld events=%ld fired=%ld ns=%.3f cpu_ns=%.3f secs=%.3f faults=%ld\n",
+	       nthreads, n_events * nthreads, n_events * nthreads * (warm_passes + 1),
+	       wall / (double)nthreads, cpu / (double)nthreads, longest / 1e9, faults);
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The LTTng-UST tracepoint provider of the enabled-probe benchmark: the
+ * event bench:ev with the same three integer fields as the udtrace probe
+ * (LTTng records the timestamp itself). tp.c instantiates it.
+ */
+#undef TRACEPOINT_PROVIDER
+#define TRACEPOINT_PROVIDER bench
+
+#undef TRACEPOINT_INCLUDE
+#define TRACEPOINT_INCLUDE "./tp.h"
+
+#if !defined(BENCH_TP_H) || defined(TRACEPOINT_HEADER_MULTI_READ)
+#define BENCH_TP_H
+
+#include <lttng/tracepoint.h>
+
+TRACEPOINT_EVENT(bench, ev,
+	TP_ARGS(long, a, long, b, long, c),
+	TP_FIELDS(
+		ctf_integer(long, a, a)
+		ctf_integer(long, b, b)
+		ctf_integer(long, c, c)
+	)
+)
+
+#endif /* BENCH_TP_H */
+
+#include <lttng/tracepoint-event.h>
