@@ -121,8 +121,12 @@ cleanup() {
 	if [ $have_lttng = 1 ]; then
 		lttng destroy "$LT_SESSION" >/dev/null 2>&1
 	fi
-	if [ -n "$lt_started_pid" ]; then
-		kill "$lt_started_pid" 2>/dev/null
+	if [ -n "$lt_started_pid" ] && kill "$lt_started_pid" 2>/dev/null; then
+		# its consumer daemons leave with it
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$lt_started_pid" 2>/dev/null || break
+			sleep 0.1
+		done
 	fi
 }
 trap cleanup EXIT
@@ -192,6 +196,7 @@ keep() {
 	fi
 	field "$log" ns >>"$OUT/$v.ns"
 	field "$log" cpu_ns >>"$OUT/$v.cpu"
+	field "$log" best_ns >>"$OUT/$v.best"
 	calc "$(field "$log" faults) / $ev" >>"$OUT/$v.faults"
 }
 
@@ -274,10 +279,11 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 
-declare -A NS CPU FLT
+declare -A NS CPU BEST FLT
 for v in "${VARIANTS[@]}"; do
 	NS[$v]=$(median <"$OUT/$v.ns" 2>/dev/null || echo nan)
 	CPU[$v]=$(median <"$OUT/$v.cpu" 2>/dev/null || echo nan)
+	BEST[$v]=$(median <"$OUT/$v.best" 2>/dev/null || echo nan)
 	FLT[$v]=$(median <"$OUT/$v.faults" 2>/dev/null || echo nan)
 done
 # ok V: variant V ran and has a number
@@ -302,41 +308,43 @@ echo "     (cold; warm adds -x bufpolicy=ring with -b $WARM_B), each record $REC
 	echo "   LTTng-UST: lttng enable-event -u bench:ev (3 integer fields; LTTng adds its timestamp)"
 [ $have_bpftrace = 1 ] &&
 	echo "   uprobe: bpftrace -e 'usdt:ev-sdt:bench:ev { @n = count(); @s = sum(arg0 + arg1 + arg2); }'"
-echo "   ns: clock_gettime around the loop, per event; median of $ROUNDS interleaved runs"
+echo "   ns: clock_gettime around the loop, per event; best 1/10: the fastest tenth of the"
+echo "   loop; cpu ns: the thread's CPU time; each the median of $ROUNDS interleaved runs"
 echo "   cold: buffers that hold the whole run, each record in memory touched for the first"
 echo "   time; warm: the timed pass follows an untimed one, in memory already written"
-printf '   %-42s %9s %9s %10s\n' variant ns/event "cpu ns" faults/ev
+printf '   %-40s %9s %9s %9s %9s\n' variant ns/event "best 1/10" "cpu ns" faults/ev
 for v in "${VARIANTS[@]}"; do
 	case $v in *2) continue ;; esac
-	printf '   %-42s %9.2f %9.2f %10.4f\n' "${DESC[$v]}" "${NS[$v]}" "${CPU[$v]}" "${FLT[$v]}"
+	printf '   %-40s %9.2f %9.2f %9.2f %9.4f\n' "${DESC[$v]}" "${NS[$v]}" "${BEST[$v]}" \
+		"${CPU[$v]}" "${FLT[$v]}"
 done
 [ $have_lttng = 0 ] && echo "   SKIP LTTng-UST: $lttng_why"
 [ $have_bpftrace = 0 ] && echo "   SKIP uprobe: $bpftrace_why"
 
 echo "   recorded (all runs):"
-printf '   %-42s %s drops, %s lost in %d runs of %d events\n' "udtrace cold, 1 thread" \
+printf '   %-32s %s drops, %s lost in %d runs of %d events\n' "udtrace cold, 1 thread" \
 	"$(sum_of "$OUT/udt.cold1.drops")" "$(sum_of "$OUT/udt.cold1.lost")" "$ROUNDS" "$N"
-printf '   %-42s %s drops, %s lost in %d runs of %d events\n' "udtrace cold, 2 threads" \
+printf '   %-32s %s drops, %s lost in %d runs of %d events\n' "udtrace cold, 2 threads" \
 	"$(sum_of "$OUT/udt.cold2.drops")" "$(sum_of "$OUT/udt.cold2.lost")" "$ROUNDS" $((2 * N))
-printf '   %-42s %s drops, %s lost (a ring keeps the newest records)\n' "udtrace warm, 1 and 2 threads" \
+printf '   %-32s %s drops, %s lost (a ring keeps the newest records)\n' "udtrace warm, 1 and 2 threads" \
 	$(($(sum_of "$OUT/udt.warm1.drops") + $(sum_of "$OUT/udt.warm2.drops"))) \
 	$(($(sum_of "$OUT/udt.warm1.lost") + $(sum_of "$OUT/udt.warm2.lost")))
 cat "$OUT"/udt.*.notes 2>/dev/null | sort -u | sed 's/^/   note: /'
 if [ $have_lttng = 1 ] && ok lt.cold1; then
-	printf '   %-42s %s discarded events in %d runs; %.1f bytes of trace per event\n' "LTTng-UST cold" \
+	printf '   %-32s %s discarded events in %d runs; %.1f bytes of trace per event\n' "LTTng-UST cold" \
 		"$(sum_of "$OUT/lt.cold1.drops")" "$ROUNDS" "$(calc "$(median <"$OUT/lt.cold1.bytes") / $N")"
 fi
 if [ $have_bpftrace = 1 ] && ok uprobe; then
-	printf '   %-42s @n = %s (fired %d a run)\n' "uprobe" \
+	printf '   %-32s @n = %s (fired %d a run)\n' "uprobe" \
 		"$(sort -u "$OUT/uprobe.counted" | tr '\n' ' ' | sed 's/ $//')" "$UPROBE_N"
 fi
 
 echo "   ratios (the other's ns per event / udtrace's; above 1: udtrace is cheaper)"
 for k in cold warm; do
-	[ $have_lttng = 1 ] && printf '   %-42s %8sx\n' "LTTng-UST / udtrace, $k" "$(ratio lt.${k}1 udt.${k}1)"
+	[ $have_lttng = 1 ] && printf '   %-32s %8sx\n' "LTTng-UST / udtrace, $k" "$(ratio lt.${k}1 udt.${k}1)"
 done
 for k in cold warm; do
-	[ $have_bpftrace = 1 ] && printf '   %-42s %8sx\n' "uprobe / udtrace, $k" "$(ratio uprobe udt.${k}1)"
+	[ $have_bpftrace = 1 ] && printf '   %-32s %8sx\n' "uprobe / udtrace, $k" "$(ratio uprobe udt.${k}1)"
 done
 echo
 

@@ -287,8 +287,10 @@ int cs_trace_map(struct cs_trace *t)
 	if (c.shm_session != t->session)
 		return 0;
 	if (c.shm_state == UDT_SHM_FAILED) {
-		fprintf(stderr, "dtrace: could not allocate buffers in pid %d: %s\n",
-			(int)t->proc->pid, strerror(c.shm_errno));
+		if (!t->shm_failed)
+			fprintf(stderr, "dtrace: could not allocate buffers in pid %d: %s\n",
+				(int)t->proc->pid, strerror(c.shm_errno));
+		t->shm_failed = true;
 		return -1;
 	}
 	if (c.shm_state != UDT_SHM_READY || c.shm_fd < 0)

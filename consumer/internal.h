@@ -67,6 +67,7 @@ struct cs_trace {
 	uint64_t *fill_pos;        /* fill: bytes already read of each buffer */
 	bool *pending;             /* switch: a buffer whose old half could not be read yet */
 	bool resize_reported;
+	bool shm_failed;           /* the target could not make the buffers: said once */
 
 	/* output */
 	bool heading;

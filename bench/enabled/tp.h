@@ -15,6 +15,7 @@
 
 #include <lttng/tracepoint.h>
 
+/* clang-format off */
 TRACEPOINT_EVENT(bench, ev,
 	TP_ARGS(long, a, long, b, long, c),
 	TP_FIELDS(
@@ -23,6 +24,7 @@ TRACEPOINT_EVENT(bench, ev,
 		ctf_integer(long, c, c)
 	)
 )
+/* clang-format on */
 
 #endif /* BENCH_TP_H */
 
