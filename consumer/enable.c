@@ -302,7 +302,13 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
 			acts[na].size = 8;
 			acts[na].off = ca->off;
-			if (ca->difo.is_const) {
+			if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
+				acts[na].kind = UDT_ACT_TRACE_ARG;
+				acts[na].src = (uint32_t)ca->difo.direct_arg;
+			} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_var >= 0) {
+				acts[na].kind = UDT_ACT_TRACE_VAR;
+				acts[na].src = (uint32_t)ca->difo.direct_var;
+			} else if (ca->difo.is_const) {
 				/* a constant status: a one-instruction DIFO keeps the runtime simple */
 				struct {
 					struct udt_difo h;
@@ -311,9 +317,9 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 				} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
 					 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
 					 (uint64_t)ca->difo.const_val };
-				acts[na].difo = area_put(&a, &k1, sizeof(k1));
+				acts[na].src = area_put(&a, &k1, sizeof(k1));
 			} else {
-				acts[na].difo = area_put(&a, ca->difo.bytes, ca->difo.sz);
+				acts[na].src = area_put(&a, ca->difo.bytes, ca->difo.sz);
 			}
 			na++;
 		}

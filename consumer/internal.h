@@ -68,6 +68,7 @@ struct cs_trace {
 	bool *pending;             /* switch: a buffer whose old half could not be read yet */
 	bool resize_reported;
 	bool shm_failed;           /* the target could not make the buffers: said once */
+	uint64_t last_switch;      /* when buffers were last switched (CLOCK_MONOTONIC ns) */
 
 	/* output */
 	bool heading;

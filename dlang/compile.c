@@ -44,6 +44,7 @@ struct cg {
 	const struct dl_probe_ctx *ctx;
 	struct udt_insn *insns;
 	size_t n, cap;
+	int max_reg;
 	uint64_t *consts;
 	size_t nc, capc;
 	struct udt_strbuf str;
@@ -73,6 +74,14 @@ static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char
 static size_t emit(struct cg *g, uint8_t op, int rd, int rs1, int rs2, int32_t imm)
 {
 	struct udt_insn in = { op, (uint8_t)rd, (uint8_t)rs1, (uint8_t)rs2, imm };
+
+	/* (unused register fields are 0, so this is the highest register named) */
+	if (rd > g->max_reg)
+		g->max_reg = rd;
+	if (rs1 > g->max_reg)
+		g->max_reg = rs1;
+	if (rs2 > g->max_reg)
+		g->max_reg = rs2;
 
 	if (g->n >= UDT_DIFO_MAX_INSNS)
 		cg_error(g, NULL, "expression is too large to compile");
@@ -647,7 +656,7 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 	       struct dl_difo *ret, char **ret_err)
 {
 	struct cg g = { .p = p, .ctx = ctx };
-	struct dl_difo d = { 0 };
+	struct dl_difo d = { .direct_arg = -1, .direct_var = -1 };
 
 	if (setjmp(g.jb)) {
 		free(g.insns);
@@ -666,6 +675,18 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 		d.is_const = true;
 		d.const_val = v.cval;
 	}
+	/*
+	 * A bare argument or builtin needs no code at fire time: the runtime
+	 * records it directly. (Narrower types are normalized when printed.)
+	 */
+	if (!d.is_const && g.n >= 1 && g.n <= 2 && v.reg == 0 &&
+	    (g.insns[0].op == UDT_OP_LDARG || g.insns[0].op == UDT_OP_LDVAR) &&
+	    (g.n == 1 || g.insns[1].op == UDT_OP_SEXT || g.insns[1].op == UDT_OP_ZEXT)) {
+		if (g.insns[0].op == UDT_OP_LDARG)
+			d.direct_arg = g.insns[0].imm;
+		else
+			d.direct_var = g.insns[0].imm;
+	}
 	if (!d.is_const) {
 		emit(&g, UDT_OP_RET, 0, v.reg, 0, 0);
 		struct udt_difo h = {
@@ -673,6 +694,7 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 			.insn_cnt = (uint32_t)g.n,
 			.const_cnt = (uint32_t)g.nc,
 			.str_sz = 0,
+			.nregs = (uint32_t)g.max_reg + 1,
 		};
 		d.sz = sizeof(h) + g.n * sizeof(struct udt_insn) + g.nc * 8;
 		d.bytes = udt__xmalloc(d.sz);

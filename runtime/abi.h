@@ -153,17 +153,19 @@ static inline uint32_t udt_sem_hash(uint64_t sem, uint32_t bits)
 	return bits ? (uint32_t)(((sem >> 1) * 0x9e3779b97f4a7c15ull) >> (64 - bits)) : 0;
 }
 
-/* What an action does with its DIFO's value. */
+/* What an action records. */
 enum udt_act_kind {
-	UDT_ACT_TRACE = 1,        /* record the 64-bit value (size 8) */
-	UDT_ACT_EXIT = 2,         /* record the value (size 8); the consumer exits with it */
-	UDT_ACT_DIFO = 3,         /* evaluate only (nothing recorded; size 0) */
-	UDT_ACT_TRACE_STR = 4,    /* value is a string address in the target: record size bytes */
+	UDT_ACT_TRACE = 1,        /* the 64-bit value of DIFO src (size 8) */
+	UDT_ACT_EXIT = 2,         /* the same; the consumer exits with it, tracing stops */
+	UDT_ACT_DIFO = 3,         /* run DIFO src only (nothing recorded; size 0) */
+	UDT_ACT_TRACE_STR = 4,    /* DIFO src gives a string address in the target: size bytes */
+	UDT_ACT_TRACE_ARG = 5,    /* native argument src (size 8): no DIFO to run */
+	UDT_ACT_TRACE_VAR = 6,    /* builtin variable src (enum udt_var, size 8): no DIFO */
 };
 
 struct udt_action {
 	uint32_t kind;            /* enum udt_act_kind */
-	uint32_t difo;            /* offset of the DIFO computing the value, 0 for none */
+	uint32_t src;             /* offset of the DIFO, 0 for none; or an argument or variable */
 	uint32_t size;            /* bytes it records */
 	uint32_t off;             /* where, from the start of the record's data */
 };
@@ -190,7 +192,8 @@ struct udt_shm_hdr {
 /*
  * A thread's buffer pair. The producer (the thread) owns off[], drops[],
  * busy and the ring fields; the consumer owns active, and resets the off
- * and drops of the half the producer no longer writes. One cache line.
+ * and drops of the half the producer no longer writes. One cache line
+ * each (the array starts 64-aligned), so threads never share one.
  */
 struct udt_tbuf {
 	int32_t tid;              /* P: at first fire */
@@ -201,8 +204,9 @@ struct udt_tbuf {
 	uint64_t drops[2];        /* P: records dropped into each half */
 	uint64_t ring_tail;       /* P (ring): offset of the oldest record, monotonic */
 	uint64_t errors;          /* P: error records written */
-	uint64_t reserved[1];
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct udt_tbuf) == 64, "one cache line per thread buffer");
 
 /* -- Records ---------------------------------------------------------------------- */
 

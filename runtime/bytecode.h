@@ -10,10 +10,11 @@
  *
  *	struct udt_difo | struct udt_insn[insn_cnt] | uint64_t[const_cnt] | char[str_sz]
  *
- * Sixteen 64-bit registers r0..r15, all zero on entry. Branches go forward
- * only, so every DIFO ends: the verifier (udt_difo_verify()) checks that, and
- * every opcode, register, constant and string index, before the runtime runs
- * it. Loads from application memory never fault the process: a bad address
+ * Sixteen 64-bit registers r0..r15, zero on entry; a DIFO may say it uses
+ * only the first nregs of them (then only those are cleared). Branches go
+ * forward only, so every DIFO ends: the verifier (udt_difo_verify()) checks
+ * that, and every opcode, register, constant and string index, before the
+ * runtime runs it. Loads from application memory never fault the process: a bad address
  * ends the DIFO with UDT_FAULT_BADADDR, which the runtime records as an
  * error for the consumer.
  */
@@ -33,7 +34,7 @@ struct udt_difo {
 	uint32_t const_cnt;
 	uint32_t str_sz;
 	uint32_t flags;           /* UDT_DIFO_* */
-	uint32_t pad;
+	uint32_t nregs;           /* registers used, r0..nregs-1 (at most 16); 0: all 16 */
 };
 
 #define UDT_DIFO_STRING 0x1u      /* the value is the address of a string */
@@ -140,6 +141,9 @@ struct udt_vm_ctx {
  * Async-signal-safe.
  */
 int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn);
+
+/* The value of builtin variable id (enum udt_var) for ctx; 0 for an unknown id. Async-signal-safe. */
+uint64_t udt_vm_var(const struct udt_vm_ctx *ctx, uint32_t id);
 
 /*
  * udt_difo_run() - run a verified DIFO.

@@ -80,14 +80,20 @@ static int verify_area(struct udt_control *c, uint32_t area)
 			goto bad;
 		const struct udt_action *act = (const void *)(a + e->act_off);
 		for (uint32_t k = 0; k < e->act_cnt; k++) {
-			if (act[k].difo && check_difo(a, act[k].difo, &insn))
+			uint32_t kind = act[k].kind;
+			bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT ||
+				    kind == UDT_ACT_DIFO || kind == UDT_ACT_TRACE_STR;
+
+			if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
+				goto bad;
+			if (difo && act[k].src && check_difo(a, act[k].src, &insn))
+				goto bad;
+			if ((kind == UDT_ACT_TRACE_ARG && act[k].src >= UDT_DIFO_MAX_ARGS) ||
+			    (kind == UDT_ACT_TRACE_VAR && act[k].src >= UDT_VAR_CNT))
 				goto bad;
 			if ((uint64_t)act[k].off + act[k].size > e->rec_size)
 				goto bad;
-			if ((act[k].kind == UDT_ACT_TRACE || act[k].kind == UDT_ACT_EXIT) &&
-			    act[k].size != 8)
-				goto bad;
-			if (act[k].kind < UDT_ACT_TRACE || act[k].kind > UDT_ACT_TRACE_STR)
+			if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_DIFO && act[k].size != 8)
 				goto bad;
 		}
 	}
@@ -171,7 +177,21 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
 		v = 0;
-		if (act[k].difo && udt_difo_run((const void *)(area + act[k].difo), vm, &v)) {
+		switch (act[k].kind) {
+		case UDT_ACT_TRACE_ARG:
+			/* the common one-liner: straight from the argument, no DIFO */
+			if (act[k].src < vm->nargs)
+				v = vm->args[act[k].src];
+			memcpy(data + act[k].off, &v, 8);
+			continue;
+		case UDT_ACT_TRACE_VAR:
+			v = udt_vm_var(vm, act[k].src);
+			memcpy(data + act[k].off, &v, 8);
+			continue;
+		default:
+			break;
+		}
+		if (act[k].src && udt_difo_run((const void *)(area + act[k].src), vm, &v)) {
 			udt__rec_abandon(&rc);
 			error_record(shm, hdr, e->epid, k + 1, vm);
 			return;

@@ -122,13 +122,13 @@ static bool in_range(int32_t imm, int64_t lo, int64_t hi)
 	return imm >= lo && imm < hi;
 }
 
-static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_t pc)
+static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_t pc,
+		    unsigned nregs)
 {
 	uint8_t use = op_regs[in->op];
 
-	if (((use & USE_RD) && in->rd >= UDT_DIFO_REGS) ||
-	    ((use & USE_RS1) && in->rs1 >= UDT_DIFO_REGS) ||
-	    ((use & USE_RS2) && in->rs2 >= UDT_DIFO_REGS))
+	if (((use & USE_RD) && in->rd >= nregs) || ((use & USE_RS1) && in->rs1 >= nregs) ||
+	    ((use & USE_RS2) && in->rs2 >= nregs))
 		return false;
 
 	switch (in->op) {
@@ -177,8 +177,14 @@ int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn)
 	if (d->str_sz && strtab[d->str_sz - 1] != '\0')
 		return reject(ret_insn, 0);
 
+	/* a DIFO that names its register count uses no register beyond it */
+	if (d->nregs > UDT_DIFO_REGS)
+		return reject(ret_insn, 0);
+	unsigned nregs = d->nregs ? d->nregs : UDT_DIFO_REGS;
 	for (uint32_t pc = 0; pc < d->insn_cnt; pc++) {
-		if (insns[pc].op >= UDT_OP_CNT || !insn_ok(d, &insns[pc], pc))
+		const struct udt_insn *in = &insns[pc];
+
+		if (in->op >= UDT_OP_CNT || !insn_ok(d, in, pc, nregs))
 			return reject(ret_insn, pc);
 	}
 	/*
@@ -203,7 +209,7 @@ static uint64_t clock_ns(clockid_t id)
 	return ns;
 }
 
-static uint64_t load_var(const struct udt_vm_ctx *ctx, int32_t id)
+uint64_t udt_vm_var(const struct udt_vm_ctx *ctx, uint32_t id)
 {
 	switch (id) {
 	case UDT_VAR_TIMESTAMP:
@@ -266,7 +272,12 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 	const uint32_t cnt = d->insn_cnt;
 	const uint64_t *consts = (const uint64_t *)(insns + cnt);
 	const char *strtab = (const char *)(consts + d->const_cnt);
-	uint64_t r[UDT_DIFO_REGS] = { 0 };
+	uint64_t r[UDT_DIFO_REGS];
+	unsigned nregs = d->nregs ? d->nregs : UDT_DIFO_REGS;
+
+	/* zero only the registers the DIFO uses (clearing all 16 was half of a short one's cost) */
+	for (unsigned i = 0; i < nregs; i++)
+		r[i] = 0;
 	uint32_t pc = 0;
 
 	while (pc < cnt) {
@@ -409,7 +420,7 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			RD = ctx->args[a];
 			break;
 		case UDT_OP_LDVAR:
-			RD = load_var(ctx, in->imm);
+			RD = udt_vm_var(ctx, (uint32_t)in->imm);
 			break;
 		case UDT_OP_LDX8:
 		case UDT_OP_LDX8S:

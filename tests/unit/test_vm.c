@@ -1284,3 +1284,33 @@ TEST(measure_ns_per_run_of_a_predicate)
 	printf("# vm: %.1f ns per run of a 10-instruction predicate (%d runs)\n",
 	       (double)(t1 - t0) / n, n);
 }
+
+TEST(nregs_limits_the_registers_a_difo_may_name)
+{
+	AUTO_DIFO b = assemble("ldi r1, 5; ret r1");
+	uint32_t bad = UINT32_MAX;
+	uint64_t v = 0;
+	struct udt_vm_ctx c = { 0 };
+
+	hdr(&b)->nregs = 2;
+	CHECK_EQ(udt_difo_verify(hdr(&b), b.sz, &bad), 0);
+	CHECK_EQ(udt_difo_run(hdr(&b), &c, &v), 0);
+	CHECK_EQ(v, 5);
+	hdr(&b)->nregs = 1; /* r1 is beyond it */
+	CHECK_EQ(udt_difo_verify(hdr(&b), b.sz, &bad), -EINVAL);
+	CHECK_EQ(bad, 0);
+	hdr(&b)->nregs = 17;
+	CHECK_EQ(udt_difo_verify(hdr(&b), b.sz, &bad), -EINVAL);
+}
+
+TEST(registers_within_nregs_start_at_zero)
+{
+	AUTO_DIFO b = assemble("add r0, r1, r2; ret r0");
+	uint64_t v = 1;
+	struct udt_vm_ctx c = { 0 };
+
+	hdr(&b)->nregs = 3;
+	REQUIRE_EQ(udt_difo_verify(hdr(&b), b.sz, NULL), 0);
+	CHECK_EQ(udt_difo_run(hdr(&b), &c, &v), 0);
+	CHECK_EQ(v, 0);
+}
