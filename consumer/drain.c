@@ -80,6 +80,11 @@ static void heading(struct cs_trace *t)
 	t->heading = true;
 }
 
+/*
+ * trace() of an integer, formatted by its size exactly as DTrace does: 1- and
+ * 2-byte values print as unsigned, 4- and 8-byte values as signed, whatever
+ * the D type's sign (trace((char)-1) prints 255 under DTrace too).
+ */
 static void print_int(struct cs_trace *t, unsigned size, uint64_t v)
 {
 	bool q = t->o.quiet;
@@ -122,9 +127,17 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e, uint32_
 		const struct cs_action *a = &e->acts[k];
 		uint64_t v = 0;
 
-		if (a->kind != CS_ACT_TRACE_CONST)
+		if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
 			memcpy(&v, data + a->off, 8);
 		switch (a->kind) {
+		case CS_ACT_TRACE_STR: {
+			char buf[65536];
+			size_t n = a->size < sizeof(buf) ? a->size : sizeof(buf) - 1;
+			memcpy(buf, data + a->off, n);
+			buf[n] = '\0';
+			print_str(t, buf);
+			break;
+		}
 		case CS_ACT_TRACE:
 			print_int(t, a->size, v);
 			break;

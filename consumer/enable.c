@@ -100,6 +100,9 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		}
 		a.kind = CS_ACT_EXIT;
 		a.size = 4;
+	} else if (a.difo.copyinstr) {
+		a.kind = CS_ACT_TRACE_STR;
+		a.size = (unsigned)t->o.strsize;
 	} else if (a.difo.is_const) {
 		a.kind = CS_ACT_TRACE_CONST;
 		a.is_str = a.difo.is_string;
@@ -110,7 +113,10 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		a.kind = CS_ACT_TRACE;
 		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
 	}
-	if (a.kind != CS_ACT_TRACE_CONST) {
+	if (a.kind == CS_ACT_TRACE_STR) {
+		a.off = e->rec_size;
+		e->rec_size += (a.size + 7) & ~7u;
+	} else if (a.kind != CS_ACT_TRACE_CONST) {
 		a.off = e->rec_size;
 		e->rec_size += 8;
 	}
@@ -302,7 +308,11 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
 			acts[na].size = 8;
 			acts[na].off = ca->off;
-			if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
+			if (ca->kind == CS_ACT_TRACE_STR) {
+				acts[na].kind = UDT_ACT_TRACE_STR;
+				acts[na].size = ca->size;
+				acts[na].src = area_put(&a, ca->difo.bytes, ca->difo.sz);
+			} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
 				acts[na].kind = UDT_ACT_TRACE_ARG;
 				acts[na].src = (uint32_t)ca->difo.direct_arg;
 			} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_var >= 0) {

@@ -12,6 +12,7 @@ enum cs_act_kind {
 	CS_ACT_TRACE,              /* an integer, recorded */
 	CS_ACT_TRACE_CONST,        /* a constant (integer or string), printed by the consumer */
 	CS_ACT_EXIT,               /* the status, recorded */
+	CS_ACT_TRACE_STR,          /* a string copied from the target, recorded */
 };
 
 struct cs_action {

@@ -534,10 +534,10 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		if (!is_int(to) && !is_ptr(to))
 			cg_error(g, n, "dereferencing %s is not supported yet (issue #4)",
 				 dl_type_cdecl(g->p, a.type, NULL));
-		unsigned w = width(to);
+		unsigned w = width(to); /* in bits */
 		bool sg = is_signed(to);
-		uint8_t op = w == 8 ? UDT_OP_LDX64 : w == 4 ? (sg ? UDT_OP_LDX32S : UDT_OP_LDX32)
-			     : w == 2 ? (sg ? UDT_OP_LDX16S : UDT_OP_LDX16)
+		uint8_t op = w == 64 ? UDT_OP_LDX64 : w == 32 ? (sg ? UDT_OP_LDX32S : UDT_OP_LDX32)
+			     : w == 16 ? (sg ? UDT_OP_LDX16S : UDT_OP_LDX16)
 			     : (sg ? UDT_OP_LDX8S : UDT_OP_LDX8);
 		materialize(g, &a, r, n);
 		emit(g, op, r, r, 0, 0);
@@ -657,6 +657,49 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 {
 	struct cg g = { .p = p, .ctx = ctx };
 	struct dl_difo d = { .direct_arg = -1, .direct_var = -1 };
+
+	/*
+	 * copyinstr(addr) at the top of a traced expression: the DIFO computes
+	 * the address and the action copies the string (fault-safe) into the
+	 * record. Strings as values elsewhere come with issue #4.
+	 */
+	if (expr->kind == DL_N_CALL && expr->a->kind == DL_N_IDENT &&
+	    !strcmp(expr->a->name, "copyinstr")) {
+		if (expr->arg_cnt != 1) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: copyinstr( ) prototype mismatch: "
+						  "%zu args passed, 1 expected", expr->loc.file,
+						  expr->loc.line, expr->loc.col, expr->arg_cnt);
+			return -1;
+		}
+		if (dl_compile(p, expr->args[0], ctx, ret, ret_err))
+			return -1;
+		if (ret->is_string) {
+			dl_difo_free(ret);
+			*ret_err = udt__xasprintf("%s:%d:%d: error: copyinstr( ) argument #1 is "
+						  "incompatible with prototype", expr->loc.file,
+						  expr->loc.line, expr->loc.col);
+			return -1;
+		}
+		ret->copyinstr = true;
+		ret->is_string = true;
+		ret->direct_arg = ret->direct_var = -1;
+		ret->type = named(&g, "string");
+		if (ret->is_const) {
+			/* a constant address: give it a DIFO all the same */
+			struct {
+				struct udt_difo h;
+				struct udt_insn i[2];
+				uint64_t c;
+			} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 1 },
+				 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
+				 (uint64_t)ret->const_val };
+			ret->bytes = udt__xmalloc(sizeof(k1));
+			memcpy(ret->bytes, &k1, sizeof(k1));
+			ret->sz = sizeof(k1);
+			ret->is_const = false;
+		}
+		return 0;
+	}
 
 	if (setjmp(g.jb)) {
 		free(g.insns);

@@ -59,6 +59,18 @@ case $(cat err.txt) in
 *) fail "bad pointers: invalid address errors" "$(cat err.txt)" ;;
 esac
 
+# Loads of every width and sign from the application's memory, and a string.
+# trace() formats by size as DTrace does: 1- and 2-byte values print unsigned,
+# 4-byte values signed (so -8 prints 248 and 4000000000 prints -294967296).
+"$DTRACE" -q -n 'rt*:::mem {
+	trace(*(char *)arg0); trace(" "); trace(*(unsigned char *)(arg0 + 1)); trace(" ");
+	trace(*(short *)(arg0 + 2)); trace(" "); trace(*(unsigned short *)(arg0 + 4)); trace(" ");
+	trace(*(int *)(arg0 + 8)); trace(" "); trace(*(unsigned int *)(arg0 + 12)); trace(" ");
+	trace(*(long long *)(arg0 + 16)); trace(" "); trace(copyinstr(*(long *)(arg0 + 24)));
+}' -c './rtprog mem' >out.txt 2>err.txt
+expect_eq "loads of 1, 2, 4 and 8 bytes, signed and unsigned, and copyinstr" "$(cat out.txt)" \
+	"248 200 63936 60000 -320000 -294967296 -6400000000000 a string"
+
 # Small buffers: printed records plus reported drops equal the probes fired
 "$DTRACE" -q -b 4k -x switchrate=1000hz -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
 	-c './rtprog ticks 20000 2' >out.txt 2>err.txt

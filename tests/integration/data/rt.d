@@ -4,4 +4,5 @@ provider rt {
 	probe bad(int *p);
 	probe once(int x, const char *what);
 	probe sig(int n);
+	probe mem(void *p);
 };

@@ -9,12 +9,14 @@
  *   fork     fire rt:::once in the parent, fork, fire it N times in the child, wait
  *   signal   fire rt:::sig from a SIGALRM handler while firing rt:::tick in main
  *   idle     sleep until stdin is closed (an untraced process, for the footprint test)
+ *   mem      fire rt:::mem with a structure of every integer width and a string
  *   crash    fire rt:::tick N times, then die of SIGSEGV
  *   exec     fire rt:::once, then exec "rtprog ticks N" (the same program, a new image)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,18 @@ int main(int argc, char **argv)
 		it.it_interval.tv_usec = 0;
 		setitimer(ITIMER_REAL, &it, NULL);
 		printf("signals=%d\n", (int)sigs);
+	} else if (!strcmp(mode, "mem")) {
+		static struct {
+			int8_t s8;
+			uint8_t u8;
+			int16_t s16;
+			uint16_t u16;
+			int32_t s32;
+			uint32_t u32;
+			int64_t s64;
+			const char *str;
+		} m = { -8, 200, -1600, 60000, -320000, 4000000000u, -6400000000000ll, "a string" };
+		RT_MEM(&m);
 	} else if (!strcmp(mode, "crash")) {
 		for (long i = 0; i < n; i++)
 			RT_TICK(0, i);
