@@ -36,14 +36,6 @@
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t cs_trace_interval(const struct cs_trace *t)
 {
 	/* the heartbeat must beat well within the deadman interval */
@@ -218,7 +210,7 @@ static void run_local(struct cs_trace *t, const char *which)
 		struct cs_ecb *e = &t->ecbs[i];
 		uint8_t data[4096] = { 0 };
 		struct udt_vm_ctx vm = {
-			.timestamp = now_ns(),
+			.timestamp = cs__now_ns(),
 			.epid = e->epid,
 			.cpu = (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
 			.pid = getpid(),
@@ -562,7 +554,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 		 * thread has filled half its active half: a busy thread (1M
 		 * events/s is 40 MB/s) would otherwise drop most of a second.
 		 */
-		uint64_t now = now_ns();
+		uint64_t now = cs__now_ns();
 		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t)) {
 			switch_round(t, final);
 			t->last_switch = now;

@@ -36,14 +36,6 @@
 
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static bool is_core(const char *desc)
 {
 	return !strcmp(desc, "BEGIN") || !strcmp(desc, "END") || !strcmp(desc, "dtrace:::BEGIN") ||
@@ -185,6 +177,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	t->proc = proc;
 	t->o = *o;
 	t->out = out;
+	cs__clock_start(&t->clock_start);
 	cs_probes_load(&t->probes, proc);
 	if (proc)
 		(void)cs_proc_execname(proc, execname, sizeof(execname));
@@ -439,7 +432,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	}
 	if (c.state == UDT_STATE_ACTIVE && c.consumer_pid > 0 &&
 	    (kill(c.consumer_pid, 0) == 0 || errno == EPERM) &&
-	    c.heartbeat_ns + c.deadman_ns > now_ns()) {
+	    c.heartbeat_ns + c.deadman_ns > cs__now_ns()) {
 		*ret_err = udt__xasprintf("failed to grab pid %d: it is being traced by another "
 					  "dtrace (pid %d)", (int)pid, (int)c.consumer_pid);
 		return -1;
@@ -452,6 +445,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 
 	uint32_t flags = (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
 			 (have_membarrier() ? 0 : UDT_CTL_FENCE);
+	struct cs_clock_cal cal;
+	cs__clock_finish(&t->clock_start, &cal);
 	err = cs_proc_write(t->proc, CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, area,
 			    area_sz);
 	free(area);
@@ -460,7 +455,10 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	if (!err)
 		err = wr32(t, CTL_FIELD(pid), (uint32_t)pid) ?:
 		      wr32(t, CTL_FIELD(consumer_pid), (uint32_t)getpid()) ?:
-		      wr64(t, CTL_FIELD(heartbeat_ns), now_ns()) ?:
+		      wr64(t, CTL_FIELD(tsc_base), cal.tsc_base) ?:
+		      wr64(t, CTL_FIELD(tsc_ns), cal.tsc_ns) ?:
+		      wr64(t, CTL_FIELD(tsc_mult), cal.tsc_mult) ?:
+		      wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns()) ?:
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
 		      wr32(t, CTL_FIELD(policy), t->o.policy) ?:
@@ -504,7 +502,7 @@ void cs__detach(struct cs_trace *t)
 	if (!t->attached || t->target_gone)
 		return;
 	t->attached = false;
-	(void)wr64(t, CTL_FIELD(heartbeat_ns), now_ns());
+	(void)wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns());
 	if (cs_proc_read(t->proc, CTL_FIELD(state), &state, sizeof(state)) ||
 	    cs_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)))
 		return;
@@ -539,7 +537,7 @@ void cs__detach(struct cs_trace *t)
 void cs__heartbeat(struct cs_trace *t)
 {
 	if (t->attached && !t->target_gone)
-		(void)wr64(t, CTL_FIELD(heartbeat_ns), now_ns());
+		(void)wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns());
 }
 
 void cs_trace_close(struct cs_trace *t)

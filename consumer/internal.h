@@ -38,6 +38,21 @@ struct cs_ecb {
 	uint32_t rec_size;
 };
 
+/* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
+struct cs_clock_pt {
+	uint64_t tsc, ns;
+	bool valid;                /* the TSC is usable and was read */
+};
+
+struct cs_clock_cal {
+	uint64_t tsc_base, tsc_ns, tsc_mult; /* struct udt_control's fields; tsc_mult 0: none */
+};
+
+uint64_t cs__now_ns(void);
+/* The first pair, if the TSC may be used; the calibration from it (waits until 10 ms after). */
+void cs__clock_start(struct cs_clock_pt *a);
+void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal);
+
 /* A record read from a buffer, with where it came from. */
 struct cs_rec {
 	const struct udt_rec *r;
@@ -55,6 +70,7 @@ struct cs_trace {
 
 	/* the session */
 	bool attached;
+	struct cs_clock_pt clock_start; /* the first calibration pair, taken at open */
 	uint64_t ctl;              /* address of udt__control in the target */
 	uint64_t fire;             /* address of udt__fire */
 	uint32_t session, area;

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#define UDT_ABI_VERSION 1
+#define UDT_ABI_VERSION 2
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -108,7 +108,14 @@ struct udt_control {
 	uint32_t bad_session;     /* R: the session whose enablings failed verification */
 	uint32_t bad_ecb;         /* R: index of the ECB that failed */
 	uint32_t bad_insn;        /* R: and the instruction */
-	uint64_t reserved[7];
+	/* C: the clock. With tsc_mult 0, timestamps are CLOCK_MONOTONIC from
+	   clock_gettime(); otherwise tsc_ns + ((TSC - tsc_base) * tsc_mult >> 32),
+	   the consumer's calibration of the x86 time-stamp counter against
+	   CLOCK_MONOTONIC (docs/runtime.md, "Timestamps") */
+	uint64_t tsc_base;
+	uint64_t tsc_ns;
+	uint64_t tsc_mult;        /* ns per TSC tick, 32.32 fixed point */
+	uint64_t reserved[4];
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -204,9 +211,9 @@ struct udt_tbuf {
 	uint64_t drops[2];        /* P: records dropped into each half */
 	uint64_t ring_tail;       /* P (ring): offset of the oldest record, monotonic */
 	uint64_t errors;          /* P: error records written */
-} __attribute__((aligned(64)));
+} __attribute__((aligned(128)));
 
-_Static_assert(sizeof(struct udt_tbuf) == 64, "one cache line per thread buffer");
+_Static_assert(sizeof(struct udt_tbuf) == 128, "two cache lines per thread buffer");
 
 /* -- Records ---------------------------------------------------------------------- */
 
@@ -214,8 +221,7 @@ _Static_assert(sizeof(struct udt_tbuf) == 64, "one cache line per thread buffer"
 struct udt_rec {
 	uint32_t size;
 	uint32_t epid;            /* UDT_EPID_* below for runtime records */
-	uint64_t timestamp;       /* CLOCK_MONOTONIC ns */
-	uint64_t pc;              /* the probe site (return address into its function) */
+	uint64_t timestamp;       /* ns (CLOCK_MONOTONIC, or the TSC calibrated against it) */
 	uint32_t cpu;
 	uint32_t pad;
 };

@@ -18,11 +18,12 @@
  *     writes an error record instead: the consumer reports it, DTrace-style.
  *
  * Async-signal-safe: no locks, no allocation, no stdio; errno is saved and
- * restored; the only system calls are the vDSO clock and getcpu, gettid once
+ * restored; the only system calls are the vDSO clock (when the TSC is not
+ * read directly) and getcpu, gettid once
  * per thread, the memfd and mmap of the session's first fire, and
  * process_vm_readv for loads from application memory.
  */
-#include "runtime/internal.h"
+#include "runtime/record.h"
 
 #include <errno.h>
 #include <string.h>
@@ -126,12 +127,12 @@ static int safe_str(uint8_t *dst, uint64_t src, uint32_t sz)
 	return 0;
 }
 
-static void error_record(struct udt_shm_hdr *shm, const struct udt_rec *like, uint32_t epid,
-			 uint32_t action, const struct udt_vm_ctx *vm)
+static void error_record(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const struct udt_rec *like,
+			 uint32_t epid, uint32_t action, const struct udt_vm_ctx *vm)
 {
 	struct udt_rec_ctx rc;
 	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_err);
-	struct udt_rec *r = udt__rec_reserve(shm, &rc, size, 0);
+	struct udt_rec *r = udt__rec_reserve(shm, tb, &rc, size);
 
 	if (!r)
 		return;
@@ -149,8 +150,8 @@ static void error_record(struct udt_shm_hdr *shm, const struct udt_rec *like, ui
 }
 
 /* Run one ECB: predicate, then a record of its actions. */
-static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct udt_ecb *e,
-		    struct udt_vm_ctx *vm, const struct udt_rec *hdr)
+static void run_ecb(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
+		    const struct udt_ecb *e, struct udt_vm_ctx *vm, const struct udt_rec *hdr)
 {
 	struct udt_rec_ctx rc;
 	uint64_t v;
@@ -158,14 +159,14 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 	vm->epid = e->epid;
 	if (e->pred) {
 		if (udt_difo_run((const void *)(area + e->pred), vm, &v)) {
-			error_record(shm, hdr, e->epid, 0, vm);
+			error_record(shm, tb, hdr, e->epid, 0, vm);
 			return;
 		}
 		if (!v)
 			return;
 	}
 	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
-	struct udt_rec *r = udt__rec_reserve(shm, &rc, size, 0);
+	struct udt_rec *r = udt__rec_reserve(shm, tb, &rc, size);
 	if (!r)
 		return;
 	*r = *hdr;
@@ -185,7 +186,7 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 			memcpy(data + act[k].off, &v, 8);
 			continue;
 		case UDT_ACT_TRACE_VAR:
-			v = udt_vm_var(vm, act[k].src);
+			v = act[k].src == UDT_VAR_TIMESTAMP ? vm->timestamp : udt_vm_var(vm, act[k].src);
 			memcpy(data + act[k].off, &v, 8);
 			continue;
 		default:
@@ -193,7 +194,7 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 		}
 		if (act[k].src && udt_difo_run((const void *)(area + act[k].src), vm, &v)) {
 			udt__rec_abandon(&rc);
-			error_record(shm, hdr, e->epid, k + 1, vm);
+			error_record(shm, tb, hdr, e->epid, k + 1, vm);
 			return;
 		}
 		switch (act[k].kind) {
@@ -210,7 +211,7 @@ static void run_ecb(struct udt_shm_hdr *shm, const uint8_t *area, const struct u
 				vm->fault = UDT_FAULT_BADADDR;
 				vm->fault_addr = v;
 				vm->fault_insn = 0;
-				error_record(shm, hdr, e->epid, k + 1, vm);
+				error_record(shm, tb, hdr, e->epid, k + 1, vm);
 				return;
 			}
 			break;
@@ -238,12 +239,14 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		return;
 	}
 	t->depth = 1;
-	saved_errno = errno;
+	if (!t->errp)
+		t->errp = &errno;
+	saved_errno = *t->errp;
 
 	uint32_t session = LOAD_RELAXED(&c->session);
 	if (udt__forked(c, session))
 		goto out;
-	uint64_t now = udt__now_ns();
+	uint64_t now = udt__clock(c);
 
 	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
 		udt__session_end(c, session, UDT_STATE_DEADMAN);
@@ -278,11 +281,16 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	if (!e)
 		goto out; /* enabled by another tracer, not by this session */
 
-	struct udt_shm_hdr *shm = udt__shm_get(c, session);
-	if (!shm) {
-		udt__lost(c);
-		goto out;
+	/* this thread's buffer: at hand once the consumer has the shared memory (shm_fd closed) */
+	struct udt_tbuf *tb = t->tb;
+	if (t->session != session || !tb || LOAD_RELAXED(&c->shm_fd) >= 0) {
+		tb = udt__thread_buffer(c, session);
+		if (!tb) {
+			udt__lost(c);
+			goto out;
+		}
 	}
+	struct udt_shm_hdr *shm = t->shm;
 	const uint64_t regs[4] = { a0, a1, a2, a3 };
 	struct udt_vm_ctx vm = {
 		.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0,
@@ -295,17 +303,17 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	};
 	struct udt_rec hdr = {
 		.timestamp = now,
-		.pc = (uint64_t)(uintptr_t)__builtin_return_address(0),
 		.cpu = vm.cpu,
 	};
+	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {
-		if (!e->pc_hi || (hdr.pc >= e->pc_lo && hdr.pc < e->pc_hi))
-			run_ecb(shm, area, e, &vm, &hdr);
+		if (!e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi))
+			run_ecb(shm, tb, area, e, &vm, &hdr);
 		if (!e->next)
 			break;
 		e = &ecbs[e->next - 1];
 	}
 out:
-	errno = saved_errno;
+	*t->errp = saved_errno;
 	t->depth = 0;
 }

@@ -46,6 +46,8 @@ struct udt_tls {
 	uint32_t session;         /* the session tb belongs to */
 	struct udt_tbuf *tb;      /* this thread's buffer pair, or NULL (none could be had) */
 	uint8_t *data;            /* its two halves */
+	struct udt_shm_hdr *shm;  /* the shared memory they are in */
+	int *errp;                /* this thread's errno */
 	int32_t tid;
 };
 
@@ -57,28 +59,69 @@ void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, 
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
-/* Is this process a fork child of the one the session is for? (Then it is untraced.) */
-bool udt__forked(struct udt_control *c, uint32_t session);
+/*
+ * Is this process a fork child of the one the session is for? (Then it is
+ * untraced.) The fork canary's test inline, the rest in session.c.
+ */
+extern volatile uint64_t *udt__fork_canary;
+extern uint32_t udt__canary_session;
+bool udt__forked_slow(struct udt_control *c, uint32_t session);
+
+static inline bool udt__forked(struct udt_control *c, uint32_t session)
+{
+	volatile uint64_t *canary = LOAD_ACQUIRE(&udt__fork_canary);
+
+	if (canary && LOAD_RELAXED(&udt__canary_session) == session && *canary)
+		return false;
+	return udt__forked_slow(c, session);
+}
 /* Count a fire that could not be recorded. */
 void udt__lost(struct udt_control *c);
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why);
 uint64_t udt__now_ns(void);
+
+/* The timestamp of a fire: the calibrated TSC, or CLOCK_MONOTONIC (abi.h, udt_control). */
+static inline uint64_t udt__clock(const struct udt_control *c)
+{
+#if defined(__x86_64__)
+	uint64_t mult = LOAD_RELAXED(&c->tsc_mult);
+
+	if (mult) {
+		uint32_t lo, hi;
+
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		int64_t d = (int64_t)((((uint64_t)hi << 32) | lo) - LOAD_RELAXED(&c->tsc_base));
+		return LOAD_RELAXED(&c->tsc_ns) + (uint64_t)(((__int128)d * mult) >> 32);
+	}
+#endif
+	return udt__now_ns();
+}
 int32_t udt__gettid(void);
-uint32_t udt__getcpu(void);
+uint32_t udt__getcpu_slow(void);
 
-/* record.c: reserve size bytes in this thread's buffer; NULL if dropped. */
-struct udt_rec_ctx {
-	struct udt_shm_hdr *shm;
-	struct udt_tbuf *tb;
-	uint8_t *half;            /* the half being written */
-	uint32_t which;           /* its index */
-	uint64_t off;             /* where the record goes */
-	uint32_t size;
-};
+/*
+ * The CPU this thread runs on. glibc (2.35 on) registers every thread for
+ * restartable sequences, and the kernel keeps the rseq area's cpu_id current:
+ * one load from the thread's TCB. Elsewhere, sched_getcpu().
+ */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 
-void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_rec_ctx *rc, uint32_t size,
-		       uint32_t flags);
-void udt__rec_commit(struct udt_rec_ctx *rc);
-void udt__rec_abandon(struct udt_rec_ctx *rc);
+static inline uint32_t udt__getcpu(void)
+{
+#if defined(__x86_64__)
+	if (&__rseq_size && __rseq_size) {
+		const char *tp;
+
+		__asm__("mov %%fs:0, %0" : "=r"(tp));
+		int32_t cpu = *(const volatile int32_t *)(tp + __rseq_offset + 4); /* rseq.cpu_id */
+		if (cpu >= 0)
+			return (uint32_t)cpu;
+	}
+#endif
+	return udt__getcpu_slow();
+}
+
+
 
 #endif /* UDT_RUNTIME_INTERNAL_H */

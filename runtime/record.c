@@ -31,19 +31,22 @@
  *
  * A record larger than the half is dropped under every policy.
  */
-#include "runtime/internal.h"
+#include "runtime/record.h"
 
 #include <string.h>
 
-/* This thread's buffer for the session of shm; NULL when none could be had. */
-static struct udt_tbuf *thread_buffer(struct udt_shm_hdr *shm)
+struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 {
 	struct udt_tls *t = &udt__tls;
+	struct udt_shm_hdr *shm = udt__shm_get(c, session);
 
-	if (t->session == shm->session)
+	if (!shm)
+		return NULL;
+	if (t->session == shm->session && t->shm == shm)
 		return t->tb;
 	t->session = shm->session;
 	t->tb = NULL;
+	t->shm = shm;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
 	if (i >= shm->tbuf_max)
 		return NULL;
@@ -57,18 +60,9 @@ static struct udt_tbuf *thread_buffer(struct udt_shm_hdr *shm)
 	return tb;
 }
 
-static inline void full_fence_if(struct udt_shm_hdr *shm)
-{
-	(void)shm;
-	if (LOAD_RELAXED(&udt__control.flags) & UDT_CTL_FENCE)
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	else
-		COMPILER_BARRIER();
-}
-
 /* ring: make room for size bytes at the head, moving the tail past overwritten records. */
-static void *ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
-			  struct udt_rec_ctx *rc, uint32_t size)
+void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
+			struct udt_rec_ctx *rc, uint32_t size)
 {
 	uint64_t B = shm->bufsize;
 	uint64_t head = tb->off[0], tail = tb->ring_tail;
@@ -97,80 +91,4 @@ static void *ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t 
 	STORE_RELEASE(&tb->ring_tail, tail);
 	rc->off = head;
 	return half + pos;
-}
-
-void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_rec_ctx *rc, uint32_t size,
-		       uint32_t flags)
-{
-	struct udt_tbuf *tb;
-	uint32_t a;
-
-	(void)flags;
-	if (LOAD_RELAXED(&shm->stopped))
-		return NULL;
-	tb = thread_buffer(shm);
-	if (!tb) {
-		udt__lost(&udt__control);
-		return NULL;
-	}
-	rc->shm = shm;
-	rc->tb = tb;
-	rc->size = size;
-
-	switch (shm->policy) {
-	case UDT_POLICY_RING:
-		rc->which = 0;
-		rc->half = udt__tls.data;
-		if (size > shm->bufsize) {
-			tb->drops[0]++;
-			return NULL;
-		}
-		STORE_RELAXED(&tb->busy, 1);
-		return ring_reserve(shm, tb, rc->half, rc, size);
-	case UDT_POLICY_FILL:
-		a = 0;
-		break;
-	default:
-		a = LOAD_RELAXED(&tb->active) & 1;
-		break;
-	}
-	/* announce the half, then check it is still the active one (see above) */
-	for (;;) {
-		STORE_RELAXED(&tb->busy, a + 1);
-		full_fence_if(shm);
-		if (shm->policy != UDT_POLICY_SWITCH)
-			break;
-		uint32_t now = LOAD_ACQUIRE(&tb->active) & 1;
-		if (now == a)
-			break;
-		a = now;
-	}
-	rc->which = a;
-	rc->half = udt__tls.data + (uint64_t)a * shm->bufsize;
-	rc->off = LOAD_RELAXED(&tb->off[a]);
-	if (size > shm->bufsize || rc->off + size > shm->bufsize) {
-		tb->drops[a]++;
-		if (shm->policy == UDT_POLICY_FILL)
-			STORE_RELAXED(&shm->stopped, 1);
-		STORE_RELEASE(&tb->busy, 0);
-		return NULL;
-	}
-	return rc->half + rc->off;
-}
-
-void udt__rec_commit(struct udt_rec_ctx *rc)
-{
-	struct udt_tbuf *tb = rc->tb;
-
-	/* the record's bytes before its offset: pairs with the consumer's acquire of off[] */
-	STORE_RELEASE(&tb->off[rc->which], rc->off + rc->size);
-	STORE_RELEASE(&tb->busy, 0);
-}
-
-void udt__rec_abandon(struct udt_rec_ctx *rc)
-{
-	/* ring: a pad record may have been written: the head moves past it */
-	if (rc->shm->policy == UDT_POLICY_RING)
-		STORE_RELEASE(&rc->tb->off[0], rc->off);
-	STORE_RELEASE(&rc->tb->busy, 0);
 }

@@ -58,8 +58,8 @@ UDT_EXPORT const struct udt_runtime_id udt__runtime_id = {
 };
 
 /* The fork canary (see above) and the session it was made for. */
-static volatile uint64_t *fork_canary;
-static uint32_t canary_session;
+volatile uint64_t *udt__fork_canary;
+uint32_t udt__canary_session;
 
 /* The current session's shared memory, for counting lost fires (relaxed). */
 static struct udt_shm_hdr *cur_shm;
@@ -79,7 +79,7 @@ int32_t udt__gettid(void)
 	return (int32_t)syscall(SYS_gettid);
 }
 
-uint32_t udt__getcpu(void)
+uint32_t udt__getcpu_slow(void)
 {
 	int cpu = sched_getcpu();
 
@@ -143,7 +143,7 @@ void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
 
 static uint64_t shm_total(uint64_t bufsize, uint32_t tmax)
 {
-	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 63) & ~63ull;
+	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
 	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
 
 	return hdr + tbufs + (uint64_t)tmax * 2 * bufsize;
@@ -181,7 +181,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	}
 
 	struct udt_shm_hdr *h = m;
-	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 63) & ~63ull;
+	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
 	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
 
 	h->size = sizeof(*h);
@@ -263,10 +263,11 @@ static void forked(struct udt_control *c)
 	udt__tls.session = 0;
 	udt__tls.tb = NULL;
 	udt__tls.data = NULL;
+	udt__tls.shm = NULL;
 	udt__tls.tid = 0;
 	STORE_RELAXED(&cur_shm, NULL);
-	STORE_RELAXED(&fork_canary, NULL);
-	STORE_RELAXED(&canary_session, 0);
+	STORE_RELAXED(&udt__fork_canary, NULL);
+	STORE_RELAXED(&udt__canary_session, 0);
 	uint32_t st = UDT_STATE_ACTIVE;
 	if (__atomic_compare_exchange_n(&c->state, &st, UDT_STATE_FORKED, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
@@ -281,11 +282,11 @@ static void forked(struct udt_control *c)
 	STORE_RELAXED(&c->shm_state, UDT_SHM_NONE);
 }
 
-bool udt__forked(struct udt_control *c, uint32_t session)
+bool udt__forked_slow(struct udt_control *c, uint32_t session)
 {
-	volatile uint64_t *canary = LOAD_ACQUIRE(&fork_canary);
+	volatile uint64_t *canary = LOAD_ACQUIRE(&udt__fork_canary);
 
-	if (canary && LOAD_RELAXED(&canary_session) == session) {
+	if (canary && LOAD_RELAXED(&udt__canary_session) == session) {
 		if (*canary)
 			return false;
 		forked(c); /* the page was wiped: we are a fork child */
@@ -307,17 +308,17 @@ bool udt__forked(struct udt_control *c, uint32_t session)
 	}
 	*(volatile uint64_t *)page = 1;
 	void *expected = NULL;
-	if (!__atomic_compare_exchange_n((void **)&fork_canary, &expected, page, false,
+	if (!__atomic_compare_exchange_n((void **)&udt__fork_canary, &expected, page, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		/* another thread made one first (or one of an older session remains) */
-		if (LOAD_RELAXED(&canary_session) == session) {
+		if (LOAD_RELAXED(&udt__canary_session) == session) {
 			munmap(page, 4096);
 			return false;
 		}
 		munmap((void *)(uintptr_t)expected, 4096);
-		STORE_RELEASE(&fork_canary, (volatile uint64_t *)page);
+		STORE_RELEASE(&udt__fork_canary, (volatile uint64_t *)page);
 	}
-	STORE_RELEASE(&canary_session, session);
+	STORE_RELEASE(&udt__canary_session, session);
 	return false;
 }
 

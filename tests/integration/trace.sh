@@ -71,6 +71,30 @@ esac
 expect_eq "loads of 1, 2, 4 and 8 bytes, signed and unsigned, and copyinstr" "$(cat out.txt)" \
 	"248 200 63936 60000 -320000 -294967296 -6400000000000 a string"
 
+# Timestamps agree with the program's CLOCK_MONOTONIC, read from the TSC
+# (where the kernel's clocksource is the TSC) or from clock_gettime: each
+# between the program's readings before and after (50 us of slack), in
+# order, at least the 1 ms the program slept apart.
+check_clock() {
+	local what=$1 b a
+	b=$(sed -n 's/^before //p' prog.txt) a=$(sed -n 's/^after //p' prog.txt)
+	if [ -z "$b" ] || [ -z "$a" ] || [ "$(wc -l <ts.txt)" != 20 ]; then
+		fail "$what: timestamps of 20 fires" "$(cat prog.txt ts.txt err.txt)"
+		return
+	fi
+	expect_eq "$what: 20 timestamps within the program's clock readings, 1 ms apart or more" \
+		"$(awk -v b="$b" -v a="$a" 'NR == 1 && $1 < b - 50000 { print "early: " $1 - b }
+			$1 > a + 50000 { print "late: " $1 - a }
+			NR > 1 && $1 - p < 1000000 { print "gap " NR ": " $1 - p } { p = $1 }' ts.txt)" ""
+}
+"$DTRACE" -q -n 'rt*:::tick { trace(timestamp); trace("\n"); }' -o ts.txt \
+	-c './rtprog clock 20' >prog.txt 2>err.txt
+check_clock "timestamps"
+rm -f ts.txt # -o appends
+UDTRACE_CLOCK=monotonic "$DTRACE" -q -n 'rt*:::tick { trace(timestamp); trace("\n"); }' -o ts.txt \
+	-c './rtprog clock 20' >prog.txt 2>err.txt
+check_clock "timestamps (UDTRACE_CLOCK=monotonic)"
+
 # Small buffers: printed records plus reported drops equal the probes fired
 "$DTRACE" -q -b 4k -x switchrate=1000hz -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
 	-c './rtprog ticks 20000 2' >out.txt 2>err.txt

@@ -10,6 +10,8 @@
  *   signal   fire rt:::sig from a SIGALRM handler while firing rt:::tick in main
  *   idle     sleep until stdin is closed (an untraced process, for the footprint test)
  *   mem      fire rt:::mem with a structure of every integer width and a string
+ *   clock    fire rt:::tick N times, 1 ms apart, and print CLOCK_MONOTONIC (ns)
+ *            before the first and after the last ("before B", "after A")
  *   crash    fire rt:::tick N times, then die of SIGSEGV
  *   exec     fire rt:::once, then exec "rtprog ticks N" (the same program, a new image)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
@@ -118,6 +120,17 @@ int main(int argc, char **argv)
 			const char *str;
 		} m = { -8, 200, -1600, 60000, -320000, 4000000000u, -6400000000000ll, "a string" };
 		RT_MEM(&m);
+	} else if (!strcmp(mode, "clock")) {
+		struct timespec ts, ms = { 0, 1000000 };
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("before %lld\n", (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+		for (long i = 0; i < n; i++) {
+			if (i)
+				nanosleep(&ms, NULL);
+			RT_TICK(0, i);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("after %lld\n", (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	} else if (!strcmp(mode, "crash")) {
 		for (long i = 0; i < n; i++)
 			RT_TICK(0, i);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Time: CLOCK_MONOTONIC, and the calibration that lets the runtime read the
+ * time-stamp counter instead.
+ *
+ * Every record carries a timestamp, so the clock is on the probe path:
+ * clock_gettime() through the vDSO costs 20 to 30 ns (more under a
+ * hypervisor), a third of an enabled probe. Where the kernel itself keeps
+ * time with the TSC (clocksource "tsc": invariant, synchronized across CPUs,
+ * checked by the kernel at boot and while it runs), the runtime reads the
+ * TSC and converts it with a multiplier the consumer measures here: two
+ * (TSC, CLOCK_MONOTONIC) pairs at least CS_CAL_NS apart. Each pair is the
+ * tightest of a few TSC reads bracketing one clock_gettime(), so the
+ * multiplier is good to about a part per million; timestamps then run at the
+ * TSC's rate from CLOCK_MONOTONIC's value at attach (NTP does not slew them,
+ * like DTrace's gethrtime()). UDTRACE_CLOCK=monotonic turns this off.
+ */
+#include "consumer/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CS_CAL_NS 10000000ull /* 10 ms between the two pairs */
+
+uint64_t cs__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Does the kernel keep time with the TSC (so it trusts it), and may we? */
+static bool tsc_usable(void)
+{
+	const char *env = getenv("UDTRACE_CLOCK");
+	char buf[32] = "";
+	FILE *f;
+
+	if (env && !strcmp(env, "monotonic"))
+		return false;
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return !strcmp(buf, "tsc\n");
+}
+
+/* A (TSC, CLOCK_MONOTONIC) pair: the TSC in the middle of the tightest bracket of 8. */
+static struct cs_clock_pt sample(void)
+{
+	struct cs_clock_pt best = { 0, 0, 0 };
+	uint64_t width = UINT64_MAX;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t t0 = rdtsc(), ns = cs__now_ns(), t1 = rdtsc();
+
+		if (t1 > t0 && t1 - t0 < width) {
+			width = t1 - t0;
+			best = (struct cs_clock_pt){ t0 + (t1 - t0) / 2, ns, 1 };
+		}
+	}
+	return best;
+}
+#endif
+
+void cs__clock_start(struct cs_clock_pt *a)
+{
+	*a = (struct cs_clock_pt){ 0, 0, 0 };
+#if defined(__x86_64__)
+	if (tsc_usable())
+		*a = sample();
+#endif
+}
+
+void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal)
+{
+	*cal = (struct cs_clock_cal){ 0, 0, 0 };
+#if defined(__x86_64__)
+	if (!a->valid)
+		return;
+	uint64_t since = cs__now_ns() - a->ns;
+	if (since < CS_CAL_NS) {
+		struct timespec ts = { 0, (long)(CS_CAL_NS - since) };
+		nanosleep(&ts, NULL);
+	}
+	struct cs_clock_pt b = sample();
+	if (!b.valid || b.tsc <= a->tsc || b.ns <= a->ns)
+		return;
+	unsigned __int128 mult = ((unsigned __int128)(b.ns - a->ns) << 32) / (b.tsc - a->tsc);
+	/* a TSC slower than 1 MHz or faster than 100 GHz is not one to trust */
+	if (mult == 0 || mult > ((unsigned __int128)1000 << 32) || mult < ((unsigned __int128)1 << 32) / 100)
+		return;
+	*cal = (struct cs_clock_cal){ b.tsc, b.ns, (uint64_t)mult };
+#else
+	(void)a;
+#endif
+}

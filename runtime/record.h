@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reserving and committing records in a thread's buffer: the probe path's
+ * half of record.c (the buffer policies are explained there), inline so that
+ * a fire makes no call for it.
+ */
+#ifndef UDT_RUNTIME_RECORD_H
+#define UDT_RUNTIME_RECORD_H
+
+#include "runtime/internal.h"
+
+struct udt_rec_ctx {
+	struct udt_shm_hdr *shm;
+	struct udt_tbuf *tb;
+	uint8_t *half;            /* the half being written */
+	uint32_t which;           /* its index */
+	uint64_t off;             /* where the record goes */
+	uint32_t size;
+};
+
+/*
+ * This thread's buffer in the session's shared memory (made by the session's
+ * first fire), taken at the thread's first fire; NULL when there is none (the
+ * fire is lost). Sets udt__tls's tb, data and shm.
+ */
+struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session);
+/* ring: room for size bytes at the head of half (record.c). */
+void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
+			struct udt_rec_ctx *rc, uint32_t size);
+
+/* Reserve size bytes in tb, this thread's buffer; NULL if the record is dropped. */
+static inline void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb,
+				     struct udt_rec_ctx *rc, uint32_t size)
+{
+	uint32_t policy = shm->policy, a;
+
+	if (LOAD_RELAXED(&shm->stopped))
+		return NULL;
+	rc->shm = shm;
+	rc->tb = tb;
+	rc->size = size;
+	if (policy == UDT_POLICY_RING) {
+		rc->which = 0;
+		rc->half = udt__tls.data;
+		if (size > shm->bufsize) {
+			tb->drops[0]++;
+			return NULL;
+		}
+		STORE_RELAXED(&tb->busy, 1);
+		return udt__ring_reserve(shm, tb, rc->half, rc, size);
+	}
+	a = policy == UDT_POLICY_FILL ? 0 : LOAD_RELAXED(&tb->active) & 1;
+	/* announce the half, then check it is still the active one (record.c) */
+	for (;;) {
+		STORE_RELAXED(&tb->busy, a + 1);
+		if (LOAD_RELAXED(&udt__control.flags) & UDT_CTL_FENCE)
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		else
+			COMPILER_BARRIER();
+		if (policy != UDT_POLICY_SWITCH)
+			break;
+		uint32_t now = LOAD_ACQUIRE(&tb->active) & 1;
+		if (now == a)
+			break;
+		a = now;
+	}
+	rc->which = a;
+	rc->half = udt__tls.data + (uint64_t)a * shm->bufsize;
+	rc->off = LOAD_RELAXED(&tb->off[a]);
+	if (size > shm->bufsize || rc->off + size > shm->bufsize) {
+		tb->drops[a]++;
+		if (policy == UDT_POLICY_FILL)
+			STORE_RELAXED(&shm->stopped, 1);
+		STORE_RELEASE(&tb->busy, 0);
+		return NULL;
+	}
+	return rc->half + rc->off;
+}
+
+static inline void udt__rec_commit(struct udt_rec_ctx *rc)
+{
+	/* the record's bytes before its offset: pairs with the consumer's acquire of off[] */
+	STORE_RELEASE(&rc->tb->off[rc->which], rc->off + rc->size);
+	STORE_RELEASE(&rc->tb->busy, 0);
+}
+
+static inline void udt__rec_abandon(struct udt_rec_ctx *rc)
+{
+	/* ring: a pad record may have been written: the head moves past it */
+	if (rc->shm->policy == UDT_POLICY_RING)
+		STORE_RELEASE(&rc->tb->off[0], rc->off);
+	STORE_RELEASE(&rc->tb->busy, 0);
+}
+
+#endif /* UDT_RUNTIME_RECORD_H */
