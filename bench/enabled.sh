@@ -30,8 +30,8 @@ RATE=${BENCH_PACED_RATE:-1000000}
 SECS=${BENCH_PACED_SECS:-2}
 PACED_ALT=${BENCH_PACED_ALT:--x switchrate=20hz}
 CFLAGS_BENCH="-O2 -Wall -Wextra"
-# A record of PROG: struct udt_rec (24 bytes) and four 8-byte values.
-REC=56
+# A record of PROG: struct udt_rec (24 bytes, the timestamp in it) and three 8-byte values.
+REC=48
 PROG='bench*:::ev { trace(arg0); trace(arg1); trace(arg2); trace(timestamp); }'
 # Section 5: one value a record, the thread's index (one digit of output).
 PACED_PROG='bench*:::ev { trace(arg1); }'

@@ -103,8 +103,8 @@ static void print_str(struct cs_trace *t, const char *s)
 }
 
 /* One record of an ECB: the probe line, then each action's value. */
-static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e, uint32_t cpu,
-			     const uint8_t *data)
+static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
+			     const struct udt_rec *hdr, const uint8_t *data)
 {
 	const struct cs_probe *pr = e->probe;
 
@@ -113,13 +113,15 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e, uint32_
 
 		heading(t);
 		snprintf(name, sizeof(name), "%s:%s", pr->func, pr->name);
-		fprintf(t->out, "%3u %6u %32s ", cpu, pr->id, name);
+		fprintf(t->out, "%3u %6u %32s ", hdr->cpu, pr->id, name);
 	}
 	for (size_t k = 0; k < e->act_cnt; k++) {
 		const struct cs_action *a = &e->acts[k];
 		uint64_t v = 0;
 
-		if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
+		if (a->from_hdr)
+			v = hdr->timestamp;
+		else if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
 			memcpy(&v, data + a->off, 8);
 		switch (a->kind) {
 		case CS_ACT_TRACE_STR: {
@@ -198,7 +200,7 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
 		return;
-	print_ecb_record(t, e, r->cpu, (const uint8_t *)(r + 1));
+	print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
 }
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
@@ -230,7 +232,7 @@ static void run_local(struct cs_trace *t, const char *which)
 		}
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *a = &e->acts[k];
-			if (a->kind == CS_ACT_TRACE_CONST || a->off + 8 > sizeof(data))
+			if (a->kind == CS_ACT_TRACE_CONST || a->from_hdr || a->off + 8 > sizeof(data))
 				continue;
 			v = (uint64_t)a->difo.const_val;
 			if (!a->difo.is_const &&
@@ -246,7 +248,8 @@ static void run_local(struct cs_trace *t, const char *which)
 			}
 			memcpy(data + a->off, &v, 8);
 		}
-		print_ecb_record(t, e, vm.cpu, data);
+		print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp, .cpu = vm.cpu },
+				 data);
 next:;
 	}
 }

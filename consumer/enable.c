@@ -104,8 +104,11 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	} else {
 		a.kind = CS_ACT_TRACE;
 		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
+		a.from_hdr = a.difo.direct_var == UDT_VAR_TIMESTAMP;
 	}
-	if (a.kind == CS_ACT_TRACE_STR) {
+	if (a.from_hdr) {
+		/* every record's header holds the fire's timestamp */
+	} else if (a.kind == CS_ACT_TRACE_STR) {
 		a.off = e->rec_size;
 		e->rec_size += (a.size + 7) & ~7u;
 	} else if (a.kind != CS_ACT_TRACE_CONST) {
@@ -296,7 +299,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *ca = &e->acts[k];
-			if (ca->kind == CS_ACT_TRACE_CONST)
+			if (ca->kind == CS_ACT_TRACE_CONST || ca->from_hdr)
 				continue;
 			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
 			acts[na].size = 8;

@@ -20,6 +20,7 @@ struct cs_action {
 	unsigned size;             /* display size of an integer: 1, 2, 4, 8 */
 	bool is_signed;
 	bool is_str;               /* a constant string */
+	bool from_hdr;             /* trace(timestamp): the record header's, not recorded again */
 	const char *cstr;
 	int64_t cval;
 	struct dl_difo difo;       /* the compiled value (recorded actions) */

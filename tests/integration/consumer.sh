@@ -118,7 +118,7 @@ case $out in *"could not allocate buffers in pid $lpid"*) expect_eq "bufresize=m
 exec 5>&-
 wait "$lpid" 2>/dev/null
 
-out=$(timeout 10 "$DTRACE" -x bufpolicy=fill -b 64 -n 'END { trace(timestamp); trace(vtimestamp); trace(walltimestamp); trace(pid); trace(tid); trace(cpu); }' 2>&1)
+out=$(timeout 10 "$DTRACE" -x bufpolicy=fill -b 64 -n 'END { trace(vtimestamp); trace(walltimestamp); trace(pid); trace(tid); trace(cpu); trace(pid); }' 2>&1)
 expect_eq "fill: END enablings that cannot fit" "$out" \
 	"dtrace: END enablings exceed size of principal buffer"
 finish
