@@ -151,11 +151,12 @@ fi
 ###########################################################################
 
 # Buffer sizes: cold runs hold the whole run in one half (no drops, every
-# record in memory touched for the first time); warm runs use a ring a
-# quarter of a pass, which the untimed pass before the timed one has
-# written all over.
+# record in memory touched for the first time); warm runs use a ring of
+# dtrace's default bufsize (4m, like LTTng's 8 x 1M below), which the
+# untimed pass before the timed one has written all over: the steady state
+# of a trace, where a thread's buffers are reused.
 COLD_B=$(mib $((N * REC * 5 / 4)))m
-WARM_B=$(mib $((N * REC / 4)))m
+WARM_B=4m
 # LTTng: per-CPU buffers of 16 sub-buffers holding a whole run (cold), a
 # flight-recorder ring of 8 x 1 MiB per CPU (warm: snapshot session).
 LT_SUBBUF=$(pow2 $(((N * 40 / 16 + (1 << 20) - 1) >> 20)))M

@@ -120,8 +120,11 @@ int cs_trace_map(struct cs_trace *t);
 /* One round: heartbeat, switch and read buffers, print. */
 enum cs_work cs_trace_work(struct cs_trace *t);
 
-/* The target has gone away (exited, or exec'd): read what is left. */
-void cs_trace_target_gone(struct cs_trace *t, const char *why);
+/*
+ * The target has gone away (exited, or exec'd): print what its buffers hold
+ * (before dtrace says it has gone; a ring prints at the end).
+ */
+void cs_trace_target_gone(struct cs_trace *t);
 
 /* Detach, read the last records, run END, report drops. 0, or -1 after printing why. */
 int cs_trace_stop(struct cs_trace *t);

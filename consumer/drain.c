@@ -628,10 +628,15 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	return t->done ? CS_WORK_DONE : CS_WORK_MORE;
 }
 
-void cs_trace_target_gone(struct cs_trace *t, const char *why)
+void cs_trace_target_gone(struct cs_trace *t)
 {
-	(void)why;
 	t->target_gone = true;
+	if (!t->shm)
+		return;
+	if (shm_hdr(t)->policy == UDT_POLICY_SWITCH)
+		switch_round(t, false);
+	else if (shm_hdr(t)->policy == UDT_POLICY_FILL)
+		fill_round(t, false);
 }
 
 int cs_trace_stop(struct cs_trace *t)

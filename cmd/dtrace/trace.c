@@ -322,35 +322,38 @@ static int target_open(struct cmd_opts *o, struct target *tg)
 	return 0;
 }
 
-/* Has the target gone? Prints DTrace's notice when it has. */
-static bool target_gone(const struct cmd_opts *o, struct target *tg)
+/* Has the target gone? */
+static bool target_gone(struct target *tg)
 {
 	if (!tg->have)
 		return false;
 	if (tg->child > 0) {
 		int st;
-		if (!tg->child_reaped && waitpid(tg->child, &st, WNOHANG) != tg->child)
-			return false;
 		if (!tg->child_reaped) {
+			if (waitpid(tg->child, &st, WNOHANG) != tg->child)
+				return false;
 			tg->child_reaped = true;
 			tg->child_status = st;
 		}
-		st = tg->child_status;
-		if (WIFSIGNALED(st))
-			notice(&o->copts, "pid %d terminated by %s", (int)tg->child,
-			       sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "a signal");
-		else if (WEXITSTATUS(st))
-			notice(&o->copts, "pid %d exited with status %d", (int)tg->child,
-			       WEXITSTATUS(st));
-		else
-			notice(&o->copts, "pid %d has exited", (int)tg->child);
 		return true;
 	}
-	if (kill(tg->proc.pid, 0) && errno == ESRCH) {
+	return kill(tg->proc.pid, 0) && errno == ESRCH;
+}
+
+/* DTrace's notice that it has. */
+static void target_notice(const struct cmd_opts *o, const struct target *tg)
+{
+	int st = tg->child_status;
+
+	if (tg->child <= 0)
 		notice(&o->copts, "pid %d has exited", (int)tg->proc.pid);
-		return true;
-	}
-	return false;
+	else if (WIFSIGNALED(st))
+		notice(&o->copts, "pid %d terminated by %s", (int)tg->child,
+		       sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "a signal");
+	else if (WEXITSTATUS(st))
+		notice(&o->copts, "pid %d exited with status %d", (int)tg->child, WEXITSTATUS(st));
+	else
+		notice(&o->copts, "pid %d has exited", (int)tg->child);
 }
 
 static FILE *open_output(const struct cmd_opts *o)
@@ -456,8 +459,9 @@ int cmd_trace(struct cmd_opts *o)
 	enum cs_work w = CS_WORK_MORE;
 	bool have_target = tg.have;
 	while (!interrupted) {
-		if (have_target && target_gone(o, &tg)) {
-			cs_trace_target_gone(t, "exited");
+		if (have_target && target_gone(&tg)) {
+			cs_trace_target_gone(t);
+			target_notice(o, &tg);
 			break;
 		}
 		w = cs_trace_work(t);

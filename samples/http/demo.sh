@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `make demo`: the http sample's provider through dtrace -h and dtrace -G, and
-# the probes it gives a program, as the tools on this machine see them.
-# (The consumer, `dtrace -n ... -p PID`, arrives with issue #3; the live
-# server with issue #5. Until then the demo shows the build side.)
+# `make demo`: the http sample traced live by udtrace's consumer (dtrace -l,
+# -n with a D program reading the application's structure, the default
+# output), then its provider through dtrace -h and dtrace -G and its probes
+# as the other tools on this machine see them. (The instrumented HTTP
+# server, with translators, replaces the tour with issue #5.)
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 OUT=$BUILD/samples/http
+DTRACE=$BUILD/bin/dtrace
 
+echo "== dtrace -l -c $OUT/tour: the probes of a process, its runtime preloaded"
+"$DTRACE" -l -c "$OUT/tour" 2>&1 | sed 's/^/  /'
+echo
+# request-done's argument is the application's httpproto_t (tour.c):
+# the URI at offset 8, the bytes written at 24, the status at 32
+PROG='http*:::request-done {
+	trace(copyinstr(*(long *)(arg0 + 8))); trace(" ");
+	trace(*(int *)(arg0 + 32)); trace(" "); trace(*(long *)(arg0 + 24)); trace("\n");
+}'
+echo "== dtrace -q -n '$PROG' -c $OUT/tour"
+"$DTRACE" -q -n "$PROG" -c "$OUT/tour" 2>&1 | sed 's/^/  /'
+echo
+echo "== dtrace -n 'http*:::conn-accept, http*:::conn-close { trace(arg0); }' -c $OUT/tour"
+"$DTRACE" -n 'http*:::conn-accept, http*:::conn-close { trace(arg0); }' -c "$OUT/tour" 2>&1 |
+	sed 's/^/  /'
+echo
 echo "== dtrace -h -s samples/http/http.d -o $OUT/http_provider.h"
 grep -E '^#define HTTP_[A-Z_]+\(' "$OUT/http_provider.h" |
 	sed -E 's/^#define ([A-Z_]+\([^)]*\)).*/  #define \1/' | sort -u

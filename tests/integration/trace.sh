@@ -34,6 +34,11 @@ id=$("$DTRACE" -l -n 'rt*:::once' -c './rtprog idle' 2>/dev/null </dev/null | aw
 expect_eq "default output: CPU, ID, FUNCTION:NAME and the value" \
 	"$(sed -n 2p out.txt | sed 's/^ *[0-9]* /CPU /')" \
 	"$(printf 'CPU %6d %32s  %16d' "$id" main:once 7)"
+# The records come before the notice that the command has gone, END after it
+"$DTRACE" -n 'rt*:::once { trace(arg0); } END { trace(1); }' -c './rtprog bad' >out.txt 2>&1
+expect_eq "the exit notice between the records and END" \
+	"$(grep -v '^ready\|^done' out.txt | sed 's/^ *[0-9]* *[0-9]* *//; s/pid [0-9]*/pid N/' | tr -s ' ' | tr '\n' '|')" \
+	"CPU ID FUNCTION:NAME|main:once 7|dtrace: pid N has exited|:END 1|"
 
 # Predicates and exit(): the status is dtrace's
 "$DTRACE" -q -n 'rt*:::tick /arg1 == 500/ { trace(arg1); exit(3); }' \
