@@ -150,6 +150,32 @@ exec 4>&-
 wait "$lpid"
 expect_eq "-p: after detach the probe is disabled again" "$(grep enabled loop.out)" "enabled=0"
 
+# -p and a library dlopen'ed before the attach: its probe is enabled, and
+# dlclose while enabled leaves the process and the session working
+"$DTRACE" -h -s "$D/lnk.d" -o lnk.h &&
+	gcc -O2 -g -fPIC -I. -c "$D/lnk_lib.c" -o lnk_lib.o &&
+	"$DTRACE" -G -fPIC -s "$D/lnk.d" -o lnk_prov.o lnk_lib.o &&
+	gcc -shared lnk_lib.o lnk_prov.o -o liblnk.so &&
+	gcc -O2 -g -Wall -Wextra -I. "$D/dlprog.c" -c -o dlprog.o &&
+	"$DTRACE" -G -s "$D/rt.d" -o dlprog_prov.o dlprog.o &&
+	gcc dlprog.o dlprog_prov.o -o dlprog -ldl || fail "build the dlopen program"
+mkfifo ctl2
+LD_PRELOAD=$RT ./dlprog "$WORK/liblnk.so" <ctl2 >dl.out 2>dl.err &
+dlpid=$!
+exec 5>ctl2
+for _ in $(seq 50); do grep -q ready dl.err && break; sleep 0.1; done
+"$DTRACE" -q -n 'BEGIN { trace("attached\n"); } lnk*:::hit { trace(arg0); trace(" "); }
+	rt*:::once { trace(copyinstr(arg1)); exit(0); }' -p "$dlpid" >out.txt 2>err.txt &
+dtpid=$!
+for _ in $(seq 50); do grep -q attached out.txt && break; sleep 0.1; done
+echo go >&5
+wait "$dtpid"
+rc=$?
+exec 5>&-
+wait "$dlpid"
+expect_eq "-p: a dlopen'ed library's probe, then dlclose while it is enabled" \
+	"$rc:$(tr '\n' '|' <out.txt):$(cat dl.out)" "0:attached|7 after dlclose:result 8"
+
 # errors: a dead pid, a process without the runtime
 out=$("$DTRACE" -n 'rt*:::tick' -p 999999 2>&1)
 rc=$?
