@@ -82,6 +82,13 @@ run "$CC" $CFLAGS_BENCH -DBENCH_UDTRACE -I"$X" -c "$SRC/ev.c" -o "$X/ev-udtrace.
 run "$DTRACE" -G -s "$SRC/probes.d" -o "$X/probes.o" "$X/ev-udtrace.o"
 run "$CC" -O2 "$X/ev-udtrace.o" "$X/probes.o" -pthread -o "$X/ev-udtrace"
 
+have_floor=0
+if [ "$(uname -m)" = x86_64 ]; then
+	# shellcheck disable=SC2086
+	run "$CC" $CFLAGS_BENCH -DBENCH_FLOOR "$SRC/ev.c" -pthread -o "$X/ev-floor"
+	have_floor=1
+fi
+
 have_sdt=1 sdt_why=
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	have_sdt=0 sdt_why="<sys/sdt.h> not found by $CC (apt-get install systemtap-sdt-dev)"
@@ -177,6 +184,10 @@ if [ $have_lttng = 1 ]; then
 	DESC[lt.cold1]="LTTng-UST cold: session, 16 x $LT_SUBBUF"
 	DESC[lt.warm1]="LTTng-UST warm: snapshot, 8 x 1M"
 fi
+if [ $have_floor = 1 ]; then
+	VARIANTS+=(floor)
+	DESC[floor]="floor: rdtsc + 48-byte store, 4 MiB ring"
+fi
 if [ $have_sdt = 1 ]; then
 	VARIANTS+=(sdt.off)
 	DESC[sdt.off]="<sys/sdt.h> site, no tracer"
@@ -257,6 +268,7 @@ measure() {
 	lt.cold1) under_lttng "$v" cold "$X/ev-lttng" "$N" ;;
 	lt.warm1) under_lttng "$v" warm "$X/ev-lttng" "$N" 1 0 1 0 ;;
 	sdt.off) "$X/ev-sdt" "$N" >"$log" 2>&1 && keep "$v" "$log" ;;
+	floor) "$X/ev-floor" "$N" 1 0 1 0 >"$log" 2>&1 && keep "$v" "$log" ;;
 	uprobe)
 		bpftrace -e "usdt:$X/ev-sdt:bench:ev { @n = count(); @s = sum(arg0 + arg1 + arg2); }" \
 			-c "$X/ev-sdt $UPROBE_N" >"$log" 2>"$OUT/$v.err"
@@ -347,6 +359,8 @@ done
 for k in cold warm; do
 	[ $have_bpftrace = 1 ] && printf '   %-32s %8sx\n' "uprobe / udtrace, $k" "$(ratio uprobe udt.${k}1)"
 done
+[ $have_floor = 1 ] && printf '   %-32s %8sx (what the probe path adds to the floor)\n' \
+	"udtrace warm / floor" "$(ratio udt.warm1 floor)"
 echo
 
 ###########################################################################

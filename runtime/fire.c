@@ -18,10 +18,11 @@
  *     writes an error record instead: the consumer reports it, DTrace-style.
  *
  * Async-signal-safe: no locks, no allocation, no stdio; errno is saved and
- * restored; the only system calls are the vDSO clock (when the TSC is not
- * read directly) and getcpu, gettid once
- * per thread, the memfd and mmap of the session's first fire, and
- * process_vm_readv for loads from application memory.
+ * restored. The clock is the TSC (or the vDSO's clock_gettime where the
+ * consumer did not calibrate it) and the CPU rseq's cpu_id (or the vDSO's
+ * getcpu); the only system calls are gettid once per thread, the memfd and
+ * mmap of the session's first fire, and process_vm_readv for loads from
+ * application memory.
  */
 #include "runtime/record.h"
 

@@ -48,6 +48,8 @@ struct udt_tls {
 	uint8_t *data;            /* its two halves */
 	struct udt_shm_hdr *shm;  /* the shared memory they are in */
 	int *errp;                /* this thread's errno */
+	uint64_t ring_head_base;  /* ring: the multiples of bufsize that the head */
+	uint64_t ring_tail_base;  /* and the tail have passed (record.c) */
 	int32_t tid;
 };
 

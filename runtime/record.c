@@ -47,6 +47,7 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	t->session = shm->session;
 	t->tb = NULL;
 	t->shm = shm;
+	t->ring_head_base = t->ring_tail_base = 0;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
 	if (i >= shm->tbuf_max)
 		return NULL;
@@ -60,32 +61,45 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	return tb;
 }
 
+/*
+ * The offset in the half of monotonic position x, given *base, the last
+ * multiple of B that x passed as far as this thread knows: positions move by
+ * at most 2B between two calls, so this loops at most twice, and the probe
+ * path makes no division.
+ */
+static inline uint64_t ring_pos(uint64_t x, uint64_t *base, uint64_t B)
+{
+	while (x - *base >= B)
+		*base += B;
+	return x - *base;
+}
+
 /* ring: make room for size bytes at the head, moving the tail past overwritten records. */
 void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
 			struct udt_rec_ctx *rc, uint32_t size)
 {
+	struct udt_tls *t = &udt__tls;
 	uint64_t B = shm->bufsize;
 	uint64_t head = tb->off[0], tail = tb->ring_tail;
-	uint64_t pos = head % B;
+	uint64_t pos = ring_pos(head, &t->ring_head_base, B);
+	uint64_t need = size;
 
+	if (pos + size > B)
+		need += B - pos; /* a pad to the end of the half, then the record at its start */
+	while (head + need - tail > B) {
+		uint64_t tpos = ring_pos(tail, &t->ring_tail_base, B);
+		const struct udt_rec *old = (const struct udt_rec *)(half + tpos);
+
+		tail += old->size ? old->size : B - tpos;
+	}
 	if (pos + size > B) {
-		/* pad to the end of the half: the record goes to its start */
-		uint64_t pad = B - pos;
-
-		while (head + pad - tail > B) {
-			struct udt_rec *old = (struct udt_rec *)(half + tail % B);
-			tail += old->size ? old->size : B - tail % B;
-		}
 		/* a pad may be 8 bytes: only its size and epid are written */
 		struct udt_rec *p = (struct udt_rec *)(half + pos);
-		p->size = (uint32_t)pad;
+
+		p->size = (uint32_t)(B - pos);
 		p->epid = UDT_EPID_PAD;
-		head += pad;
+		head += B - pos;
 		pos = 0;
-	}
-	while (head + size - tail > B) {
-		struct udt_rec *old = (struct udt_rec *)(half + tail % B);
-		tail += old->size ? old->size : B - tail % B;
 	}
 	/* pairs with the consumer's acquire of ring_tail at the end */
 	STORE_RELEASE(&tb->ring_tail, tail);

@@ -27,7 +27,8 @@
  *
  * The probe site is chosen when compiling: BENCH_UDTRACE (our dtrace -h
  * header, "probes.h"), BENCH_SDT (SystemTap's <sys/sdt.h>, no semaphore) or
- * BENCH_LTTNG (the LTTng-UST tracepoint of tp.h).
+ * BENCH_LTTNG (the LTTng-UST tracepoint of tp.h), or BENCH_FLOOR (no tracer:
+ * the least an in-process recorder must do, x86-64 only).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,8 +46,35 @@
 #elif defined(BENCH_LTTNG)
 #include "tp.h"
 #define FIRE(a, b, c) tracepoint(bench, ev, (a), (b), (c))
+#elif defined(BENCH_FLOOR)
+/*
+ * The floor: what any in-process recorder of this event must do at least,
+ * and nothing more: read the TSC and write a 48-byte record (a header word,
+ * the timestamp, a word for the CPU, the three values) into a 4 MiB ring of
+ * the thread's own. No call, no check, no consumer.
+ */
+#include <stdint.h>
+#include <x86intrin.h>
+#define FLOOR_WORDS ((4u << 20) / 8)
+static __thread uint64_t *floor_ring;
+static __thread unsigned floor_off;
+static inline void floor_fire(long a, long b, long c)
+{
+	if (!floor_ring && !(floor_ring = calloc(FLOOR_WORDS, 8)))
+		abort();
+	uint64_t *r = floor_ring + floor_off;
+	r[0] = 48 | (1ull << 32);
+	r[1] = __rdtsc();
+	r[2] = 0;
+	r[3] = (uint64_t)a;
+	r[4] = (uint64_t)b;
+	r[5] = (uint64_t)c;
+	floor_off = floor_off + 12 > FLOOR_WORDS ? 0 : floor_off + 6;
+	__asm__ __volatile__("" ::: "memory");
+}
+#define FIRE(a, b, c) floor_fire((a), (b), (c))
 #else
-#error "define BENCH_UDTRACE, BENCH_SDT or BENCH_LTTNG"
+#error "define BENCH_UDTRACE, BENCH_SDT, BENCH_LTTNG or BENCH_FLOOR"
 #endif
 
 #define MAX_THREADS 64

@@ -488,8 +488,10 @@ out:
 		ret = 1;
 	else if (out == stdout && fflush(stdout))
 		ret = 1;
-	target_release(&tg, NULL);
+	/* a command not released yet (-e, an error) dies without running main() */
 	target_kill(&tg);
+	if (tg.sync >= 0)
+		close(tg.sync);
 	if (tg.have)
 		cs_proc_close(&tg.proc);
 	dl_program_free(p);
