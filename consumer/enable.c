@@ -330,6 +330,8 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			na++;
 		}
 		u->act_cnt = (uint32_t)na;
+		if (udt_ecb_is_direct(u, acts))
+			u->flags |= UDT_ECB_DIRECT;
 		u->act_off = area_put(&a, acts, (na ? na : 1) * sizeof(*acts));
 		free(acts);
 		/* chain ECBs of one semaphore in index order (forward, as the runtime checks) */

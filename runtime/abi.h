@@ -33,6 +33,8 @@
 
 #include <stdint.h>
 
+#include "runtime/bytecode.h"
+
 #define UDT_ABI_VERSION 2
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
@@ -140,6 +142,14 @@ struct udt_area_hdr {
 	uint32_t reserved[6];
 };
 
+/*
+ * udt_ecb.flags. UDT_ECB_DIRECT: no predicate, and every action traces an
+ * argument (UDT_ACT_TRACE_ARG) or the timestamp, cpu, pid or tid
+ * (UDT_ACT_TRACE_VAR), 8 bytes each at offsets 0, 8, 16...: the runtime
+ * records it without the VM. The verifier refuses the flag on any other ECB.
+ */
+#define UDT_ECB_DIRECT 0x1u
+
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
 	uint32_t size;            /* sizeof(struct udt_ecb) */
@@ -176,6 +186,25 @@ struct udt_action {
 	uint32_t size;            /* bytes it records */
 	uint32_t off;             /* where, from the start of the record's data */
 };
+
+/* Does ECB e, with actions act, meet UDT_ECB_DIRECT? (The consumer sets the flag, the runtime checks it.) */
+static inline int udt_ecb_is_direct(const struct udt_ecb *e, const struct udt_action *act)
+{
+	if (e->pred || e->rec_size != e->act_cnt * 8)
+		return 0;
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		uint32_t v = act[k].src;
+
+		if (act[k].off != k * 8 || act[k].size != 8)
+			return 0;
+		if (act[k].kind == UDT_ACT_TRACE_ARG)
+			continue;
+		if (act[k].kind != UDT_ACT_TRACE_VAR || (v != UDT_VAR_TIMESTAMP && v != UDT_VAR_CPU &&
+							     v != UDT_VAR_PID && v != UDT_VAR_TID))
+			return 0;
+	}
+	return 1;
+}
 
 /* -- The shared buffer memory (memfd) -------------------------------------- */
 

@@ -98,6 +98,9 @@ static int verify_area(struct udt_control *c, uint32_t area)
 			if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_DIFO && act[k].size != 8)
 				goto bad;
 		}
+		if ((e->flags & ~UDT_ECB_DIRECT) ||
+		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)))
+			goto bad;
 	}
 	return 0;
 bad:
@@ -128,18 +131,44 @@ static int safe_str(uint8_t *dst, uint64_t src, uint32_t sz)
 	return 0;
 }
 
-static void error_record(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const struct udt_rec *like,
-			 uint32_t epid, uint32_t action, const struct udt_vm_ctx *vm)
+/* What one fire knows, for the ECBs of its probe. */
+struct fire {
+	struct udt_shm_hdr *shm;
+	struct udt_tbuf *tb;
+	const uint8_t *area;
+	const uint64_t *args;     /* the native arguments */
+	unsigned nargs;
+	uint32_t cpu;
+	uint64_t now;
+	int32_t pid, tid;
+	int err;                  /* the application's errno */
+};
+
+static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
+{
+	*vm = (struct udt_vm_ctx){
+		.args = f->args,
+		.nargs = f->nargs,
+		.timestamp = f->now,
+		.epid = epid,
+		.cpu = f->cpu,
+		.pid = f->pid,
+		.tid = f->tid,
+		.err = f->err,
+	};
+}
+
+static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
+			 const struct udt_vm_ctx *vm)
 {
 	struct udt_rec_ctx rc;
 	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_err);
-	struct udt_rec *r = udt__rec_reserve(shm, tb, &rc, size);
+	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
 
 	if (!r)
 		return;
-	*r = *like;
-	r->size = size;
-	r->epid = UDT_EPID_ERROR;
+	*r = (struct udt_rec){ .size = size, .epid = UDT_EPID_ERROR, .timestamp = f->now,
+			       .cpu = f->cpu };
 	struct udt_err *e = (struct udt_err *)(r + 1);
 	e->epid = epid;
 	e->action = action;
@@ -150,29 +179,61 @@ static void error_record(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const str
 	udt__rec_commit(&rc);
 }
 
-/* Run one ECB: predicate, then a record of its actions. */
-static void run_ecb(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
-		    const struct udt_ecb *e, struct udt_vm_ctx *vm, const struct udt_rec *hdr)
+/*
+ * An ECB of UDT_ECB_DIRECT (checked by verify_area): every action traces an
+ * argument or one of timestamp, cpu, pid and tid, 8 bytes each in order. The
+ * common one-liner, recorded with no VM.
+ */
+static void run_direct(const struct fire *f, const struct udt_ecb *e)
 {
+	const struct udt_action *act = (const void *)(f->area + e->act_off);
+	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
+	struct udt_rec_ctx rc;
+	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+
+	if (!r)
+		return;
+	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now, .cpu = f->cpu };
+	uint64_t *data = (uint64_t *)(void *)(r + 1);
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		uint32_t src = act[k].src;
+		uint64_t v;
+
+		if (act[k].kind == UDT_ACT_TRACE_ARG)
+			v = src < f->nargs ? f->args[src] : 0;
+		else if (src == UDT_VAR_TIMESTAMP)
+			v = f->now;
+		else if (src == UDT_VAR_CPU)
+			v = f->cpu;
+		else
+			v = (uint64_t)(int64_t)(src == UDT_VAR_PID ? f->pid : f->tid);
+		data[k] = v;
+	}
+	udt__rec_commit(&rc);
+}
+
+/* Run one ECB: predicate, then a record of its actions. */
+static void run_ecb(const struct fire *f, const struct udt_ecb *e)
+{
+	const uint8_t *area = f->area;
+	struct udt_vm_ctx vm;
 	struct udt_rec_ctx rc;
 	uint64_t v;
 
-	vm->epid = e->epid;
+	vm_init(&vm, f, e->epid);
 	if (e->pred) {
-		if (udt_difo_run((const void *)(area + e->pred), vm, &v)) {
-			error_record(shm, tb, hdr, e->epid, 0, vm);
+		if (udt_difo_run((const void *)(area + e->pred), &vm, &v)) {
+			error_record(f, e->epid, 0, &vm);
 			return;
 		}
 		if (!v)
 			return;
 	}
 	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
-	struct udt_rec *r = udt__rec_reserve(shm, tb, &rc, size);
+	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
 	if (!r)
 		return;
-	*r = *hdr;
-	r->size = size;
-	r->epid = e->epid;
+	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now, .cpu = f->cpu };
 	uint8_t *data = (uint8_t *)(r + 1);
 	const struct udt_action *act = (const void *)(area + e->act_off);
 	bool stop = false;
@@ -181,21 +242,20 @@ static void run_ecb(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t 
 		v = 0;
 		switch (act[k].kind) {
 		case UDT_ACT_TRACE_ARG:
-			/* the common one-liner: straight from the argument, no DIFO */
-			if (act[k].src < vm->nargs)
-				v = vm->args[act[k].src];
+			if (act[k].src < f->nargs)
+				v = f->args[act[k].src];
 			memcpy(data + act[k].off, &v, 8);
 			continue;
 		case UDT_ACT_TRACE_VAR:
-			v = act[k].src == UDT_VAR_TIMESTAMP ? vm->timestamp : udt_vm_var(vm, act[k].src);
+			v = udt_vm_var(&vm, act[k].src);
 			memcpy(data + act[k].off, &v, 8);
 			continue;
 		default:
 			break;
 		}
-		if (act[k].src && udt_difo_run((const void *)(area + act[k].src), vm, &v)) {
+		if (act[k].src && udt_difo_run((const void *)(area + act[k].src), &vm, &v)) {
 			udt__rec_abandon(&rc);
-			error_record(shm, tb, hdr, e->epid, k + 1, vm);
+			error_record(f, e->epid, k + 1, &vm);
 			return;
 		}
 		switch (act[k].kind) {
@@ -209,10 +269,10 @@ static void run_ecb(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t 
 		case UDT_ACT_TRACE_STR:
 			if (safe_str(data + act[k].off, v, act[k].size)) {
 				udt__rec_abandon(&rc);
-				vm->fault = UDT_FAULT_BADADDR;
-				vm->fault_addr = v;
-				vm->fault_insn = 0;
-				error_record(shm, tb, hdr, e->epid, k + 1, vm);
+				vm.fault = UDT_FAULT_BADADDR;
+				vm.fault_addr = v;
+				vm.fault_insn = 0;
+				error_record(f, e->epid, k + 1, &vm);
 				return;
 			}
 			break;
@@ -222,7 +282,7 @@ static void run_ecb(struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t 
 	}
 	udt__rec_commit(&rc);
 	if (stop)
-		STORE_RELAXED(&shm->stopped, 1); /* exit(): nothing more is recorded */
+		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
 }
 
 UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
@@ -291,25 +351,29 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 			goto out;
 		}
 	}
-	struct udt_shm_hdr *shm = t->shm;
+	if (!t->tid)
+		t->tid = udt__gettid();
 	const uint64_t regs[4] = { a0, a1, a2, a3 };
-	struct udt_vm_ctx vm = {
+	const struct fire f = {
+		.shm = t->shm,
+		.tb = tb,
+		.area = area,
 		.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0,
 		.nargs = nargs,
-		.timestamp = now,
 		.cpu = udt__getcpu(),
+		.now = now,
 		.pid = c->pid,
-		.tid = t->tid ? t->tid : (t->tid = udt__gettid()),
+		.tid = t->tid,
 		.err = saved_errno,
-	};
-	struct udt_rec hdr = {
-		.timestamp = now,
-		.cpu = vm.cpu,
 	};
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {
-		if (!e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi))
-			run_ecb(shm, tb, area, e, &vm, &hdr);
+		if (!e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi)) {
+			if (e->flags & UDT_ECB_DIRECT)
+				run_direct(&f, e);
+			else
+				run_ecb(&f, e);
+		}
 		if (!e->next)
 			break;
 		e = &ecbs[e->next - 1];

@@ -34,6 +34,16 @@ id=$("$DTRACE" -l -n 'rt*:::once' -c './rtprog idle' 2>/dev/null </dev/null | aw
 expect_eq "default output: CPU, ID, FUNCTION:NAME and the value" \
 	"$(sed -n 2p out.txt | sed 's/^ *[0-9]* /CPU /')" \
 	"$(printf 'CPU %6d %32s  %16d' "$id" main:once 7)"
+# Builtins in the target: recorded directly, and through the VM (a predicate)
+for pred in "" "/arg0 == 7/"; do
+	"$DTRACE" -q -n "rt*:::once $pred { trace(pid); trace(\" \"); trace(tid); trace(\" \");
+		trace(arg0); trace(\" \"); trace(cpu); }" -c './rtprog bad' >out.txt 2>err.txt
+	p=$(sed -n 's/^ready //p' err.txt)
+	expect_eq "pid, tid, arg0, cpu${pred:+ under a predicate}" \
+		"$(awk -v n="$(nproc)" '{ if ($4 >= 0 && $4 < n) $4 = "CPU"; print }' out.txt)" \
+		"$p $p 7 CPU"
+done
+
 # The records come before the notice that the command has gone, END after it
 "$DTRACE" -n 'rt*:::once { trace(arg0); } END { trace(1); }' -c './rtprog bad' >out.txt 2>&1
 expect_eq "the exit notice between the records and END" \
