@@ -51,6 +51,7 @@ test-interop: all
 
 golden-update: all
 	@BUILD=$(BUILD) GOLDEN_UPDATE=1 tests/golden/run.sh
+	@BUILD=$(BUILD) GOLDEN_UPDATE=1 tests/d/run.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -102,6 +102,51 @@ static void print_str(struct cs_trace *t, const char *s)
 	fprintf(t->out, t->o.quiet ? "%s" : "  %-33s", s);
 }
 
+/* The value of action a of a record (an integer, or a string in buf). */
+static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_rec *hdr,
+				    const uint8_t *data, char *buf, size_t bufsz)
+{
+	struct cs_pfarg v = { .size = a->size ? a->size : 8 };
+
+	if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
+		v.s = a->cstr;
+	} else if (a->kind == CS_ACT_TRACE_CONST) {
+		v.v = (uint64_t)a->cval;
+	} else if (a->kind == CS_ACT_TRACE_STR) {
+		size_t n = a->size < bufsz ? a->size : bufsz - 1;
+		memcpy(buf, data + a->off, n);
+		buf[n] = '\0';
+		v.s = buf;
+	} else if (a->from_hdr) {
+		v.v = hdr->timestamp;
+	} else {
+		memcpy(&v.v, data + a->off, 8);
+	}
+	return v;
+}
+
+/* printf() action k of e and the values after it. */
+static void print_printf(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+			 const struct udt_rec *hdr, const uint8_t *data)
+{
+	const struct cs_action *pa = &e->acts[k];
+	size_t n = pa->pf_nvals;
+	struct cs_pfarg *args = udt__xcalloc(n + 1, sizeof(*args));
+	char **bufs = udt__xcalloc(n + 1, sizeof(*bufs));
+
+	for (size_t i = 0; i < n && k + 1 + i < e->act_cnt; i++) {
+		const struct cs_action *a = &e->acts[k + 1 + i];
+		if (a->kind == CS_ACT_TRACE_STR)
+			bufs[i] = udt__xmalloc(a->size + 1);
+		args[i] = action_value(a, hdr, data, bufs[i], a->size + 1);
+	}
+	cs_printf_print(t->out, pa->pf, args, n);
+	for (size_t i = 0; i < n; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(args);
+}
+
 /* One record of an ECB: the probe line, then each action's value. */
 static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			     const struct udt_rec *hdr, const uint8_t *data)
@@ -119,6 +164,12 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		const struct cs_action *a = &e->acts[k];
 		uint64_t v = 0;
 
+		if (a->pf_value)
+			continue; /* printed by its printf() */
+		if (a->kind == CS_ACT_PRINTF) {
+			print_printf(t, e, k, hdr, data);
+			continue;
+		}
 		if (a->from_hdr)
 			v = hdr->timestamp;
 		else if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
@@ -140,6 +191,8 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 				print_str(t, a->cstr);
 			else
 				print_int(t, a->size, (uint64_t)a->cval);
+			break;
+		case CS_ACT_PRINTF: /* above */
 			break;
 		case CS_ACT_EXIT:
 			t->exited = true;
@@ -232,7 +285,8 @@ static void run_local(struct cs_trace *t, const char *which)
 		}
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *a = &e->acts[k];
-			if (a->kind == CS_ACT_TRACE_CONST || a->from_hdr || a->off + 8 > sizeof(data))
+			if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
+			    a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->off + 8 > sizeof(data))
 				continue;
 			v = (uint64_t)a->difo.const_val;
 			if (!a->difo.is_const &&

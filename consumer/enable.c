@@ -57,12 +57,138 @@ static int check_difo(const struct dl_difo *d, const struct dl_node *at, char **
 	return -1;
 }
 
+/* Compile expression x into a value action: an integer, a string, or a constant. */
+static int compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
+			 const struct dl_node *call, const struct dl_probe_ctx *ctx,
+			 struct cs_action *a, char **ret_err)
+{
+	if (dl_compile(t->prog, x, ctx, &a->difo, ret_err))
+		return -1;
+	if (check_difo(&a->difo, call, ret_err)) {
+		dl_difo_free(&a->difo);
+		return -1;
+	}
+	if (a->difo.copyinstr) {
+		a->kind = CS_ACT_TRACE_STR;
+		a->size = (unsigned)t->o.strsize;
+	} else if (a->difo.is_const) {
+		a->kind = CS_ACT_TRACE_CONST;
+		a->is_str = a->difo.is_string;
+		a->cstr = a->difo.const_str;
+		a->cval = a->difo.const_val;
+		a->size = dl_type_trace_size(a->difo.type, &a->is_signed);
+	} else {
+		a->kind = CS_ACT_TRACE;
+		a->size = dl_type_trace_size(a->difo.type, &a->is_signed);
+		a->from_hdr = a->difo.direct_var == UDT_VAR_TIMESTAMP;
+	}
+	if (a->from_hdr) {
+		/* every record's header holds the fire's timestamp */
+	} else if (a->kind == CS_ACT_TRACE_STR) {
+		a->off = e->rec_size;
+		e->rec_size += (a->size + 7) & ~7u;
+	} else if (a->kind != CS_ACT_TRACE_CONST) {
+		a->off = e->rec_size;
+		e->rec_size += 8;
+	}
+	return 0;
+}
+
+/* What printf() takes a compiled value for, and how a message names its type. */
+static enum cs_pfvalue pf_value(struct cs_trace *t, const struct cs_action *a, const char **name)
+{
+	const struct dl_difo *d = &a->difo;
+	struct dl_qtype r = dl_type_resolve(d->type);
+
+	*name = d->is_string || a->kind == CS_ACT_TRACE_STR ? "string"
+							    : dl_type_cdecl(t->prog, d->type, NULL);
+	if (d->is_string || a->kind == CS_ACT_TRACE_STR)
+		return CS_PFV_STR;
+	if (r.t && (r.t->kind == DL_PTR || r.t->kind == DL_ARRAY))
+		return CS_PFV_PTR;
+	if (dl_type_argclass(d->type) == DL_ARG_INT)
+		return CS_PFV_INT;
+	return CS_PFV_OTHER;
+}
+
+static char *at_err(const struct dl_node *n, char *msg)
+{
+	char *s = udt__xasprintf("%s:%d:%d: error: %s", n->loc.file, n->loc.line, n->loc.col, msg);
+
+	free(msg);
+	return s;
+}
+
+/* printf(format, values...): the format's action, then one value action for each value. */
+static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+			  const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	const struct dl_node *fmt = call->arg_cnt ? call->args[0] : NULL;
+	struct cs_action pa = { .kind = CS_ACT_PRINTF, .pf = udt__xcalloc(1, sizeof(*pa.pf)) };
+	size_t nv = call->arg_cnt ? call->arg_cnt - 1 : 0, first;
+	char *msg = NULL;
+
+	if (!fmt) {
+		*ret_err = at_err(call, udt__xstrdup("printf( ) prototype mismatch: 0 args passed, "
+						     "1 expected"));
+		free(pa.pf);
+		return -1;
+	}
+	if (fmt->kind != DL_N_STRING) {
+		struct dl_difo d;
+		const char *ty = "expression";
+		if (!dl_compile(t->prog, fmt, ctx, &d, &msg)) {
+			ty = d.is_string ? "string" : dl_type_cdecl(t->prog, d.type, NULL);
+			dl_difo_free(&d);
+		}
+		free(msg);
+		*ret_err = at_err(fmt, udt__xasprintf("printf( ) argument #1 is incompatible with "
+						      "prototype:\n\tprototype: string constant\n"
+						      "\t argument: %s", ty));
+		free(pa.pf);
+		return -1;
+	}
+	if (cs_printf_parse(fmt->sval, pa.pf, &msg)) {
+		*ret_err = at_err(fmt, msg);
+		free(pa.pf);
+		return -1;
+	}
+	pa.pf_nvals = nv;
+	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, pa);
+	first = e->act_cnt;
+	enum cs_pfvalue *kinds = udt__xcalloc(nv + 1, sizeof(*kinds));
+	const char **names = udt__xcalloc(nv + 1, sizeof(*names));
+	int err = 0;
+	for (size_t i = 0; i < nv && !err; i++) {
+		struct cs_action a = { .pf_value = true };
+		err = compile_value(t, e, call->args[i + 1], call, ctx, &a, ret_err);
+		if (!err) {
+			kinds[i] = pf_value(t, &a, &names[i]);
+			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
+		}
+	}
+	if (!err && cs_printf_check(e->acts[first - 1].pf, kinds, names, nv, &msg)) {
+		size_t k = nv;
+		/* the argument the message is about, for its location */
+		if (sscanf(msg, "printf( ) argument #%zu", &k) == 1 && k >= 2 && k - 2 < nv)
+			*ret_err = at_err(call->args[k - 1], msg);
+		else
+			*ret_err = at_err(call, msg);
+		err = -1;
+	}
+	free(kinds);
+	free(names);
+	return err;
+}
+
 static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	const char *fn = call->a->kind == DL_N_IDENT ? call->a->name : "";
 	struct cs_action a = { 0 };
 
+	if (!strcmp(fn, "printf"))
+		return compile_printf(t, e, call, ctx, ret_err);
 	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
 		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
 					  "language's actions arrive with issue #4)",
@@ -76,14 +202,14 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 					  call->loc.col, fn, call->arg_cnt);
 		return -1;
 	}
-	if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
-		return -1;
-	if (check_difo(&a.difo, call, ret_err)) {
-		dl_difo_free(&a.difo);
-		return -1;
-	}
 	if (!strcmp(fn, "exit")) {
-		if (a.difo.is_string) {
+		if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
+			return -1;
+		if (check_difo(&a.difo, call, ret_err)) {
+			dl_difo_free(&a.difo);
+			return -1;
+		}
+		if (a.difo.is_string || a.difo.copyinstr) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: exit( ) argument #1 is "
 						  "incompatible with prototype", call->loc.file,
 						  call->loc.line, call->loc.col);
@@ -92,31 +218,26 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		}
 		a.kind = CS_ACT_EXIT;
 		a.size = 4;
-	} else if (a.difo.copyinstr) {
-		a.kind = CS_ACT_TRACE_STR;
-		a.size = (unsigned)t->o.strsize;
-	} else if (a.difo.is_const) {
-		a.kind = CS_ACT_TRACE_CONST;
-		a.is_str = a.difo.is_string;
-		a.cstr = a.difo.const_str;
-		a.cval = a.difo.const_val;
-		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
-	} else {
-		a.kind = CS_ACT_TRACE;
-		a.size = dl_type_trace_size(a.difo.type, &a.is_signed);
-		a.from_hdr = a.difo.direct_var == UDT_VAR_TIMESTAMP;
-	}
-	if (a.from_hdr) {
-		/* every record's header holds the fire's timestamp */
-	} else if (a.kind == CS_ACT_TRACE_STR) {
-		a.off = e->rec_size;
-		e->rec_size += (a.size + 7) & ~7u;
-	} else if (a.kind != CS_ACT_TRACE_CONST) {
 		a.off = e->rec_size;
 		e->rec_size += 8;
+	} else if (compile_value(t, e, call->args[0], call, ctx, &a, ret_err)) {
+		return -1;
 	}
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 	return 0;
+}
+
+static void free_ecb(struct cs_ecb *e)
+{
+	dl_difo_free(&e->pred);
+	for (size_t i = 0; i < e->act_cnt; i++) {
+		dl_difo_free(&e->acts[i].difo);
+		if (e->acts[i].pf) {
+			cs_printf_free(e->acts[i].pf);
+			free(e->acts[i].pf);
+		}
+	}
+	free(e->acts);
 }
 
 static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
@@ -152,21 +273,16 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 						  s->loc.file, s->loc.line, s->loc.col);
 			return -1;
 		}
-		if (compile_action(t, &e, s->expr, ctx, ret_err))
+		if (compile_action(t, &e, s->expr, ctx, ret_err)) {
+			free_ecb(&e);
 			return -1;
+		}
 	}
 	e.epid = (uint32_t)t->ecb_cnt + 1;
 	UDT__PUSH(t->ecbs, t->ecb_cnt, t->ecb_cap, e);
 	return 0;
 }
 
-static void free_ecb(struct cs_ecb *e)
-{
-	dl_difo_free(&e->pred);
-	for (size_t i = 0; i < e->act_cnt; i++)
-		dl_difo_free(&e->acts[i].difo);
-	free(e->acts);
-}
 
 int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
 		  const struct cs_opts *o, FILE *out, char **ret_err)
@@ -299,7 +415,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *ca = &e->acts[k];
-			if (ca->kind == CS_ACT_TRACE_CONST || ca->from_hdr)
+			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr)
 				continue;
 			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
 			acts[na].size = 8;

@@ -13,6 +13,7 @@ enum cs_act_kind {
 	CS_ACT_TRACE_CONST,        /* a constant (integer or string), printed by the consumer */
 	CS_ACT_EXIT,               /* the status, recorded */
 	CS_ACT_TRACE_STR,          /* a string copied from the target, recorded */
+	CS_ACT_PRINTF,             /* printf(): prints the pf_nvals actions after it */
 };
 
 struct cs_action {
@@ -25,6 +26,9 @@ struct cs_action {
 	int64_t cval;
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
 	uint32_t off;              /* where it is in the record's data */
+	bool pf_value;             /* a value of the printf() before it: not printed alone */
+	struct cs_printf *pf;      /* CS_ACT_PRINTF: the format */
+	size_t pf_nvals;
 };
 
 /* An enabling: one clause on one probe (or on BEGIN or END, run here). */
@@ -38,6 +42,53 @@ struct cs_ecb {
 	size_t act_cnt, act_cap;
 	uint32_t rec_size;
 };
+
+/* printf.c: a printf() format, parsed and checked when the script compiles */
+enum cs_pfclass {
+	CS_PF_SINT,                /* d i */
+	CS_PF_UINT,                /* o u x X p: integers and pointers */
+	CS_PF_CHAR,                /* c */
+	CS_PF_STR,                 /* s S */
+	CS_PF_TIME,                /* Y */
+	CS_PF_WIDTH,               /* a '*' width or precision */
+};
+
+#define CS_PF_STAR (-2)            /* width or precision given by a value */
+
+struct cs_pfconv {
+	char *prefix;              /* the text before the conversion ("%%" made '%') */
+	char conv;                 /* the conversion character; 0: only the text */
+	enum cs_pfclass cls;
+	char flags[8];
+	int width, prec;           /* -1 none, CS_PF_STAR */
+	char len[3];               /* hh h l ll j z t, or "" */
+	char spec[40];             /* as written, for messages ("%-8d") */
+};
+
+struct cs_printf {
+	struct cs_pfconv *v;
+	size_t cnt;
+	size_t nvals;              /* the values the format takes, '*' ones included */
+};
+
+/* What an argument of printf() is. */
+enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER };
+
+/* A value for printing: an integer of size bytes, or a string. */
+struct cs_pfarg {
+	uint64_t v;
+	unsigned size;
+	const char *s;
+};
+
+/* 0, or -1 with DTrace's message (no location) in *ret_err. */
+int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
+/* Check the arguments' kinds (names: their types, for messages) against the format. */
+int cs_printf_check(const struct cs_printf *f, const enum cs_pfvalue *vals,
+		    const char *const *names, size_t nvals, char **ret_err);
+void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
+		     size_t nargs);
+void cs_printf_free(struct cs_printf *f);
 
 /* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
 struct cs_clock_pt {

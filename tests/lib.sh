@@ -50,3 +50,18 @@ gdb_usable() {
 	fi
 	return 0
 }
+
+# build_rtprog: the runtime tests' program (tests/integration/data/rtprog.c
+# with provider rt.d, through our -h and -G) as $WORK/rtprog, with rt.h;
+# fails the test and stops the script when it cannot be built.
+build_rtprog() {
+	local d=$TOP/tests/integration/data
+	(cd "$WORK" && "$DTRACE" -h -s "$d/rt.d" -o rt.h &&
+		gcc -O2 -g -Wall -Wextra -I. -c "$d/rtprog.c" -o rtprog.o &&
+		"$DTRACE" -G -s "$d/rt.d" -o rt_prov.o rtprog.o &&
+		gcc rtprog.o rt_prov.o -o rtprog -lpthread) || {
+		fail "build the traced program"
+		finish
+		exit
+	}
+}

@@ -17,8 +17,8 @@ echo
 # request-done's argument is the application's httpproto_t (tour.c):
 # the URI at offset 8, the bytes written at 24, the status at 32
 PROG='http*:::request-done {
-	trace(copyinstr(*(long *)(arg0 + 8))); trace(" ");
-	trace(*(int *)(arg0 + 32)); trace(" "); trace(*(long *)(arg0 + 24)); trace("\n");
+	printf("%-12s %d %4d bytes\n", copyinstr(*(long *)(arg0 + 8)),
+	    *(int *)(arg0 + 32), *(long *)(arg0 + 24));
 }'
 echo "== dtrace -q -n '$PROG' -c $OUT/tour"
 "$DTRACE" -q -n "$PROG" -c "$OUT/tour" 2>&1 | sed 's/^/  /'

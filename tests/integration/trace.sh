@@ -8,10 +8,7 @@
 D=$TOP/tests/integration/data
 RT=$BUILD/lib/libudtrace.so
 cd "$WORK" || exit 1
-"$DTRACE" -h -s "$D/rt.d" -o rt.h &&
-	gcc -O2 -g -Wall -Wextra -I. -c "$D/rtprog.c" -o rtprog.o &&
-	"$DTRACE" -G -s "$D/rt.d" -o rt_prov.o rtprog.o &&
-	gcc rtprog.o rt_prov.o -o rtprog -lpthread || { fail "build the traced program"; finish; exit; }
+build_rtprog
 
 # -c: two threads, known values, all printed, in order per thread
 "$DTRACE" -q -n 'rt$target:::tick { trace(arg0); trace(" "); trace(arg1); trace("\n"); }' \

@@ -1,0 +1,5 @@
+/* The format is not a string constant. */
+BEGIN
+{
+	printf(1);
+}

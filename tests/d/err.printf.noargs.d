@@ -1,0 +1,5 @@
+/* No format. */
+BEGIN
+{
+	printf();
+}

@@ -1,0 +1,5 @@
+/* A conversion without its value. */
+BEGIN
+{
+	printf("%d %s\n", 1);
+}

@@ -1,0 +1,5 @@
+/* A width from a string. */
+BEGIN
+{
+	printf("%*d\n", "a", 1);
+}

@@ -1,0 +1,5 @@
+/* More values than conversions. */
+BEGIN
+{
+	printf("%d %d\n", 1, 2, 3);
+}

@@ -1,0 +1,5 @@
+/* An undefined conversion. */
+BEGIN
+{
+	printf("%Z", 1);
+}

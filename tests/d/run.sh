@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The D conformance suite: scripts named by outcome, run by dtrace -s from
+# this directory (so messages name them as NAME.d).
+#   tst.NAME.d   must exit 0 and print exactly tst.NAME.out on stdout;
+#   err.NAME.d   must exit 1 and print exactly err.NAME.err on stderr.
+# A script whose first line is "/* @target: ARGS */" traces the runtime
+# tests' program, dtrace -c "rtprog ARGS" (tests/integration/data/rtprog.c);
+# the others need no process (BEGIN and END). TZ is UTC, for %Y.
+# GOLDEN_UPDATE=1 writes the expectations instead: review them by hand.
+. "$(dirname "$0")/../lib.sh"
+S=$TOP/tests/d
+export TZ=UTC
+build_rtprog
+shopt -s nullglob
+cd "$S" || exit 1
+
+# run SCRIPT: dtrace -s SCRIPT (with its target), stdout and stderr in $WORK
+run() {
+	local target
+	target=$(sed -n '1s|^/\* @target: \(.*\) \*/$|\1|p' "$1")
+	if [ -n "$target" ]; then
+		timeout 60 "$DTRACE" -s "$1" -c "$WORK/rtprog $target" >"$WORK/out" 2>"$WORK/err"
+	else
+		timeout 60 "$DTRACE" -s "$1" >"$WORK/out" 2>"$WORK/err"
+	fi
+}
+
+# expect NAME GOT-FILE EXPECTED-FILE
+expect() {
+	if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
+		cp "$2" "$3"
+		ok "$1 (updated)"
+	elif [ ! -f "$3" ]; then
+		fail "$1" "missing $3"
+	elif diff -u "$3" "$2" >"$WORK/diff"; then
+		ok "$1"
+	else
+		fail "$1" "$(head -30 "$WORK/diff")"
+	fi
+}
+
+for d in tst.*.d; do
+	run "$d"
+	rc=$?
+	# the program's own lines on stderr ("ready PID", "done") are not dtrace's
+	if [ $rc -ne 0 ]; then
+		fail "${d%.d}: exit 0" "exit $rc: $(grep -v '^ready \|^done$' "$WORK/err" | head -5)"
+		continue
+	fi
+	expect "${d%.d}" "$WORK/out" "${d%.d}.out"
+done
+for d in err.*.d; do
+	run "$d"
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		fail "${d%.d}: exit 1" "exit $rc: $(head -5 "$WORK/err")"
+		continue
+	fi
+	grep -v '^ready \|^done$' "$WORK/err" >"$WORK/err.dtrace"
+	expect "${d%.d}" "$WORK/err.dtrace" "${d%.d}.err"
+done
+finish
