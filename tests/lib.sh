@@ -36,6 +36,21 @@ expect_eq() {
 	if [ "$2" == "$3" ]; then ok "$1"; else fail "$1" "got:  $2" "want: $3"; fi
 }
 
+# expect_file NAME GOT-FILE EXPECTED-FILE: ok if they are the same, else
+# the diff; GOLDEN_UPDATE=1 (make golden-update) copies GOT over EXPECTED.
+expect_file() {
+	if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
+		cp "$2" "$3"
+		ok "$1 (updated)"
+	elif [ ! -f "$3" ]; then
+		fail "$1" "missing $3 (run make golden-update)"
+	elif diff -u "$3" "$2" >"$WORK/diff"; then
+		ok "$1"
+	else
+		fail "$1" "$(head -30 "$WORK/diff")"
+	fi
+}
+
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # gdb_usable: gdb is installed and may run a program under ptrace here (some

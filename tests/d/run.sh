@@ -26,20 +26,6 @@ run() {
 	fi
 }
 
-# expect NAME GOT-FILE EXPECTED-FILE
-expect() {
-	if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
-		cp "$2" "$3"
-		ok "$1 (updated)"
-	elif [ ! -f "$3" ]; then
-		fail "$1" "missing $3"
-	elif diff -u "$3" "$2" >"$WORK/diff"; then
-		ok "$1"
-	else
-		fail "$1" "$(head -30 "$WORK/diff")"
-	fi
-}
-
 for d in tst.*.d; do
 	run "$d"
 	rc=$?
@@ -48,7 +34,7 @@ for d in tst.*.d; do
 		fail "${d%.d}: exit 0" "exit $rc: $(grep -v '^ready \|^done$' "$WORK/err" | head -5)"
 		continue
 	fi
-	expect "${d%.d}" "$WORK/out" "${d%.d}.out"
+	expect_file "${d%.d}" "$WORK/out" "${d%.d}.out"
 done
 for d in err.*.d; do
 	run "$d"
@@ -58,6 +44,6 @@ for d in err.*.d; do
 		continue
 	fi
 	grep -v '^ready \|^done$' "$WORK/err" >"$WORK/err.dtrace"
-	expect "${d%.d}" "$WORK/err.dtrace" "${d%.d}.err"
+	expect_file "${d%.d}" "$WORK/err.dtrace" "${d%.d}.err"
 done
 finish

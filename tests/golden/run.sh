@@ -15,19 +15,6 @@ fold_sdt() {
 	sed '/^\/\* ---- udtrace\/sdt.h/,/^\/\* ---- end of udtrace\/sdt.h ---- \*\//c\/* (udtrace/sdt.h) */' "$1"
 }
 
-compare() { # NAME GOT-FILE EXPECTED-FILE
-	if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
-		cp "$2" "$3"
-		ok "$1 (updated)"
-	elif [ ! -f "$3" ]; then
-		fail "$1" "missing $3 (run make golden-update)"
-	elif diff -u "$3" "$2" >"$WORK/diff"; then
-		ok "$1"
-	else
-		fail "$1" "$(head -30 "$WORK/diff")"
-	fi
-}
-
 for d in tst.*.d; do
 	t=${d%.d}
 	if ! "$DTRACE" -h -s "$d" -o "$WORK/$t.h" 2>"$WORK/err"; then
@@ -35,13 +22,13 @@ for d in tst.*.d; do
 		continue
 	fi
 	fold_sdt "$WORK/$t.h" >"$WORK/$t.h.folded"
-	compare "$t: header" "$WORK/$t.h.folded" "$t.h.expected"
+	expect_file "$t: header" "$WORK/$t.h.folded" "$t.h.expected"
 	if ! "$DTRACE" -G -s "$d" -o "$WORK/$t.o" 2>"$WORK/err"; then
 		fail "$t: dtrace -G" "$(cat "$WORK/err")"
 		continue
 	fi
 	"$TABLEDUMP" "$WORK/$t.o" >"$WORK/$t.table"
-	compare "$t: probe table" "$WORK/$t.table" "$t.table.expected"
+	expect_file "$t: probe table" "$WORK/$t.table" "$t.table.expected"
 done
 
 for d in err.*.d; do
@@ -61,7 +48,7 @@ for d in err.*.d; do
 		else
 			ok "$t: dtrace -$mode leaves no output"
 		fi
-		[ $mode = h ] && compare "$t: message" "$WORK/$t.stderr" "$t.stderr"
+		[ $mode = h ] && expect_file "$t: message" "$WORK/$t.stderr" "$t.stderr"
 	done
 done
 finish
