@@ -31,6 +31,7 @@ struct cs_opts {
 	bool flowindent;           /* -F (accepted) */
 	uint32_t tbuf_max;         /* threads with a buffer, at most (maxthreads) */
 	uint64_t strsize;
+	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 };
 
 void cs_opts_init(struct cs_opts *o);

@@ -157,11 +157,13 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_size(value, &v) || !v || v > 65536)
 			return bad_value(name, value, ret_err);
 		o->strsize = v;
+	} else if (!strcmp(name, "defaultargs")) {
+		o->defaultargs = true;
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") || !strcmp(name, "aggrate") ||
 		   !strcmp(name, "aggsize") || !strcmp(name, "dynvarsize") ||
 		   !strcmp(name, "specsize") || !strcmp(name, "nspec") ||
 		   !strcmp(name, "cleanrate") || !strcmp(name, "statusrate") ||
-		   !strcmp(name, "libdir") || !strcmp(name, "defaultargs")) {
+		   !strcmp(name, "libdir")) {
 		/* accepted; what they tune comes with issue #4 */
 	} else {
 		*ret_err = udt__xasprintf("failed to set option -x %s: Invalid option name", name);

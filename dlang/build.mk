@@ -1,2 +1,2 @@
-DLANG_SRCS := dlang/arena.c dlang/lexer.c dlang/ctype.c dlang/expr.c dlang/parse.c dlang/compile.c
+DLANG_SRCS := dlang/arena.c dlang/macro.c dlang/lexer.c dlang/ctype.c dlang/expr.c dlang/parse.c dlang/compile.c
 $(BUILD)/lib/libdlang.a: $(call objs_of,$(DLANG_SRCS))

@@ -27,9 +27,11 @@
 #include "runtime/bytecode.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct val {
 	struct dl_qtype type;
@@ -277,6 +279,43 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		cg_error(g, n, "args[] must be indexed with a constant");
 	cg_error(g, n, "%s is not a variable this version knows (D variables arrive with "
 		 "issue #4)", id);
+}
+
+/* $target, $pid and friends, $1 (an integer) and $$1 (a string): see macro.c. */
+static struct val gen_macro(struct cg *g, const struct dl_node *n)
+{
+	bool numbered;
+	const char *v;
+
+	/* of the dtrace process, as in DTrace; $target is the traced one */
+	if (!strcmp(n->name, "target"))
+		return constant(named(g, "pid_t"), g->ctx->pid);
+	if (!strcmp(n->name, "pid"))
+		return constant(named(g, "pid_t"), (int64_t)getpid());
+	if (!strcmp(n->name, "ppid"))
+		return constant(named(g, "pid_t"), (int64_t)getppid());
+	if (!strcmp(n->name, "pgid"))
+		return constant(named(g, "pid_t"), (int64_t)getpgrp());
+	if (!strcmp(n->name, "sid"))
+		return constant(named(g, "pid_t"), (int64_t)getsid(0));
+	if (!strcmp(n->name, "uid"))
+		return constant(named(g, "uid_t"), (int64_t)getuid());
+	if (!strcmp(n->name, "gid"))
+		return constant(named(g, "gid_t"), (int64_t)getgid());
+	v = dl_macro_arg(g->p, n->name, &numbered);
+	if (!v)
+		cg_error(g, n, "macro argument $%s%s is not defined", n->flag ? "$" : "", n->name);
+	if (n->flag)
+		return string_const(g, v);
+	if (!*v)
+		return constant(named(g, "int"), 0); /* defaultargs */
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 0);
+	if (*end || errno)
+		cg_error(g, n, "failed to resolve %s: Unknown variable name", v);
+	bool small = x >= INT32_MIN && x <= INT32_MAX;
+	return constant(named(g, small ? "int" : "long long"), x);
 }
 
 /* args[N]: the native argument N, normalized to its declared type. */
@@ -635,9 +674,7 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 		return constant(named(g, "size_t"), (int64_t)rt.t->size);
 	}
 	case DL_N_MACRO:
-		if (!strcmp(n->name, "pid") || !strcmp(n->name, "target"))
-			return constant(named(g, "pid_t"), g->ctx->pid);
-		cg_error(g, n, "macro variable $%s is not defined", n->name);
+		return gen_macro(g, n);
 	default:
 		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
 			 "issue #4)");

@@ -372,6 +372,17 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 /* The size in bytes a value of type qt has when traced (1, 2, 4 or 8), and its signedness. */
 unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed);
 
+/*
+ * Macro arguments: argv[0] is $0 (the script's name), argv[1...] $1...;
+ * with defaultargs, unset ones are 0 ($1) and "" ($$1). Set them before
+ * parsing: probe descriptions are expanded as they are read.
+ */
+void dl_program_set_macros(struct dl_program *p, const char *const *argv, size_t argc,
+			   bool defaultargs);
+void dl_program_set_defaultargs(struct dl_program *p, bool defaultargs);
+/* 0, or -1 with DTrace's message when an argument no clause refers to was given. */
+int dl_program_check_macros(const struct dl_program *p, char **ret_err);
+
 /* Convert a probe name as written to the form D shows: "__" becomes "-". */
 char *dl_probe_dname(const char *name);
 

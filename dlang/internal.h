@@ -169,9 +169,22 @@ struct dl_program {
 	/* "#pragma D attributes" seen, applied once all providers are known */
 	struct dl_attr_pragma *attr_pragmas;
 	size_t attr_pragma_cnt, attr_pragma_cap;
+	/* macro arguments: $0 (the script) and $1... (dtrace's operands) */
+	const char **margv;            /* arena copies */
+	size_t margc;
+	bool *margs_used;              /* referenced by the program (arena) */
+	bool defaultargs;              /* unset ones are 0 and "" */
 	char *errmsg;                  /* malloc'ed */
 	jmp_buf *jb;                   /* the active parse's error exit */
 };
+
+/*
+ * macro.c: the text of macro argument $name ("1"), marked used; NULL when it
+ * is not set (and not defaulted). *ret_numbered: name is a number.
+ */
+const char *dl_macro_arg(struct dl_program *p, const char *name, bool *ret_numbered);
+/* pd with its $N and $$N replaced; NULL with *ret_bad the name of an unset one. */
+const char *dl_expand_pdesc(struct dl_program *p, const char *pd, char **ret_bad);
 
 struct dl_attr_pragma {
 	struct dl_attr attr;

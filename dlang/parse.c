@@ -1188,7 +1188,11 @@ static void parse_clause(struct dl_parser *ps)
 		pd = dl_lex_pdesc(&ps->lx, &loc);
 		if (!pd)
 			dl_error(ps, ps->tok.loc, "syntax error near \"%s\"", tok_desc(&ps->tok));
-		DL_PUSH(ps->p, c->pdescs, c->pdesc_cnt, cap, pd);
+		char *bad;
+		const char *xpd = dl_expand_pdesc(ps->p, pd, &bad);
+		if (!xpd)
+			dl_error(ps, loc, "macro argument $%s is not defined", bad);
+		DL_PUSH(ps->p, c->pdescs, c->pdesc_cnt, cap, xpd);
 		struct dl_token first = ps->tok;
 		dl_advance(ps);
 		/* "foo_t x;" with foo_t undeclared reads as a probe description */

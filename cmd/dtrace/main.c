@@ -106,6 +106,11 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		}
 		if (!strcmp(a, "-fpic") || !strcmp(a, "-fPIC"))
 			continue;
+		/* no option is a digit: "-7" is a (negative) macro argument */
+		if (a[1] >= '0' && a[1] <= '9') {
+			UDT__PUSH(o->objects, o->object_cnt, ocap, a);
+			continue;
+		}
 		if (!strcmp(a, "--help")) {
 			usage(stdout);
 			exit(0);
@@ -247,8 +252,6 @@ int main(int argc, char **argv)
 		break;
 	case MODE_LIST:
 	case MODE_TRACE:
-		if (o.object_cnt)
-			usage_error("macro arguments (\"%s\") are not supported yet", o.objects[0]);
 		ret = o.mode == MODE_LIST ? cmd_list(&o) : cmd_trace(&o);
 		break;
 	}

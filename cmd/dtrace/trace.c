@@ -66,6 +66,18 @@ static void parse_text(struct dl_program *p, const char *name, const char *text)
 static struct dl_program *load_program(struct cmd_opts *o)
 {
 	struct dl_program *p = dl_program_new(o->model);
+	const char **margv = udt__xcalloc(o->object_cnt + 2, sizeof(*margv));
+	bool defaultargs = false;
+
+	/* $0 is the script, $1... the operands; -x defaultargs counts before parsing */
+	margv[0] = o->source_cnt ? o->sources[0] : udt__progname;
+	for (size_t i = 0; i < o->object_cnt; i++)
+		margv[i + 1] = o->objects[i];
+	for (size_t i = 0; i < o->xopt_cnt; i++)
+		defaultargs |= !strncmp(o->xopts[i], "defaultargs", 11) &&
+			       (!o->xopts[i][11] || o->xopts[i][11] == '=');
+	dl_program_set_macros(p, margv, o->object_cnt + 1, defaultargs);
+	free(margv);
 
 	for (size_t i = 0; i < o->prog_cnt; i++) {
 		const struct cmd_prog *pr = &o->progs[i];
@@ -130,6 +142,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		}
 		free(name);
 	}
+	dl_program_set_defaultargs(p, o->copts.defaultargs);
 	return p;
 }
 
@@ -436,7 +449,8 @@ int cmd_trace(struct cmd_opts *o)
 		return 1;
 	}
 	out = open_output(o);
-	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err)) {
+	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err) ||
+	    dl_program_check_macros(p, &err)) {
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
 	}

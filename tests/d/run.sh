@@ -4,9 +4,10 @@
 # this directory (so messages name them as NAME.d).
 #   tst.NAME.d   must exit 0 and print exactly tst.NAME.out on stdout;
 #   err.NAME.d   must exit 1 and print exactly err.NAME.err on stderr.
-# A script whose first line is "/* @target: ARGS */" traces the runtime
-# tests' program, dtrace -c "rtprog ARGS" (tests/integration/data/rtprog.c);
-# the others need no process (BEGIN and END). TZ is UTC, for %Y.
+# A line "/* @target: ARGS */" makes dtrace trace the runtime tests' program,
+# -c "rtprog ARGS" (tests/integration/data/rtprog.c); the other scripts need
+# no process (BEGIN and END). A line "/* @args: A B */" gives dtrace macro
+# arguments ($1, $$2). TZ is UTC, for %Y.
 # GOLDEN_UPDATE=1 writes the expectations instead: review them by hand.
 . "$(dirname "$0")/../lib.sh"
 S=$TOP/tests/d
@@ -15,14 +16,17 @@ build_rtprog
 shopt -s nullglob
 cd "$S" || exit 1
 
-# run SCRIPT: dtrace -s SCRIPT (with its target), stdout and stderr in $WORK
+# run SCRIPT: dtrace -s SCRIPT (with its target and arguments), stdout and
+# stderr in $WORK
 run() {
-	local target
-	target=$(sed -n '1s|^/\* @target: \(.*\) \*/$|\1|p' "$1")
+	local target args
+	target=$(sed -n 's|^/\* @target: \(.*\) \*/$|\1|p' "$1" | head -n 1)
+	args=$(sed -n 's|^/\* @args: \(.*\) \*/$|\1|p' "$1" | head -n 1)
+	# shellcheck disable=SC2086 # the arguments are words
 	if [ -n "$target" ]; then
-		timeout 60 "$DTRACE" -s "$1" -c "$WORK/rtprog $target" >"$WORK/out" 2>"$WORK/err"
+		timeout 60 "$DTRACE" -s "$1" -c "$WORK/rtprog $target" $args >"$WORK/out" 2>"$WORK/err"
 	else
-		timeout 60 "$DTRACE" -s "$1" >"$WORK/out" 2>"$WORK/err"
+		timeout 60 "$DTRACE" -s "$1" $args >"$WORK/out" 2>"$WORK/err"
 	fi
 }
 

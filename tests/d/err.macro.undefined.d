@@ -1,0 +1,5 @@
+/* An argument that was not given. */
+BEGIN
+{
+	trace($1);
+}
