@@ -31,6 +31,7 @@ struct cs_opts {
 	bool flowindent;           /* -F (accepted) */
 	uint32_t tbuf_max;         /* threads with a buffer, at most (maxthreads) */
 	uint64_t strsize;
+	uint64_t aggsize;          /* bytes of aggregation table per thread */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 };
 

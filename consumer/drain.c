@@ -193,6 +193,7 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 				print_int(t, a->size, (uint64_t)a->cval);
 			break;
 		case CS_ACT_PRINTF: /* above */
+		case CS_ACT_AGG:    /* in the aggregation tables */
 			break;
 		case CS_ACT_EXIT:
 			t->exited = true;
@@ -283,14 +284,23 @@ static void run_local(struct cs_trace *t, const char *which)
 			if (!v)
 				continue;
 		}
+		bool aggs_only = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *a = &e->acts[k];
-			if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
-			    a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->off + 8 > sizeof(data))
+			int fault;
+			aggs_only &= a->kind == CS_ACT_AGG;
+			if (a->kind == CS_ACT_AGG) {
+				fault = cs__agg_local(t, a->agg, &vm);
+			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
+				   a->kind == CS_ACT_TRACE_STR || a->from_hdr ||
+				   a->off + 8 > sizeof(data)) {
 				continue;
-			v = (uint64_t)a->difo.const_val;
-			if (!a->difo.is_const &&
-			    udt_difo_run((const void *)a->difo.bytes, &vm, &v)) {
+			} else {
+				v = (uint64_t)a->difo.const_val;
+				fault = !a->difo.is_const &&
+					udt_difo_run((const void *)a->difo.bytes, &vm, &v);
+			}
+			if (fault) {
 				char buf[64];
 				fflush(t->out);
 				fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
@@ -300,10 +310,12 @@ static void run_local(struct cs_trace *t, const char *which)
 					vm.fault_insn);
 				goto next;
 			}
-			memcpy(data + a->off, &v, 8);
+			if (a->kind != CS_ACT_AGG)
+				memcpy(data + a->off, &v, 8);
 		}
-		print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp, .cpu = vm.cpu },
-				 data);
+		if (!aggs_only) /* (a clause that only aggregates prints nothing, as in the target) */
+			print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp,
+								  .cpu = vm.cpu }, data);
 next:;
 	}
 }
@@ -339,6 +351,21 @@ static uint32_t tbuf_count(struct cs_trace *t)
 	return n < shm_hdr(t)->tbuf_max ? n : shm_hdr(t)->tbuf_max;
 }
 
+uint32_t cs__tbuf_count(struct cs_trace *t)
+{
+	return t->shm ? tbuf_count(t) : 0;
+}
+
+uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, int32_t *ret_tid)
+{
+	struct udt_shm_hdr *s = shm_hdr(t);
+
+	if (!t->shm || !s->aggsize || s->aggsize != t->o.aggsize || i >= tbuf_count(t))
+		return NULL;
+	*ret_tid = tbuf(t, i)->tid;
+	return t->shm + s->agg_off + (uint64_t)i * s->aggsize;
+}
+
 /* Map the session's shared memory once the target has made it. */
 int cs_trace_map(struct cs_trace *t)
 {
@@ -372,7 +399,8 @@ int cs_trace_map(struct cs_trace *t)
 	if (h->magic != UDT_SHM_MAGIC || h->session != t->session || h->total_sz > c.shm_size ||
 	    h->bufsize < 64 || h->tbuf_max == 0 ||
 	    h->tbuf_off + (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf) > h->data_off ||
-	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->total_sz) {
+	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->agg_off ||
+	    h->agg_off + (uint64_t)h->tbuf_max * h->aggsize > h->total_sz) {
 		munmap(m, c.shm_size);
 		fprintf(stderr, "dtrace: the buffers of pid %d are not as expected\n",
 			(int)t->proc->pid);
@@ -701,6 +729,9 @@ int cs_trace_stop(struct cs_trace *t)
 	read_buffers(t, true);
 	report_lost(t);
 	run_local(t, "END");
+	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
+	fputc('\n', t->out);
+	cs__agg_print_all(t);
 	fflush(t->out);
 	if (t->shm)
 		munmap(t->shm, t->shm_size);

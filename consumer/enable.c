@@ -58,13 +58,12 @@ static int check_difo(const struct dl_difo *d, const struct dl_node *at, char **
 }
 
 /* Compile expression x into a value action: an integer, a string, or a constant. */
-static int compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
-			 const struct dl_node *call, const struct dl_probe_ctx *ctx,
-			 struct cs_action *a, char **ret_err)
+int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
+		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err)
 {
 	if (dl_compile(t->prog, x, ctx, &a->difo, ret_err))
 		return -1;
-	if (check_difo(&a->difo, call, ret_err)) {
+	if (check_difo(&a->difo, at, ret_err)) {
 		dl_difo_free(&a->difo);
 		return -1;
 	}
@@ -82,15 +81,29 @@ static int compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_n
 		a->size = dl_type_trace_size(a->difo.type, &a->is_signed);
 		a->from_hdr = a->difo.direct_var == UDT_VAR_TIMESTAMP;
 	}
-	if (a->from_hdr) {
-		/* every record's header holds the fire's timestamp */
+	return 0;
+}
+
+void cs__place(struct cs_action *a, uint32_t *size)
+{
+	if (a->from_hdr || a->kind == CS_ACT_TRACE_CONST) {
+		/* every record's header holds the fire's timestamp; constants are ours */
 	} else if (a->kind == CS_ACT_TRACE_STR) {
-		a->off = e->rec_size;
-		e->rec_size += (a->size + 7) & ~7u;
-	} else if (a->kind != CS_ACT_TRACE_CONST) {
-		a->off = e->rec_size;
-		e->rec_size += 8;
+		a->off = *size;
+		*size += (a->size + 7) & ~7u;
+	} else {
+		a->off = *size;
+		*size += 8;
 	}
+}
+
+static int compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
+			 const struct dl_node *call, const struct dl_probe_ctx *ctx,
+			 struct cs_action *a, char **ret_err)
+{
+	if (cs__compile_expr(t, x, call, ctx, a, ret_err))
+		return -1;
+	cs__place(a, &e->rec_size);
 	return 0;
 }
 
@@ -111,7 +124,7 @@ static enum cs_pfvalue pf_value(struct cs_trace *t, const struct cs_action *a, c
 	return CS_PFV_OTHER;
 }
 
-static char *at_err(const struct dl_node *n, char *msg)
+char *cs__at_err(const struct dl_node *n, char *msg)
 {
 	char *s = udt__xasprintf("%s:%d:%d: error: %s", n->loc.file, n->loc.line, n->loc.col, msg);
 
@@ -129,7 +142,7 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	char *msg = NULL;
 
 	if (!fmt) {
-		*ret_err = at_err(call, udt__xstrdup("printf( ) prototype mismatch: 0 args passed, "
+		*ret_err = cs__at_err(call, udt__xstrdup("printf( ) prototype mismatch: 0 args passed, "
 						     "1 expected"));
 		free(pa.pf);
 		return -1;
@@ -142,14 +155,14 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 			dl_difo_free(&d);
 		}
 		free(msg);
-		*ret_err = at_err(fmt, udt__xasprintf("printf( ) argument #1 is incompatible with "
+		*ret_err = cs__at_err(fmt, udt__xasprintf("printf( ) argument #1 is incompatible with "
 						      "prototype:\n\tprototype: string constant\n"
 						      "\t argument: %s", ty));
 		free(pa.pf);
 		return -1;
 	}
 	if (cs_printf_parse(fmt->sval, pa.pf, &msg)) {
-		*ret_err = at_err(fmt, msg);
+		*ret_err = cs__at_err(fmt, msg);
 		free(pa.pf);
 		return -1;
 	}
@@ -171,9 +184,9 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		size_t k = nv;
 		/* the argument the message is about, for its location */
 		if (sscanf(msg, "printf( ) argument #%zu", &k) == 1 && k >= 2 && k - 2 < nv)
-			*ret_err = at_err(call->args[k - 1], msg);
+			*ret_err = cs__at_err(call->args[k - 1], msg);
 		else
-			*ret_err = at_err(call, msg);
+			*ret_err = cs__at_err(call, msg);
 		err = -1;
 	}
 	free(kinds);
@@ -267,6 +280,15 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 
 		if (s->kind == DL_S_EMPTY)
 			continue;
+		if (s->kind == DL_S_EXPR && s->expr->kind == DL_N_BINARY && s->expr->op == '=' &&
+		    (s->expr->a->kind == DL_N_AGG ||
+		     (s->expr->a->kind == DL_N_INDEX && s->expr->a->a->kind == DL_N_AGG))) {
+			if (cs__agg_compile(t, &e, s->expr, ctx, ret_err)) {
+				free_ecb(&e);
+				return -1;
+			}
+			continue;
+		}
 		if (s->kind != DL_S_EXPR || s->expr->kind != DL_N_CALL) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported "
 						  "yet (the D language arrives with issue #4)",
@@ -300,6 +322,8 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	cs_probes_load(&t->probes, proc);
 	if (proc)
 		(void)cs_proc_execname(proc, execname, sizeof(execname));
+	if (cs__agg_declare(t, ret_err))
+		goto fail;
 
 	/* target clauses first, so that their ECBs are the ones the target sees */
 	for (int pass = 0; pass < 3; pass++) {
@@ -382,6 +406,66 @@ static void add_unique(uint64_t **v, size_t *cnt, size_t *cap, uint64_t x)
 	UDT__PUSH(*v, *cnt, *cap, x);
 }
 
+/* The runtime's form of value action ca (not a constant string). */
+static struct udt_action runtime_action(struct area *a, const struct cs_action *ca)
+{
+	struct udt_action ua = {
+		.kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE,
+		.size = 8,
+		.off = ca->off,
+	};
+
+	if (ca->kind == CS_ACT_TRACE_STR) {
+		ua.kind = UDT_ACT_TRACE_STR;
+		ua.size = ca->size;
+		ua.src = area_put(a, ca->difo.bytes, ca->difo.sz);
+	} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
+		ua.kind = UDT_ACT_TRACE_ARG;
+		ua.src = (uint32_t)ca->difo.direct_arg;
+	} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_var >= 0) {
+		ua.kind = UDT_ACT_TRACE_VAR;
+		ua.src = (uint32_t)ca->difo.direct_var;
+	} else if (ca->difo.is_const) {
+		/* a constant: a one-instruction DIFO keeps the runtime simple */
+		struct {
+			struct udt_difo h;
+			struct udt_insn i[2];
+			uint64_t c;
+		} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
+			 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
+			 (uint64_t)ca->difo.const_val };
+		ua.src = area_put(a, &k1, sizeof(k1));
+	} else {
+		ua.src = area_put(a, ca->difo.bytes, ca->difo.sz);
+	}
+	return ua;
+}
+
+/* An aggregating action: its descriptor, key actions and value in the area. */
+static struct udt_action agg_action(struct area *a, const struct cs_aggact *ag)
+{
+	const struct cs_aggvar *v = ag->var;
+	struct udt_aggdesc ad = {
+		.size = sizeof(ad),
+		.aggid = ag->aggid,
+		.func = v->func,
+		.key_size = ag->key_size,
+		.lq_base = v->lq_base,
+		.lq_step = v->lq_step,
+		.lq_levels = v->lq_levels,
+	};
+	struct udt_action *keys = udt__xcalloc(ag->nkeys + 1, sizeof(*keys));
+
+	for (size_t k = 0; k < ag->nkeys; k++)
+		if (ag->keys[k].kind != CS_ACT_TRACE_CONST)
+			keys[ad.key_cnt++] = runtime_action(a, &ag->keys[k]);
+	ad.key_off = area_put(a, keys, (ad.key_cnt ? ad.key_cnt : 1) * sizeof(*keys));
+	free(keys);
+	if (ag->has_val)
+		ad.val = runtime_action(a, &ag->val);
+	return (struct udt_action){ .kind = UDT_ACT_AGG, .src = area_put(a, &ad, sizeof(ad)) };
+}
+
 /* Lay the target ECBs out in an area; NULL (with a message) when they do not fit. */
 static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 {
@@ -413,38 +497,20 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		u->rec_size = e->rec_size;
 		if (e->has_pred && !e->pred.is_const)
 			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
+		bool aggs_only = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *ca = &e->acts[k];
+			if (ca->kind == CS_ACT_AGG) {
+				acts[na++] = agg_action(&a, ca->agg);
+				continue;
+			}
+			aggs_only = false;
 			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr)
 				continue;
-			acts[na].kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE;
-			acts[na].size = 8;
-			acts[na].off = ca->off;
-			if (ca->kind == CS_ACT_TRACE_STR) {
-				acts[na].kind = UDT_ACT_TRACE_STR;
-				acts[na].size = ca->size;
-				acts[na].src = area_put(&a, ca->difo.bytes, ca->difo.sz);
-			} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
-				acts[na].kind = UDT_ACT_TRACE_ARG;
-				acts[na].src = (uint32_t)ca->difo.direct_arg;
-			} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_var >= 0) {
-				acts[na].kind = UDT_ACT_TRACE_VAR;
-				acts[na].src = (uint32_t)ca->difo.direct_var;
-			} else if (ca->difo.is_const) {
-				/* a constant status: a one-instruction DIFO keeps the runtime simple */
-				struct {
-					struct udt_difo h;
-					struct udt_insn i[2];
-					uint64_t c;
-				} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
-					 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
-					 (uint64_t)ca->difo.const_val };
-				acts[na].src = area_put(&a, &k1, sizeof(k1));
-			} else {
-				acts[na].src = area_put(&a, ca->difo.bytes, ca->difo.sz);
-			}
-			na++;
+			acts[na++] = runtime_action(&a, ca);
 		}
+		if (aggs_only && !e->rec_size)
+			u->flags |= UDT_ECB_NOREC;
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
 			u->flags |= UDT_ECB_DIRECT;
@@ -582,6 +648,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		      wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns()) ?:
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
+		      wr64(t, CTL_FIELD(aggsize), t->aggact_cnt ? t->o.aggsize : 0) ?:
 		      wr32(t, CTL_FIELD(policy), t->o.policy) ?:
 		      wr32(t, CTL_FIELD(flags), flags) ?:
 		      wr32(t, CTL_FIELD(tbuf_max), t->o.tbuf_max) ?:
@@ -673,6 +740,7 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->fill_pos);
 	free(t->pending);
 	free(t->recs);
+	cs__agg_free(t);
 	cs_probes_free(&t->probes);
 	free(t);
 }

@@ -14,7 +14,10 @@ enum cs_act_kind {
 	CS_ACT_EXIT,               /* the status, recorded */
 	CS_ACT_TRACE_STR,          /* a string copied from the target, recorded */
 	CS_ACT_PRINTF,             /* printf(): prints the pf_nvals actions after it */
+	CS_ACT_AGG,                /* @name[keys] = func(value): aggregates, records nothing */
 };
+
+struct cs_aggact;
 
 struct cs_action {
 	enum cs_act_kind kind;
@@ -29,6 +32,7 @@ struct cs_action {
 	bool pf_value;             /* a value of the printf() before it: not printed alone */
 	struct cs_printf *pf;      /* CS_ACT_PRINTF: the format */
 	size_t pf_nvals;
+	struct cs_aggact *agg;     /* CS_ACT_AGG */
 };
 
 /* An enabling: one clause on one probe (or on BEGIN or END, run here). */
@@ -42,6 +46,58 @@ struct cs_ecb {
 	size_t act_cnt, act_cap;
 	uint32_t rec_size;
 };
+
+/* -- Aggregations (agg.c) ----------------------------------------------------------------- */
+
+/* A key component's type, fixed by the aggregation's first use. */
+struct cs_aggkey {
+	bool is_str;
+	unsigned size;             /* an integer's display size: 1, 2, 4 or 8 */
+};
+
+/* An aggregation variable of the program: @name, or @ (name ""). */
+struct cs_aggvar {
+	const char *name;
+	uint32_t id;               /* 1...: the order of first use in the program */
+	const char *fname;         /* its aggregating function, as written */
+	enum udt_agg_func func;
+	int line;                  /* of its first use */
+	struct cs_aggkey *keys;    /* the prototype: from the first use with keys compiled */
+	size_t nkeys;
+	bool keys_known;
+	int64_t lq_base;           /* lquantize() */
+	uint32_t lq_step, lq_levels;
+	bool lq_known;
+};
+
+/*
+ * One aggregating action of one ECB. The runtime knows it by aggid; its key
+ * holds the components that are not constants (those are in keys[] here),
+ * at their off, and it aggregates the value of val.
+ */
+struct cs_aggact {
+	uint32_t aggid;
+	struct cs_aggvar *var;
+	struct cs_action *keys;
+	size_t nkeys;
+	uint32_t key_size;
+	struct cs_action val;
+	bool has_val;
+};
+
+struct cs_trace;
+struct cs_aggstate;
+
+/* Collect the aggregation variables of prog in source order, checking their functions. */
+int cs__agg_declare(struct cs_trace *t, char **ret_err);
+/* Compile the aggregating assignment x into an action of e. */
+int cs__agg_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
+		    const struct dl_probe_ctx *ctx, char **ret_err);
+/* Run aggregating action a of a BEGIN or END clause here. -1 on a fault (vm says). */
+int cs__agg_local(struct cs_trace *t, const struct cs_aggact *a, struct udt_vm_ctx *vm);
+/* Merge every thread's table (and ours) and print what DTrace prints at exit. */
+void cs__agg_print_all(struct cs_trace *t);
+void cs__agg_free(struct cs_trace *t);
 
 /* printf.c: a printf() format, parsed and checked when the script compiles */
 enum cs_pfclass {
@@ -148,13 +204,31 @@ struct cs_trace {
 	uint64_t lost_early;       /* the control block's count, as last read */
 	struct cs_rec *recs;       /* this round's records */
 	size_t rec_cnt, rec_cap;
+
+	/* aggregations */
+	struct cs_aggvar **aggvars;
+	size_t aggvar_cnt, aggvar_cap;
+	struct cs_aggact **aggacts; /* by aggid - 1 */
+	size_t aggact_cnt, aggact_cap;
+	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
+	uint64_t *agg_drops;       /* reported so far, per thread table */
 };
 
 /* enable.c */
+/* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
+int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
+		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err);
+/* Place value action a at the end of *size bytes (of a record, or of a key). */
+void cs__place(struct cs_action *a, uint32_t *size);
+/* "file:line:col: error: msg" at node n (msg is freed). */
+char *cs__at_err(const struct dl_node *n, char *msg);
 void cs__detach(struct cs_trace *t);
 void cs__heartbeat(struct cs_trace *t);
 
 /* drain.c */
 void cs__run_begin(struct cs_trace *t);
+/* The thread tables of the session's shared memory: count, and table i (NULL if none). */
+uint32_t cs__tbuf_count(struct cs_trace *t);
+uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, int32_t *ret_tid);
 
 #endif /* UDT_CONSUMER_INTERNAL_H */

@@ -23,6 +23,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->policy = UDT_POLICY_SWITCH;
 	o->tbuf_max = 512;
 	o->strsize = 256;
+	o->aggsize = 4ull << 20;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -157,10 +158,15 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_size(value, &v) || !v || v > 65536)
 			return bad_value(name, value, ret_err);
 		o->strsize = v;
+	} else if (!strcmp(name, "aggsize")) {
+		/* the runtime maps whole pages, and needs room for its hash and a key */
+		if (cs_parse_size(value, &v) || v < 16384 || v > (1ull << 31))
+			return bad_value(name, value, ret_err);
+		o->aggsize = (v + 4095) & ~4095ull;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") || !strcmp(name, "aggrate") ||
-		   !strcmp(name, "aggsize") || !strcmp(name, "dynvarsize") ||
+		   !strcmp(name, "dynvarsize") ||
 		   !strcmp(name, "specsize") || !strcmp(name, "nspec") ||
 		   !strcmp(name, "cleanrate") || !strcmp(name, "statusrate") ||
 		   !strcmp(name, "libdir")) {

@@ -117,7 +117,8 @@ struct udt_control {
 	uint64_t tsc_base;
 	uint64_t tsc_ns;
 	uint64_t tsc_mult;        /* ns per TSC tick, 32.32 fixed point */
-	uint64_t reserved[4];
+	uint64_t aggsize;         /* C: bytes of aggregation table per thread, 0 when none */
+	uint64_t reserved[3];
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -149,6 +150,8 @@ struct udt_area_hdr {
  * records it without the VM. The verifier refuses the flag on any other ECB.
  */
 #define UDT_ECB_DIRECT 0x1u
+/* UDT_ECB_NOREC: every action aggregates; the ECB writes no record. */
+#define UDT_ECB_NOREC 0x2u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
@@ -178,6 +181,7 @@ enum udt_act_kind {
 	UDT_ACT_TRACE_STR = 4,    /* DIFO src gives a string address in the target: size bytes */
 	UDT_ACT_TRACE_ARG = 5,    /* native argument src (size 8): no DIFO to run */
 	UDT_ACT_TRACE_VAR = 6,    /* builtin variable src (enum udt_var, size 8): no DIFO */
+	UDT_ACT_AGG = 7,          /* aggregate: src is the offset of a struct udt_aggdesc (size 0) */
 };
 
 struct udt_action {
@@ -222,7 +226,9 @@ struct udt_shm_hdr {
 	uint64_t tbuf_off;        /* struct udt_tbuf[tbuf_max] */
 	uint64_t data_off;        /* tbuf i's halves: data_off + i * 2 * bufsize (+ bufsize for half 1) */
 	uint64_t lost;            /* fires not recorded: nested in a signal handler, or no buffer left */
-	uint64_t reserved[7];
+	uint64_t agg_off;         /* tbuf i's aggregation table: agg_off + i * aggsize */
+	uint64_t aggsize;         /* 0: the session has no aggregations */
+	uint64_t reserved[5];
 };
 
 /*
@@ -243,6 +249,87 @@ struct udt_tbuf {
 } __attribute__((aligned(128)));
 
 _Static_assert(sizeof(struct udt_tbuf) == 128, "two cache lines per thread buffer");
+
+/* -- Aggregations ----------------------------------------------------------------- */
+
+/*
+ * An aggregating action (UDT_ACT_AGG) points to a struct udt_aggdesc in the
+ * area: the aggregation variable, its function, the key's components (struct
+ * udt_action[key_cnt] at key_off: UDT_ACT_TRACE, _TRACE_ARG, _TRACE_VAR or
+ * _TRACE_STR, each writing its value at off in the key) and the value's
+ * action (val; kind 0 for count()). Each thread aggregates into its own table
+ * in the shared memory (struct udt_agghdr); the consumer merges the tables.
+ */
+enum udt_agg_func {
+	UDT_AGG_COUNT = 1,        /* value: int64 count */
+	UDT_AGG_SUM = 2,          /* int64 sum */
+	UDT_AGG_AVG = 3,          /* int64 count, int64 sum */
+	UDT_AGG_MIN = 4,          /* int64 minimum (INT64_MAX until the first) */
+	UDT_AGG_MAX = 5,          /* int64 maximum (INT64_MIN until the first) */
+	UDT_AGG_QUANTIZE = 6,     /* int64 counts of UDT_QUANTIZE_NBUCKETS power-of-two buckets */
+	UDT_AGG_LQUANTIZE = 7,    /* int64 counts of lq_levels + 2 linear buckets */
+};
+
+#define UDT_QUANTIZE_NBUCKETS 127  /* -2^62 ... -1, 0, 1 ... 2^62 */
+#define UDT_QUANTIZE_ZEROBUCKET 63
+#define UDT_AGG_KEY_MAX 4096       /* bytes of a key */
+#define UDT_LQUANTIZE_MAX_LEVELS 65535
+
+struct udt_aggdesc {
+	uint32_t size;            /* sizeof(struct udt_aggdesc) */
+	uint32_t aggid;           /* the aggregation variable (1...) */
+	uint32_t func;            /* enum udt_agg_func */
+	uint32_t key_cnt;
+	uint32_t key_off;         /* struct udt_action[key_cnt] */
+	uint32_t key_size;        /* bytes, 8-aligned, at most UDT_AGG_KEY_MAX */
+	int64_t lq_base;          /* lquantize(value, base, limit, step) */
+	uint32_t lq_step;
+	uint32_t lq_levels;       /* (limit - base) / step */
+	struct udt_action val;    /* the value to aggregate (kind 0: none) */
+};
+
+/* The bytes of value an aggregating function keeps; 0 for an unknown one. */
+static inline uint32_t udt_agg_valsize(uint32_t func, uint32_t lq_levels)
+{
+	switch (func) {
+	case UDT_AGG_COUNT:
+	case UDT_AGG_SUM:
+	case UDT_AGG_MIN:
+	case UDT_AGG_MAX:
+		return 8;
+	case UDT_AGG_AVG:
+		return 16;
+	case UDT_AGG_QUANTIZE:
+		return UDT_QUANTIZE_NBUCKETS * 8;
+	case UDT_AGG_LQUANTIZE:
+		return (lq_levels + 2) * 8;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A thread's aggregation table: this header, the hash (uint32_t[1 <<
+ * hash_bits]: offset + 1 of the first entry of each chain), UDT_AGG_KEY_MAX
+ * bytes where the thread builds a key, then the entries, appended. The
+ * thread is the only writer. An entry is written whole before `used`
+ * covers it (release), so the consumer reads entries up to `used`; its
+ * value changes under `seq`, odd while the thread updates it.
+ */
+struct udt_agghdr {
+	uint32_t used;            /* bytes of entries */
+	uint32_t drops;           /* new keys that did not fit */
+	uint32_t hash_bits;       /* 0 until the thread's first aggregation */
+	uint32_t entries_off;     /* where the entries start, from the header */
+};
+
+struct udt_aggent {
+	uint32_t size;            /* the entry's bytes: this header, the key, the value */
+	uint32_t aggid;
+	uint32_t next;            /* offset + 1 of the next entry of its hash chain, 0 last */
+	uint32_t seq;
+	/* the key (the aggregation's key_size bytes), then the value */
+};
 
 /* -- Records ---------------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
 # `make check` the shared library is built without sanitizers (an ASan
 # library cannot be preloaded into the uninstrumented programs it traces);
 # tests/unit/test_runtime links the same sources into an ASan binary.
-RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/fire.c \
+RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
 		runtime/vm.c runtime/safe.c
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS))
 RUNTIME_SONAME := libudtrace.so.1

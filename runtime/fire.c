@@ -24,6 +24,7 @@
  * mmap of the session's first fire, and process_vm_readv for loads from
  * application memory.
  */
+#include "runtime/agg.h"
 #include "runtime/record.h"
 
 #include <errno.h>
@@ -51,6 +52,55 @@ static int check_difo(const uint8_t *area, uint32_t off, uint32_t *ret_insn)
 	if (!in_area(off, sz))
 		return -EINVAL;
 	return udt_difo_verify(d, (size_t)sz, ret_insn);
+}
+
+/* An action that records (or is an aggregation's key or value) into rec_size bytes. */
+static int check_action(const uint8_t *area, const struct udt_action *act, uint32_t rec_size,
+			uint32_t *insn)
+{
+	uint32_t kind = act->kind;
+	bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT || kind == UDT_ACT_DIFO ||
+		    kind == UDT_ACT_TRACE_STR;
+
+	if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
+		return -EINVAL;
+	if (difo && act->src && check_difo(area, act->src, insn))
+		return -EINVAL;
+	if ((kind == UDT_ACT_TRACE_ARG && act->src >= UDT_DIFO_MAX_ARGS) ||
+	    (kind == UDT_ACT_TRACE_VAR && act->src >= UDT_VAR_CNT))
+		return -EINVAL;
+	if ((uint64_t)act->off + act->size > rec_size)
+		return -EINVAL;
+	if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_DIFO && act->size != 8)
+		return -EINVAL;
+	return 0;
+}
+
+/* An aggregating action's descriptor: its extent, function, key and value. */
+static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint32_t *insn)
+{
+	const struct udt_aggdesc *ad = (const void *)(area + act->src);
+
+	if (act->size || act->src % 8 || !in_area(act->src, sizeof(*ad)) || ad->size != sizeof(*ad))
+		return -EINVAL;
+	if (!udt_agg_valsize(ad->func, ad->lq_levels) || !ad->aggid ||
+	    ad->key_size > UDT_AGG_KEY_MAX || ad->key_size % 8 || ad->key_off % 8 ||
+	    !in_area(ad->key_off, (uint64_t)ad->key_cnt * sizeof(struct udt_action)))
+		return -EINVAL;
+	if (ad->func == UDT_AGG_LQUANTIZE &&
+	    (!ad->lq_step || !ad->lq_levels || ad->lq_levels > UDT_LQUANTIZE_MAX_LEVELS))
+		return -EINVAL;
+	const struct udt_action *key = (const void *)(area + ad->key_off);
+	for (uint32_t k = 0; k < ad->key_cnt; k++)
+		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
+		    check_action(area, &key[k], ad->key_size, insn))
+			return -EINVAL;
+	if (ad->func == UDT_AGG_COUNT)
+		return ad->val.kind ? -EINVAL : 0;
+	if (ad->val.kind != UDT_ACT_TRACE && ad->val.kind != UDT_ACT_TRACE_ARG &&
+	    ad->val.kind != UDT_ACT_TRACE_VAR)
+		return -EINVAL;
+	return check_action(area, &ad->val, 8, insn);
 }
 
 static int verify_area(struct udt_control *c, uint32_t area)
@@ -81,25 +131,20 @@ static int verify_area(struct udt_control *c, uint32_t area)
 		if (e->pred && check_difo(a, e->pred, &insn))
 			goto bad;
 		const struct udt_action *act = (const void *)(a + e->act_off);
+		bool aggs_only = true;
 		for (uint32_t k = 0; k < e->act_cnt; k++) {
-			uint32_t kind = act[k].kind;
-			bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT ||
-				    kind == UDT_ACT_DIFO || kind == UDT_ACT_TRACE_STR;
-
-			if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
-				goto bad;
-			if (difo && act[k].src && check_difo(a, act[k].src, &insn))
-				goto bad;
-			if ((kind == UDT_ACT_TRACE_ARG && act[k].src >= UDT_DIFO_MAX_ARGS) ||
-			    (kind == UDT_ACT_TRACE_VAR && act[k].src >= UDT_VAR_CNT))
-				goto bad;
-			if ((uint64_t)act[k].off + act[k].size > e->rec_size)
-				goto bad;
-			if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_DIFO && act[k].size != 8)
+			if (act[k].kind == UDT_ACT_AGG) {
+				if (check_aggdesc(a, &act[k], &insn))
+					goto bad;
+				continue;
+			}
+			aggs_only = false;
+			if (check_action(a, &act[k], e->rec_size, &insn))
 				goto bad;
 		}
-		if ((e->flags & ~UDT_ECB_DIRECT) ||
-		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)))
+		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC)) ||
+		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
+		    ((e->flags & UDT_ECB_NOREC) && (!aggs_only || e->rec_size)))
 			goto bad;
 	}
 	return 0;
@@ -142,6 +187,8 @@ struct fire {
 	uint64_t now;
 	int32_t pid, tid;
 	int err;                  /* the application's errno */
+	uint8_t *agg;             /* the thread's aggregation table, or NULL */
+	uint64_t aggsize;
 };
 
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
@@ -212,12 +259,76 @@ static void run_direct(const struct fire *f, const struct udt_ecb *e)
 	udt__rec_commit(&rc);
 }
 
-/* Run one ECB: predicate, then a record of its actions. */
+/*
+ * The value of action a: an argument, a builtin variable, or what its DIFO
+ * computes (a string's address for UDT_ACT_TRACE_STR). False on a fault,
+ * which vm describes.
+ */
+static bool act_value(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a,
+		      uint64_t *v)
+{
+	*v = 0;
+	switch (a->kind) {
+	case UDT_ACT_TRACE_ARG:
+		if (a->src < f->nargs)
+			*v = f->args[a->src];
+		return true;
+	case UDT_ACT_TRACE_VAR:
+		*v = udt_vm_var(vm, a->src);
+		return true;
+	default:
+		return !a->src || !udt_difo_run((const void *)(f->area + a->src), vm, v);
+	}
+}
+
+/* Write the value of action a at dst: 8 bytes, a->size of string, nothing for UDT_ACT_DIFO. */
+static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a,
+		      uint8_t *dst)
+{
+	uint64_t v;
+
+	if (!act_value(f, vm, a, &v))
+		return false;
+	if (a->kind == UDT_ACT_TRACE_STR) {
+		if (safe_str(dst, v, a->size)) {
+			vm->fault = UDT_FAULT_BADADDR;
+			vm->fault_addr = v;
+			vm->fault_insn = 0;
+			return false;
+		}
+	} else if (a->kind != UDT_ACT_DIFO) {
+		memcpy(dst, &v, 8);
+	}
+	return true;
+}
+
+/* An aggregating action: the key built in the thread's scratch, then the value. */
+static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_aggdesc *ad)
+{
+	uint8_t *key = udt__agg_scratch(f->agg, f->aggsize);
+	const struct udt_action *ka = (const void *)(f->area + ad->key_off);
+	uint64_t v = 0;
+
+	if (!key)
+		return true; /* no table: the consumer sees no entry and reports none */
+	memset(key, 0, ad->key_size);
+	for (uint32_t k = 0; k < ad->key_cnt; k++)
+		if (!act_write(f, vm, &ka[k], key + ka[k].off))
+			return false;
+	if (ad->val.kind && !act_value(f, vm, &ad->val, &v))
+		return false;
+	udt__agg_update(f->agg, f->aggsize, ad, key, (int64_t)v);
+	return true;
+}
+
+/* Run one ECB: predicate, then its actions, into a record unless all aggregate. */
 static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 {
 	const uint8_t *area = f->area;
 	struct udt_vm_ctx vm;
 	struct udt_rec_ctx rc;
+	struct udt_rec *r = NULL;
+	uint8_t *data = NULL;
 	uint64_t v;
 
 	vm_init(&vm, f, e->epid);
@@ -229,58 +340,38 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		if (!v)
 			return;
 	}
-	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
-	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
-	if (!r)
-		return;
-	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now, .cpu = f->cpu };
-	uint8_t *data = (uint8_t *)(r + 1);
+	if (e->flags & UDT_ECB_NOREC) {
+		if (LOAD_RELAXED(&f->shm->stopped))
+			return;
+	} else {
+		uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
+		r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+		if (!r)
+			return;
+		*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now,
+				       .cpu = f->cpu };
+		data = (uint8_t *)(r + 1);
+	}
 	const struct udt_action *act = (const void *)(area + e->act_off);
 	bool stop = false;
 
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
-		v = 0;
-		switch (act[k].kind) {
-		case UDT_ACT_TRACE_ARG:
-			if (act[k].src < f->nargs)
-				v = f->args[act[k].src];
-			memcpy(data + act[k].off, &v, 8);
-			continue;
-		case UDT_ACT_TRACE_VAR:
-			v = udt_vm_var(&vm, act[k].src);
-			memcpy(data + act[k].off, &v, 8);
-			continue;
-		default:
-			break;
-		}
-		if (act[k].src && udt_difo_run((const void *)(area + act[k].src), &vm, &v)) {
-			udt__rec_abandon(&rc);
+		bool ok;
+
+		if (act[k].kind == UDT_ACT_AGG)
+			ok = aggregate(f, &vm, (const void *)(area + act[k].src));
+		else
+			ok = act_write(f, &vm, &act[k], data + act[k].off);
+		if (!ok) {
+			if (r)
+				udt__rec_abandon(&rc);
 			error_record(f, e->epid, k + 1, &vm);
 			return;
 		}
-		switch (act[k].kind) {
-		case UDT_ACT_EXIT:
-			stop = true;
-			memcpy(data + act[k].off, &v, 8); /* the status is recorded */
-			break;
-		case UDT_ACT_TRACE:
-			memcpy(data + act[k].off, &v, 8);
-			break;
-		case UDT_ACT_TRACE_STR:
-			if (safe_str(data + act[k].off, v, act[k].size)) {
-				udt__rec_abandon(&rc);
-				vm.fault = UDT_FAULT_BADADDR;
-				vm.fault_addr = v;
-				vm.fault_insn = 0;
-				error_record(f, e->epid, k + 1, &vm);
-				return;
-			}
-			break;
-		default:
-			break;
-		}
+		stop |= act[k].kind == UDT_ACT_EXIT; /* the status is recorded */
 	}
-	udt__rec_commit(&rc);
+	if (r)
+		udt__rec_commit(&rc);
 	if (stop)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
 }
@@ -365,6 +456,8 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		.pid = c->pid,
 		.tid = t->tid,
 		.err = saved_errno,
+		.agg = t->agg,
+		.aggsize = t->aggsize,
 	};
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {

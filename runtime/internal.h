@@ -47,6 +47,8 @@ struct udt_tls {
 	struct udt_tbuf *tb;      /* this thread's buffer pair, or NULL (none could be had) */
 	uint8_t *data;            /* its two halves */
 	struct udt_shm_hdr *shm;  /* the shared memory they are in */
+	uint8_t *agg;             /* its aggregation table (struct udt_agghdr), or NULL */
+	uint64_t aggsize;         /* and its bytes, as the runtime laid the memory out */
 	int *errp;                /* this thread's errno */
 	uint64_t ring_head_base;  /* ring: the multiples of bufsize that the head */
 	uint64_t ring_tail_base;  /* and the tail have passed (record.c) */
@@ -98,6 +100,7 @@ static inline uint64_t udt__clock(const struct udt_control *c)
 #endif
 	return udt__now_ns();
 }
+
 int32_t udt__gettid(void);
 uint32_t udt__getcpu_slow(void);
 

@@ -46,6 +46,7 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 		return t->tb;
 	t->session = shm->session;
 	t->tb = NULL;
+	t->agg = NULL;
 	t->shm = shm;
 	t->ring_head_base = t->ring_tail_base = 0;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
@@ -57,6 +58,8 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 		t->tid = udt__gettid();
 	tb->tid = t->tid;
 	t->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
+	t->aggsize = shm->aggsize;
+	t->agg = t->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * t->aggsize : NULL;
 	t->tb = tb;
 	return tb;
 }

@@ -141,30 +141,37 @@ void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
 	STORE_RELAXED(&c->deadman_session, session);
 }
 
-static uint64_t shm_total(uint64_t bufsize, uint32_t tmax)
+/* The layout: header, thread buffers, their halves, their aggregation tables. */
+static uint64_t shm_data_off(uint32_t tmax)
 {
 	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
-	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
 
-	return hdr + tbufs + (uint64_t)tmax * 2 * bufsize;
+	return hdr + (((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull);
+}
+
+static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint32_t tmax)
+{
+	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + aggsize);
 }
 
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
 static int shm_create(struct udt_control *c, uint32_t session)
 {
 	uint64_t bufsize = LOAD_RELAXED(&c->bufsize);
+	uint64_t aggsize = LOAD_RELAXED(&c->aggsize);
 	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
 	int fd = -1, err = 0;
 	void *m = MAP_FAILED;
 
-	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536)
+	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536 || aggsize % 4096 ||
+	    aggsize >= ((uint64_t)1 << 32))
 		return -EINVAL;
 	fd = memfd_create("udtrace", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		uint64_t total = shm_total(bufsize, tmax);
+		uint64_t total = shm_total(bufsize, aggsize, tmax);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -181,19 +188,19 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	}
 
 	struct udt_shm_hdr *h = m;
-	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
-	uint64_t tbufs = ((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull;
 
 	h->size = sizeof(*h);
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, tmax);
+	h->total_sz = shm_total(bufsize, aggsize, tmax);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
-	h->tbuf_off = hdr;
-	h->data_off = hdr + tbufs;
+	h->tbuf_off = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
+	h->data_off = shm_data_off(tmax);
+	h->agg_off = h->data_off + (uint64_t)tmax * 2 * bufsize;
+	h->aggsize = aggsize;
 
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);
@@ -263,6 +270,7 @@ static void forked(struct udt_control *c)
 	udt__tls.session = 0;
 	udt__tls.tb = NULL;
 	udt__tls.data = NULL;
+	udt__tls.agg = NULL;
 	udt__tls.shm = NULL;
 	udt__tls.tid = 0;
 	STORE_RELAXED(&cur_shm, NULL);

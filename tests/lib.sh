@@ -66,6 +66,12 @@ gdb_usable() {
 	return 0
 }
 
+# drop_final_empty FILE: remove the empty line dtrace ends its output with
+# (as DTrace's does, before the aggregations), for checks of the last record.
+drop_final_empty() {
+	sed -i '${/^$/d}' "$1"
+}
+
 # build_rtprog: the runtime tests' program (tests/integration/data/rtprog.c
 # with provider rt.d, through our -h and -G) as $WORK/rtprog, with rt.h;
 # fails the test and stops the script when it cannot be built.

@@ -95,7 +95,7 @@ case $out in *"-n:1:9: error: this statement is not supported yet"*) ok "an assi
 
 # BEGIN and exit() need no process
 expect_eq "BEGIN { exit(4) }: no process needed" \
-	"$("$DTRACE" -q -n 'BEGIN { trace("hi"); exit(4); }'; echo " $?")" "hi 4"
+	"$("$DTRACE" -q -n 'BEGIN { trace("hi"); exit(4); }'; echo "$?")" "$(printf 'hi\n4')"
 
 # bufresize: a target that cannot map big buffers
 rm -f ctl.fifo

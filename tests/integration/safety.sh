@@ -79,6 +79,7 @@ expect_eq "after it, the semaphore is restored" "$(cat loop.out)" "enabled=0"
 "$DTRACE" -q -n 'rt*:::tick { trace(arg1); trace("\n"); }' -c './rtprog crash 5000' \
 	>c.out 2>c.err
 rc=$?
+drop_final_empty c.out
 expect_eq "crash: every record made before the crash is printed" "$(grep -c '^[0-9]' c.out):$(tail -1 c.out)" "5000:4999"
 "$DTRACE" -n 'rt*:::tick /arg1 == 0/ { trace(arg1); }' -c './rtprog crash 10' >c2.out 2>c2.err
 case $(cat c2.err) in *"dtrace: pid "*" terminated by SEGV"*) ok "crash: DTrace's notice" ;;

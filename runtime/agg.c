@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Aggregations: each thread keeps its own table in the session's shared
+ * memory (struct udt_agghdr, abi.h), so aggregating takes no lock and no
+ * atomic read-modify-write; the consumer merges the threads' tables when it
+ * prints them. A key is looked up in the thread's hash; a new one is
+ * appended (and dropped, counted in `drops`, when the table is full). The
+ * value is updated between two stores of `seq`, which the consumer reads
+ * around its copy.
+ */
+#include "runtime/agg.h"
+#include "runtime/internal.h"
+
+#include <string.h>
+
+static uint64_t key_hash(uint32_t aggid, const uint8_t *key, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ aggid;
+
+	for (uint32_t i = 0; i < n; i += 8) {
+		uint64_t w;
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize)
+{
+	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
+
+	if (!table)
+		return NULL;
+	if (!h->hash_bits) {
+		/* a hash slot per 512 bytes of table, 64 to a million */
+		uint32_t bits = 6;
+		while (bits < 20 && ((uint64_t)512 << (bits + 1)) <= aggsize)
+			bits++;
+		uint64_t start = (sizeof(*h) + ((uint64_t)4 << bits) + UDT_AGG_KEY_MAX + 7) & ~7ull;
+		if (start >= aggsize)
+			return NULL;
+		h->entries_off = (uint32_t)start;
+		STORE_RELEASE(&h->hash_bits, bits);
+	}
+	return table + sizeof(*h) + ((uint64_t)4 << h->hash_bits);
+}
+
+/*
+ * The quantize() bucket of v, as DTrace's: for v > 0 the power of two at or
+ * below it, for v < 0 its mirror (-3 goes to -2), one bucket for 0.
+ */
+static int quantize_bucket(int64_t v)
+{
+	if (v == 0)
+		return UDT_QUANTIZE_ZEROBUCKET;
+	uint64_t m = v > 0 ? (uint64_t)v : (uint64_t)0 - (uint64_t)v;
+	int k = 63 - __builtin_clzll(m); /* 2^k <= |v| < 2^(k+1) */
+	if (k > 62)
+		k = 62;
+	return v > 0 ? UDT_QUANTIZE_ZEROBUCKET + 1 + k : UDT_QUANTIZE_ZEROBUCKET - 1 - k;
+}
+
+static void init_value(int64_t *val, const struct udt_aggdesc *ad)
+{
+	if (ad->func == UDT_AGG_MIN)
+		val[0] = INT64_MAX;
+	else if (ad->func == UDT_AGG_MAX)
+		val[0] = INT64_MIN;
+}
+
+static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v)
+{
+	switch (ad->func) {
+	case UDT_AGG_COUNT:
+		val[0]++;
+		break;
+	case UDT_AGG_SUM:
+		val[0] = (int64_t)((uint64_t)val[0] + (uint64_t)v);
+		break;
+	case UDT_AGG_AVG:
+		val[0]++;
+		val[1] = (int64_t)((uint64_t)val[1] + (uint64_t)v);
+		break;
+	case UDT_AGG_MIN:
+		if (v < val[0])
+			val[0] = v;
+		break;
+	case UDT_AGG_MAX:
+		if (v > val[0])
+			val[0] = v;
+		break;
+	case UDT_AGG_QUANTIZE:
+		val[quantize_bucket(v)]++;
+		break;
+	case UDT_AGG_LQUANTIZE: {
+		uint64_t level;
+		if (v < ad->lq_base) {
+			val[0]++;
+			break;
+		}
+		level = ((uint64_t)v - (uint64_t)ad->lq_base) / ad->lq_step;
+		val[level < ad->lq_levels ? level + 1 : ad->lq_levels + 1]++;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc *ad,
+		     const uint8_t *key, int64_t v)
+{
+	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
+	uint32_t *hash = (uint32_t *)(void *)(h + 1);
+	uint32_t ks = ad->key_size, vs = udt_agg_valsize(ad->func, ad->lq_levels);
+	uint32_t slot = (uint32_t)(key_hash(ad->aggid, key, ks) >> (64 - h->hash_bits));
+	struct udt_aggent *e = NULL;
+
+	for (uint32_t off = hash[slot]; off;) {
+		struct udt_aggent *x = (struct udt_aggent *)(void *)(table + off - 1);
+		if (x->aggid == ad->aggid && !memcmp(x + 1, key, ks)) {
+			e = x;
+			break;
+		}
+		off = x->next;
+	}
+	if (!e) {
+		uint32_t size = (uint32_t)sizeof(*e) + ks + vs;
+		uint64_t at = (uint64_t)h->entries_off + h->used;
+		if (at + size > aggsize) {
+			h->drops++;
+			return;
+		}
+		e = (struct udt_aggent *)(void *)(table + at);
+		e->size = size;
+		e->aggid = ad->aggid;
+		e->next = hash[slot];
+		e->seq = 0;
+		memcpy(e + 1, key, ks);
+		init_value((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad);
+		/* the entry whole before the consumer's acquire of used sees it */
+		STORE_RELEASE(&h->used, h->used + size);
+		STORE_RELEASE(&hash[slot], (uint32_t)at + 1);
+	}
+	int64_t *val = (int64_t *)(void *)((uint8_t *)(e + 1) + ks);
+	STORE_RELAXED(&e->seq, e->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	apply(val, ad, v);
+	STORE_RELEASE(&e->seq, e->seq + 1);
+}

@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a["x"] = count();
+	@a[1] = count();
+}
