@@ -341,6 +341,7 @@ void cs__agg_free(struct cs_trace *t)
 	free(t->aggvars);
 	free(t->agg_local);
 	free(t->agg_drops);
+	free(t->local_tvars);
 }
 
 /* -- BEGIN and END --------------------------------------------------------------------- */

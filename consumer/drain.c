@@ -194,6 +194,7 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			break;
 		case CS_ACT_PRINTF: /* above */
 		case CS_ACT_AGG:    /* in the aggregation tables */
+		case CS_ACT_STMT:   /* done in the target */
 			break;
 		case CS_ACT_EXIT:
 			t->exited = true;
@@ -216,6 +217,8 @@ static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t s
 		return "divide-by-zero";
 	case UDT_FAULT_BADARG:
 		return "invalid argument index";
+	case UDT_FAULT_BADVAR:
+		return "invalid variable";
 	default:
 		return "illegal operation";
 	}
@@ -261,6 +264,12 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 
 static void run_local(struct cs_trace *t, const char *which)
 {
+	/* this-> lives for the whole of BEGIN (or END), self-> for dtrace's thread */
+	uint64_t locals[UDT_MAX_LOCALS] = { 0 };
+	size_t ntvars = dl_program_var_count(t->prog, DL_VAR_THREAD);
+
+	if (!t->local_tvars)
+		t->local_tvars = udt__xcalloc(ntvars + 1, sizeof(*t->local_tvars));
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
 	     i++) {
 		struct cs_ecb *e = &t->ecbs[i];
@@ -271,6 +280,10 @@ static void run_local(struct cs_trace *t, const char *which)
 			.cpu = (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
 			.pid = getpid(),
 			.tid = (int32_t)syscall(SYS_gettid),
+			.tvars = t->local_tvars,
+			.ntvars = (uint32_t)ntvars,
+			.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL),
+			.locals = locals,
 		};
 		uint64_t v;
 
@@ -284,11 +297,11 @@ static void run_local(struct cs_trace *t, const char *which)
 			if (!v)
 				continue;
 		}
-		bool aggs_only = e->act_cnt > 0;
+		bool silent = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *a = &e->acts[k];
 			int fault;
-			aggs_only &= a->kind == CS_ACT_AGG;
+			silent &= cs_act_silent(a->kind);
 			if (a->kind == CS_ACT_AGG) {
 				fault = cs__agg_local(t, a->agg, &vm);
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
@@ -310,10 +323,10 @@ static void run_local(struct cs_trace *t, const char *which)
 					vm.fault_insn);
 				goto next;
 			}
-			if (a->kind != CS_ACT_AGG)
+			if (!cs_act_silent(a->kind))
 				memcpy(data + a->off, &v, 8);
 		}
-		if (!aggs_only) /* (a clause that only aggregates prints nothing, as in the target) */
+		if (!silent) /* (a clause that records nothing prints nothing, as in the target) */
 			print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp,
 								  .cpu = vm.cpu }, data);
 next:;
@@ -400,7 +413,8 @@ int cs_trace_map(struct cs_trace *t)
 	    h->bufsize < 64 || h->tbuf_max == 0 ||
 	    h->tbuf_off + (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf) > h->data_off ||
 	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->agg_off ||
-	    h->agg_off + (uint64_t)h->tbuf_max * h->aggsize > h->total_sz) {
+	    h->agg_off + (uint64_t)h->tbuf_max * h->aggsize > h->tvar_off ||
+	    h->tvar_off + (uint64_t)h->tbuf_max * h->tvarsize > h->total_sz) {
 		munmap(m, c.shm_size);
 		fprintf(stderr, "dtrace: the buffers of pid %d are not as expected\n",
 			(int)t->proc->pid);

@@ -289,6 +289,17 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			}
 			continue;
 		}
+		if (s->kind == DL_S_EXPR && dl_node_is_effect(s->expr)) {
+			struct cs_action a = { .kind = CS_ACT_STMT };
+			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
+			    check_difo(&a.difo, s->expr, ret_err)) {
+				dl_difo_free(&a.difo);
+				free_ecb(&e);
+				return -1;
+			}
+			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
+			continue;
+		}
 		if (s->kind != DL_S_EXPR || s->expr->kind != DL_N_CALL) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported "
 						  "yet (the D language arrives with issue #4)",
@@ -481,6 +492,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 	uint32_t *hash = udt__xcalloc(1u << h.hash_bits, 4);
 
 	h.ecb_cnt = (uint32_t)n;
+	h.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL);
 	area_put(&a, &h, sizeof(h));
 	h.ecb_off = area_put(&a, ecbs, n * sizeof(*ecbs)); /* filled in below */
 	for (size_t i = 0; i < n; i++) {
@@ -497,19 +509,26 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		u->rec_size = e->rec_size;
 		if (e->has_pred && !e->pred.is_const)
 			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
-		bool aggs_only = e->act_cnt > 0;
+		bool silent = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *ca = &e->acts[k];
+			silent &= cs_act_silent(ca->kind);
 			if (ca->kind == CS_ACT_AGG) {
 				acts[na++] = agg_action(&a, ca->agg);
 				continue;
 			}
-			aggs_only = false;
+			if (ca->kind == CS_ACT_STMT) {
+				acts[na++] = (struct udt_action){
+					.kind = UDT_ACT_DIFO,
+					.src = area_put(&a, ca->difo.bytes, ca->difo.sz),
+				};
+				continue;
+			}
 			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr)
 				continue;
 			acts[na++] = runtime_action(&a, ca);
 		}
-		if (aggs_only && !e->rec_size)
+		if (silent && !e->rec_size)
 			u->flags |= UDT_ECB_NOREC;
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
@@ -649,6 +668,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
 		      wr64(t, CTL_FIELD(aggsize), t->aggact_cnt ? t->o.aggsize : 0) ?:
+		      wr64(t, CTL_FIELD(tvarsize), 8 * dl_program_var_count(t->prog, DL_VAR_THREAD)) ?:
 		      wr32(t, CTL_FIELD(policy), t->o.policy) ?:
 		      wr32(t, CTL_FIELD(flags), flags) ?:
 		      wr32(t, CTL_FIELD(tbuf_max), t->o.tbuf_max) ?:

@@ -15,7 +15,14 @@ enum cs_act_kind {
 	CS_ACT_TRACE_STR,          /* a string copied from the target, recorded */
 	CS_ACT_PRINTF,             /* printf(): prints the pf_nvals actions after it */
 	CS_ACT_AGG,                /* @name[keys] = func(value): aggregates, records nothing */
+	CS_ACT_STMT,               /* an expression for its effect (self->x = ...): records nothing */
 };
+
+/* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
+static inline bool cs_act_silent(enum cs_act_kind k)
+{
+	return k == CS_ACT_AGG || k == CS_ACT_STMT;
+}
 
 struct cs_aggact;
 
@@ -211,6 +218,7 @@ struct cs_trace {
 	struct cs_aggact **aggacts; /* by aggid - 1 */
 	size_t aggact_cnt, aggact_cap;
 	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
+	uint64_t *local_tvars;     /* BEGIN's and END's self-> variables */
 	uint64_t *agg_drops;       /* reported so far, per thread table */
 };
 

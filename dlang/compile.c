@@ -24,6 +24,7 @@
  * subroutines come with the D language (issue #4).
  */
 #include "dlang/internal.h"
+#include "runtime/abi.h"
 #include "runtime/bytecode.h"
 #include "util/util.h"
 
@@ -279,6 +280,150 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		cg_error(g, n, "args[] must be indexed with a constant");
 	cg_error(g, n, "%s is not a variable this version knows (D variables arrive with "
 		 "issue #4)", id);
+}
+
+/* -- Variables: self-> (thread-local) and this-> (clause-local) ------------------------ */
+
+size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->var_cnt; i++)
+		n += p->vars[i].scope == scope;
+	return n;
+}
+
+bool dl_node_is_effect(const struct dl_node *x)
+{
+	return (x->kind == DL_N_BINARY && (x->op == '=' || (x->op >= T_MUL_EQ && x->op <= T_OR_EQ))) ||
+	       x->kind == DL_N_POSTFIX || (x->kind == DL_N_UNARY && (x->op == T_INC || x->op == T_DEC));
+}
+
+static const char *const scope_names[] = { "self", "this" };
+
+/* Is n self->name or this->name? */
+static bool var_ref(const struct dl_node *n, enum dl_var_scope *scope)
+{
+	if (n->kind != DL_N_PTRMEMBER || n->a->kind != DL_N_IDENT)
+		return false;
+	if (!strcmp(n->a->name, "self"))
+		*scope = DL_VAR_THREAD;
+	else if (!strcmp(n->a->name, "this"))
+		*scope = DL_VAR_LOCAL;
+	else
+		return false;
+	return true;
+}
+
+static struct dl_var *var_find(struct cg *g, enum dl_var_scope scope, const char *name)
+{
+	for (size_t i = 0; i < g->p->var_cnt; i++)
+		if (g->p->vars[i].scope == scope && !strcmp(g->p->vars[i].name, name))
+			return &g->p->vars[i];
+	return NULL;
+}
+
+/* The variable n names, which an earlier assignment must have declared. */
+static struct dl_var *var_of(struct cg *g, const struct dl_node *n)
+{
+	enum dl_var_scope scope;
+
+	if (!var_ref(n, &scope))
+		cg_error(g, n, "this assignment is not supported yet: D's global variables arrive "
+			 "with issue #4");
+	struct dl_var *v = var_find(g, scope, n->name);
+	if (!v)
+		cg_error(g, n, "failed to resolve %s->%s: Unknown variable name", scope_names[scope],
+			 n->name);
+	return v;
+}
+
+static uint8_t var_op(const struct dl_var *v, bool store)
+{
+	if (v->scope == DL_VAR_THREAD)
+		return store ? UDT_OP_STTV : UDT_OP_LDTV;
+	return store ? UDT_OP_STLV : UDT_OP_LDLV;
+}
+
+static struct val gen_var_load(struct cg *g, const struct dl_node *n, int r)
+{
+	struct dl_var *v = var_of(g, n);
+
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	emit(g, var_op(v, false), r, 0, 0, (int32_t)v->id);
+	return (struct val){ .type = v->type, .reg = r };
+}
+
+static struct val gen_binary(struct cg *g, const struct dl_node *n, int r);
+
+/* x = e, and x op= e: the value stored, in r. */
+static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
+{
+	static const struct {
+		int assign, op;
+	} ops[] = {
+		{ T_ADD_EQ, '+' }, { T_SUB_EQ, '-' }, { T_MUL_EQ, '*' }, { T_DIV_EQ, '/' },
+		{ T_MOD_EQ, '%' }, { T_SHL_EQ, T_SHL }, { T_SHR_EQ, T_SHR }, { T_AND_EQ, '&' },
+		{ T_XOR_EQ, '^' }, { T_OR_EQ, '|' },
+	};
+	enum dl_var_scope scope;
+	struct val v;
+
+	if (!var_ref(n->a, &scope))
+		(void)var_of(g, n->a); /* says what is not supported */
+	if (n->op == '=') {
+		v = gen(g, n->b, r);
+	} else {
+		struct dl_node b = *n;
+		b.kind = DL_N_BINARY;
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
+			if (ops[i].assign == n->op)
+				b.op = ops[i].op;
+		v = gen_binary(g, &b, r);
+	}
+	if (v.cstr || is_str(v.type))
+		cg_error(g, n, "string variables are not supported yet (issue #4)");
+	if (!is_int(v.type) && !is_ptr(v.type))
+		cg_error(g, n, "variables of type %s are not supported yet (issue #4)",
+			 dl_type_cdecl(g->p, v.type, NULL));
+	struct dl_var *var = var_find(g, scope, n->a->name);
+	if (!var) {
+		if (dl_program_var_count(g->p, scope) >= (scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
+									       : UDT_MAX_TVARS))
+			cg_error(g, n, "too many %s-> variables", scope_names[scope]);
+		struct dl_var nv = { .scope = scope, .name = n->a->name, .type = v.type,
+				     .id = (uint32_t)dl_program_var_count(g->p, scope) };
+		UDT__PUSH(g->p->vars, g->p->var_cnt, g->p->var_cap, nv);
+		var = &g->p->vars[g->p->var_cnt - 1];
+	} else if (is_ptr(var->type) != is_ptr(v.type) && !(v.is_const && !v.cval)) {
+		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
+			 dl_type_cdecl(g->p, var->type, NULL), dl_type_cdecl(g->p, v.type, NULL));
+	}
+	materialize(g, &v, r, n);
+	norm_reg(g, var->type, r);
+	emit(g, var_op(var, true), 0, r, 0, (int32_t)var->id);
+	return (struct val){ .type = var->type, .reg = r };
+}
+
+/* ++x, --x (the new value) and x++, x-- (the old one), in r. */
+static struct val gen_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
+{
+	struct dl_var *v = var_of(g, n->a);
+
+	if (!is_int(v->type))
+		cg_error(g, n, "operator %s requires an integer variable here",
+			 dl_op_name(n->op));
+	if (r + 1 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	emit(g, var_op(v, false), r, 0, 0, (int32_t)v->id);
+	emit(g, UDT_OP_LDI, r + 1, 0, 0, 1);
+	emit(g, n->op == T_INC ? UDT_OP_ADD : UDT_OP_SUB, r + 1, r, r + 1, 0);
+	norm_reg(g, v->type, r + 1);
+	emit(g, var_op(v, true), 0, r + 1, 0, (int32_t)v->id);
+	if (!post)
+		emit(g, UDT_OP_MOV, r, r + 1, 0, 0);
+	return (struct val){ .type = v->type, .reg = r };
 }
 
 /* $target, $pid and friends, $1 (an integer) and $$1 (a string): see macro.c. */
@@ -659,11 +804,21 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 		cg_error(g, n, "arrays are not supported yet (issue #4)");
 	case DL_N_BINARY:
 		if (n->op == '=' || (n->op >= T_MUL_EQ && n->op <= T_OR_EQ))
-			cg_error(g, n, "assignment is not supported yet (D variables arrive with "
-				 "issue #4)");
+			return gen_assign(g, n, r);
 		return gen_binary(g, n, r);
 	case DL_N_UNARY:
+		if (n->op == T_INC || n->op == T_DEC)
+			return gen_incdec(g, n, r, false);
 		return gen_unary(g, n, r);
+	case DL_N_POSTFIX:
+		return gen_incdec(g, n, r, true);
+	case DL_N_PTRMEMBER: {
+		enum dl_var_scope scope;
+		if (var_ref(n, &scope))
+			return gen_var_load(g, n, r);
+		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
+			 "issue #4)");
+	}
 	case DL_N_CAST:
 		return gen_cast(g, n, r);
 	case DL_N_TERNARY:

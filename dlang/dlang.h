@@ -369,6 +369,17 @@ void dl_difo_free(struct dl_difo *d);
 int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
 	       struct dl_difo *ret, char **ret_err);
 
+/*
+ * D variables, declared by their first assignment as the program compiles:
+ * thread-local (self->x) and clause-local (this->x), numbered from 0 in
+ * each scope.
+ */
+enum dl_var_scope { DL_VAR_THREAD, DL_VAR_LOCAL, DL_VAR_SCOPES };
+
+size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope);
+/* Is x an assignment, ++ or --: an expression a statement has for its effect? */
+bool dl_node_is_effect(const struct dl_node *x);
+
 /* The size in bytes a value of type qt has when traced (1, 2, 4 or 8), and its signedness. */
 unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed);
 

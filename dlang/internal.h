@@ -176,6 +176,16 @@ struct dl_program {
 	bool defaultargs;              /* unset ones are 0 and "" */
 	char *errmsg;                  /* malloc'ed */
 	jmp_buf *jb;                   /* the active parse's error exit */
+	/* variables (compile.c) */
+	struct dl_var *vars;
+	size_t var_cnt, var_cap;
+};
+
+struct dl_var {
+	enum dl_var_scope scope;
+	const char *name;              /* (the node's, in the arena) */
+	struct dl_qtype type;          /* of its first assignment */
+	uint32_t id;                   /* in its scope */
 };
 
 /*

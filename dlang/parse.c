@@ -1286,6 +1286,7 @@ void dl_program_free(struct dl_program *p)
 	if (!p)
 		return;
 	free(p->errmsg);
+	free(p->vars);
 	dl_arena_free(&p->arena);
 	free(p);
 }

@@ -118,7 +118,8 @@ struct udt_control {
 	uint64_t tsc_ns;
 	uint64_t tsc_mult;        /* ns per TSC tick, 32.32 fixed point */
 	uint64_t aggsize;         /* C: bytes of aggregation table per thread, 0 when none */
-	uint64_t reserved[3];
+	uint64_t tvarsize;        /* C: bytes of thread-local variables (self->) per thread */
+	uint64_t reserved[2];
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -140,8 +141,14 @@ struct udt_area_hdr {
 	uint32_t sem_off;         /* uint64_t[sem_cnt]: their addresses */
 	uint32_t disp_cnt;        /* udt__dispatch pointers the consumer set */
 	uint32_t disp_off;        /* uint64_t[disp_cnt]: their addresses */
-	uint32_t reserved[6];
+	uint32_t nlocals;         /* clause-local variables (this->), at most UDT_MAX_LOCALS */
+	uint32_t reserved[5];
 };
+
+/* The most clause-local variables (this->) a session may have. */
+#define UDT_MAX_LOCALS 64
+/* The most thread-local variables (self->). */
+#define UDT_MAX_TVARS 4096
 
 /*
  * udt_ecb.flags. UDT_ECB_DIRECT: no predicate, and every action traces an
@@ -150,7 +157,7 @@ struct udt_area_hdr {
  * records it without the VM. The verifier refuses the flag on any other ECB.
  */
 #define UDT_ECB_DIRECT 0x1u
-/* UDT_ECB_NOREC: every action aggregates; the ECB writes no record. */
+/* UDT_ECB_NOREC: every action aggregates or only runs (UDT_ACT_DIFO); the ECB writes no record. */
 #define UDT_ECB_NOREC 0x2u
 
 /* An enabled probe control block: one clause on one probe. */
@@ -228,7 +235,9 @@ struct udt_shm_hdr {
 	uint64_t lost;            /* fires not recorded: nested in a signal handler, or no buffer left */
 	uint64_t agg_off;         /* tbuf i's aggregation table: agg_off + i * aggsize */
 	uint64_t aggsize;         /* 0: the session has no aggregations */
-	uint64_t reserved[5];
+	uint64_t tvar_off;        /* tbuf i's thread-local variables: tvar_off + i * tvarsize */
+	uint64_t tvarsize;        /* bytes: 8 per variable */
+	uint64_t reserved[3];
 };
 
 /*

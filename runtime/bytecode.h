@@ -91,6 +91,10 @@ enum udt_op {
 	UDT_OP_LDX8S,     /* signed: sign-extended */
 	UDT_OP_LDX16S,
 	UDT_OP_LDX32S,
+	UDT_OP_LDTV,      /* rd = thread-local variable imm (self->x) */
+	UDT_OP_STTV,      /* thread-local variable imm = rs1 */
+	UDT_OP_LDLV,      /* rd = clause-local variable imm (this->x) */
+	UDT_OP_STLV,      /* clause-local variable imm = rs1 */
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
 
@@ -115,6 +119,7 @@ enum udt_fault {
 	UDT_FAULT_DIVZERO,
 	UDT_FAULT_BADARG,         /* LDARGR out of range */
 	UDT_FAULT_ILLOP,          /* cannot happen after verification */
+	UDT_FAULT_BADVAR,         /* a variable beyond those the session has */
 };
 
 /* What a running DIFO can see. */
@@ -126,6 +131,10 @@ struct udt_vm_ctx {
 	uint32_t cpu;
 	int32_t pid, tid;
 	int err;                  /* the application's errno */
+	uint64_t *tvars;          /* the thread's variables (self->), ntvars of them */
+	uint32_t ntvars;
+	uint32_t nlocals;
+	uint64_t *locals;         /* the fire's clause-local variables (this->), nlocals */
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;

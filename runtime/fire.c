@@ -109,7 +109,7 @@ static int verify_area(struct udt_control *c, uint32_t area)
 	const struct udt_area_hdr *ah = (const void *)a;
 	uint32_t insn = 0, i = 0;
 
-	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 ||
+	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 || ah->nlocals > UDT_MAX_LOCALS ||
 	    !in_area(ah->ecb_off, (uint64_t)ah->ecb_cnt * sizeof(struct udt_ecb)) ||
 	    !in_area(ah->hash_off, (uint64_t)4 << ah->hash_bits) ||
 	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
@@ -131,20 +131,20 @@ static int verify_area(struct udt_control *c, uint32_t area)
 		if (e->pred && check_difo(a, e->pred, &insn))
 			goto bad;
 		const struct udt_action *act = (const void *)(a + e->act_off);
-		bool aggs_only = true;
+		bool silent = true;
 		for (uint32_t k = 0; k < e->act_cnt; k++) {
 			if (act[k].kind == UDT_ACT_AGG) {
 				if (check_aggdesc(a, &act[k], &insn))
 					goto bad;
 				continue;
 			}
-			aggs_only = false;
+			silent &= act[k].kind == UDT_ACT_DIFO;
 			if (check_action(a, &act[k], e->rec_size, &insn))
 				goto bad;
 		}
 		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC)) ||
 		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
-		    ((e->flags & UDT_ECB_NOREC) && (!aggs_only || e->rec_size)))
+		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size)))
 			goto bad;
 	}
 	return 0;
@@ -189,6 +189,10 @@ struct fire {
 	int err;                  /* the application's errno */
 	uint8_t *agg;             /* the thread's aggregation table, or NULL */
 	uint64_t aggsize;
+	uint64_t *tvars;          /* the thread's variables (self->) */
+	uint32_t ntvars;
+	uint32_t nlocals;
+	uint64_t *locals;         /* the fire's clause-local variables (this->) */
 };
 
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
@@ -202,6 +206,10 @@ static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 		.pid = f->pid,
 		.tid = f->tid,
 		.err = f->err,
+		.tvars = f->tvars,
+		.ntvars = f->ntvars,
+		.nlocals = f->nlocals,
+		.locals = f->locals,
 	};
 }
 
@@ -445,6 +453,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	if (!t->tid)
 		t->tid = udt__gettid();
 	const uint64_t regs[4] = { a0, a1, a2, a3 };
+	uint64_t locals[UDT_MAX_LOCALS];
 	const struct fire f = {
 		.shm = t->shm,
 		.tb = tb,
@@ -458,7 +467,14 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		.err = saved_errno,
 		.agg = t->agg,
 		.aggsize = t->aggsize,
+		.tvars = t->tvars,
+		.ntvars = t->ntvars,
+		.nlocals = ah->nlocals,
+		.locals = locals,
 	};
+	/* this-> lives for one fire, shared by its clauses, as in DTrace */
+	for (uint32_t i = 0; i < ah->nlocals; i++)
+		locals[i] = 0;
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {
 		if (!e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi)) {

@@ -49,6 +49,8 @@ struct udt_tls {
 	struct udt_shm_hdr *shm;  /* the shared memory they are in */
 	uint8_t *agg;             /* its aggregation table (struct udt_agghdr), or NULL */
 	uint64_t aggsize;         /* and its bytes, as the runtime laid the memory out */
+	uint64_t *tvars;          /* its thread-local variables (self->), or NULL */
+	uint32_t ntvars;
 	int *errp;                /* this thread's errno */
 	uint64_t ring_head_base;  /* ring: the multiples of bufsize that the head */
 	uint64_t ring_tail_base;  /* and the tail have passed (record.c) */

@@ -47,6 +47,8 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	t->session = shm->session;
 	t->tb = NULL;
 	t->agg = NULL;
+	t->tvars = NULL;
+	t->ntvars = 0;
 	t->shm = shm;
 	t->ring_head_base = t->ring_tail_base = 0;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
@@ -60,6 +62,9 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	t->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
 	t->aggsize = shm->aggsize;
 	t->agg = t->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * t->aggsize : NULL;
+	t->ntvars = (uint32_t)(shm->tvarsize / 8);
+	t->tvars = t->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
+						  (uint64_t)i * shm->tvarsize) : NULL;
 	t->tb = tb;
 	return tb;
 }

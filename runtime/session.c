@@ -141,7 +141,7 @@ void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
 	STORE_RELAXED(&c->deadman_session, session);
 }
 
-/* The layout: header, thread buffers, their halves, their aggregation tables. */
+/* The layout: header, thread buffers, their halves, their aggregation tables, their variables. */
 static uint64_t shm_data_off(uint32_t tmax)
 {
 	uint64_t hdr = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
@@ -149,9 +149,9 @@ static uint64_t shm_data_off(uint32_t tmax)
 	return hdr + (((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull);
 }
 
-static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint32_t tmax)
+static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize, uint32_t tmax)
 {
-	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + aggsize);
+	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + aggsize + tvarsize);
 }
 
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
@@ -159,19 +159,20 @@ static int shm_create(struct udt_control *c, uint32_t session)
 {
 	uint64_t bufsize = LOAD_RELAXED(&c->bufsize);
 	uint64_t aggsize = LOAD_RELAXED(&c->aggsize);
+	uint64_t tvarsize = LOAD_RELAXED(&c->tvarsize);
 	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
 	int fd = -1, err = 0;
 	void *m = MAP_FAILED;
 
 	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536 || aggsize % 4096 ||
-	    aggsize >= ((uint64_t)1 << 32))
+	    aggsize >= ((uint64_t)1 << 32) || tvarsize % 8 || tvarsize > UDT_MAX_TVARS * 8)
 		return -EINVAL;
 	fd = memfd_create("udtrace", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		uint64_t total = shm_total(bufsize, aggsize, tmax);
+		uint64_t total = shm_total(bufsize, aggsize, tvarsize, tmax);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -193,7 +194,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, aggsize, tmax);
+	h->total_sz = shm_total(bufsize, aggsize, tvarsize, tmax);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
@@ -201,6 +202,8 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->data_off = shm_data_off(tmax);
 	h->agg_off = h->data_off + (uint64_t)tmax * 2 * bufsize;
 	h->aggsize = aggsize;
+	h->tvar_off = h->agg_off + (uint64_t)tmax * aggsize;
+	h->tvarsize = tvarsize;
 
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);

@@ -107,6 +107,10 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_LDX8S] = USE_RD | USE_RS1,
 	[UDT_OP_LDX16S] = USE_RD | USE_RS1,
 	[UDT_OP_LDX32S] = USE_RD | USE_RS1,
+	[UDT_OP_LDTV] = USE_RD,
+	[UDT_OP_STTV] = USE_RS1,
+	[UDT_OP_LDLV] = USE_RD,
+	[UDT_OP_STLV] = USE_RS1,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -143,6 +147,12 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	case UDT_OP_SEXT:
 	case UDT_OP_ZEXT:
 		return in_range(in->imm, 1, 65);
+	case UDT_OP_LDTV:
+	case UDT_OP_STTV:
+	case UDT_OP_LDLV:
+	case UDT_OP_STLV:
+		/* how many the session has is checked when it runs */
+		return in->imm >= 0;
 	case UDT_OP_BA:
 	case UDT_OP_BZ:
 	case UDT_OP_BNZ:
@@ -421,6 +431,26 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			break;
 		case UDT_OP_LDVAR:
 			RD = udt_vm_var(ctx, (uint32_t)in->imm);
+			break;
+		case UDT_OP_LDTV:
+			if ((uint32_t)in->imm >= ctx->ntvars)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			RD = ctx->tvars[in->imm];
+			break;
+		case UDT_OP_STTV:
+			if ((uint32_t)in->imm >= ctx->ntvars)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			ctx->tvars[in->imm] = RS1;
+			break;
+		case UDT_OP_LDLV:
+			if ((uint32_t)in->imm >= ctx->nlocals)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			RD = ctx->locals[in->imm];
+			break;
+		case UDT_OP_STLV:
+			if ((uint32_t)in->imm >= ctx->nlocals)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			ctx->locals[in->imm] = RS1;
 			break;
 		case UDT_OP_LDX8:
 		case UDT_OP_LDX8S:

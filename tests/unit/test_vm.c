@@ -104,6 +104,8 @@ static const struct {
 	[UDT_OP_LDX32] = { "ldx32", "dsi" }, [UDT_OP_LDX64] = { "ldx64", "dsi" },
 	[UDT_OP_LDX8S] = { "ldx8s", "dsi" }, [UDT_OP_LDX16S] = { "ldx16s", "dsi" },
 	[UDT_OP_LDX32S] = { "ldx32s", "dsi" },
+	[UDT_OP_LDTV] = { "ldtv", "di" },    [UDT_OP_STTV] = { "sttv", "si" },
+	[UDT_OP_LDLV] = { "ldlv", "di" },    [UDT_OP_STLV] = { "stlv", "si" },
 	/* clang-format on */
 };
 
@@ -255,9 +257,15 @@ bad:
 
 static const uint64_t test_args[3] = { 10, 20, 0xfffffffffffffffeull };
 
+static uint64_t test_tvars[4], test_locals[2];
+
 static struct udt_vm_ctx test_ctx(void)
 {
 	return (struct udt_vm_ctx){
+		.tvars = test_tvars,
+		.ntvars = 4,
+		.locals = test_locals,
+		.nlocals = 2,
 		.args = test_args,
 		.nargs = 3,
 		.timestamp = 123456789,
@@ -701,6 +709,28 @@ static uint64_t clock_now(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+TEST(op_variables)
+{
+	CHECK_EQ(eval("ldi r1, 77; sttv r1, 3; ldi r1, 0; ldtv r0, 3; ret r0"), 77);
+	CHECK_EQ(test_tvars[3], 77);
+	CHECK_EQ(eval("ldi r1, -2; stlv r1, 1; ldlv r0, 1; ret r0"), I64(-2));
+	CHECK_EQ(test_locals[1], I64(-2));
+	/* the two scopes are apart */
+	CHECK_EQ(eval("ldi r1, 5; sttv r1, 0; ldi r1, 6; stlv r1, 0; ldtv r0, 0; ret r0"), 5);
+
+	/* beyond what the session has: a fault, not a stray access */
+	struct udt_vm_ctx c = eval_fault("ldtv r0, 4; ret r0");
+	CHECK_EQ(c.fault, UDT_FAULT_BADVAR);
+	CHECK_EQ(c.fault_insn, 0);
+	c = eval_fault("ldi r0, 1; stlv r0, 2; ret r0");
+	CHECK_EQ(c.fault, UDT_FAULT_BADVAR);
+	CHECK_EQ(c.fault_insn, 1);
+
+	/* a negative index is refused before any run */
+	CHECK_EQ(rejected_at(fmt("ldi r0, 0; raw %d 0 0 0 -1; ret r0", UDT_OP_STTV)), 1);
+	CHECK_EQ(rejected_at(fmt("raw %d 0 0 0 -3; ret r0", UDT_OP_LDLV)), 0);
 }
 
 TEST(op_ldvar)

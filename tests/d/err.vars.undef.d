@@ -1,0 +1,5 @@
+BEGIN
+/self->never/
+{
+	exit(0);
+}
