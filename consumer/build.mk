@@ -2,5 +2,5 @@
 # its fault-safe copy and the aggregation table are built into it as well.
 CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/probes.c consumer/options.c \
 		 consumer/enable.c consumer/drain.c consumer/clock.c consumer/printf.c \
-		 consumer/agg.c runtime/vm.c runtime/safe.c runtime/agg.c
+		 consumer/agg.c consumer/aggdata.c runtime/vm.c runtime/safe.c runtime/agg.c
 $(BUILD)/lib/libconsumer.a: $(call objs_of,$(CONSUMER_SRCS))

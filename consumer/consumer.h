@@ -31,7 +31,8 @@ struct cs_opts {
 	bool flowindent;           /* -F (accepted) */
 	uint32_t tbuf_max;         /* threads with a buffer, at most (maxthreads) */
 	uint64_t strsize;
-	uint64_t aggsize;          /* bytes of aggregation table per thread */
+	uint64_t aggsize;          /* bytes of each of a thread's two aggregation tables */
+	uint64_t aggrate_ns;       /* how often the threads' tables are taken */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 };
 

@@ -147,6 +147,38 @@ static void print_printf(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	free(args);
 }
 
+/* printa() and the other actions on aggregations (action k of e), on fresh totals. */
+static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+		   const struct udt_rec *hdr, const uint8_t *data)
+{
+	const struct cs_action *a = &e->acts[k];
+	struct cs_pfarg n = { 0 };
+
+	if (!t->agg_fresh) {
+		cs__agg_snap(t, false);
+		t->agg_fresh = true;
+	}
+	if (a->pf_nvals && k + 1 < e->act_cnt)
+		n = action_value(&e->acts[k + 1], hdr, data, NULL, 0);
+	switch (a->kind) {
+	case CS_ACT_PRINTA:
+		cs__agg_printa(t, a->aggvar, a->pf);
+		break;
+	case CS_ACT_CLEAR:
+		cs__agg_clear(t, a->aggvar);
+		break;
+	case CS_ACT_TRUNC:
+		cs__agg_trunc(t, a->aggvar, !a->pf_nvals, (int64_t)n.v);
+		break;
+	case CS_ACT_NORMALIZE:
+		a->aggvar->normal = (int64_t)n.v > 0 ? (int64_t)n.v : 1;
+		break;
+	default: /* denormalize */
+		a->aggvar->normal = 1;
+		break;
+	}
+}
+
 /* One record of an ECB: the probe line, then each action's value. */
 static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			     const struct udt_rec *hdr, const uint8_t *data)
@@ -195,6 +227,13 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_PRINTF: /* above */
 		case CS_ACT_AGG:    /* in the aggregation tables */
 		case CS_ACT_STMT:   /* done in the target */
+			break;
+		case CS_ACT_PRINTA:
+		case CS_ACT_CLEAR:
+		case CS_ACT_TRUNC:
+		case CS_ACT_NORMALIZE:
+		case CS_ACT_DENORMALIZE:
+			agg_op(t, e, k, hdr, data);
 			break;
 		case CS_ACT_EXIT:
 			t->exited = true;
@@ -268,6 +307,7 @@ static void run_local(struct cs_trace *t, const char *which)
 	uint64_t locals[UDT_MAX_LOCALS] = { 0 };
 	size_t ntvars = dl_program_var_count(t->prog, DL_VAR_THREAD);
 
+	t->agg_fresh = false;
 	if (!t->local_tvars)
 		t->local_tvars = udt__xcalloc(ntvars + 1, sizeof(*t->local_tvars));
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
@@ -305,7 +345,7 @@ static void run_local(struct cs_trace *t, const char *which)
 			if (a->kind == CS_ACT_AGG) {
 				fault = cs__agg_local(t, a->agg, &vm);
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
-				   a->kind == CS_ACT_TRACE_STR || a->from_hdr ||
+				   a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->aggvar ||
 				   a->off + 8 > sizeof(data)) {
 				continue;
 			} else {
@@ -369,14 +409,21 @@ uint32_t cs__tbuf_count(struct cs_trace *t)
 	return t->shm ? tbuf_count(t) : 0;
 }
 
-uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, int32_t *ret_tid)
+struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i)
 {
-	struct udt_shm_hdr *s = shm_hdr(t);
+	return tbuf(t, i);
+}
 
-	if (!t->shm || !s->aggsize || s->aggsize != t->o.aggsize || i >= tbuf_count(t))
+uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h)
+{
+	struct udt_shm_hdr *s;
+
+	if (!t->shm)
 		return NULL;
-	*ret_tid = tbuf(t, i)->tid;
-	return t->shm + s->agg_off + (uint64_t)i * s->aggsize;
+	s = shm_hdr(t);
+	if (!s->aggsize || s->aggsize != t->o.aggsize || i >= s->tbuf_max)
+		return NULL;
+	return t->shm + s->agg_off + ((uint64_t)i * 2 + (h & 1)) * s->aggsize;
 }
 
 /* Map the session's shared memory once the target has made it. */
@@ -413,7 +460,7 @@ int cs_trace_map(struct cs_trace *t)
 	    h->bufsize < 64 || h->tbuf_max == 0 ||
 	    h->tbuf_off + (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf) > h->data_off ||
 	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->agg_off ||
-	    h->agg_off + (uint64_t)h->tbuf_max * h->aggsize > h->tvar_off ||
+	    h->agg_off + (uint64_t)h->tbuf_max * 2 * h->aggsize > h->tvar_off ||
 	    h->tvar_off + (uint64_t)h->tbuf_max * h->tvarsize > h->total_sz) {
 		munmap(m, c.shm_size);
 		fprintf(stderr, "dtrace: the buffers of pid %d are not as expected\n",
@@ -476,6 +523,7 @@ static int cmp_ts(const void *a, const void *b)
 
 static void print_collected(struct cs_trace *t)
 {
+	t->agg_fresh = false;
 	if (t->o.temporal && t->rec_cnt > 1)
 		qsort(t->recs, t->rec_cnt, sizeof(*t->recs), cmp_ts);
 	for (size_t i = 0; i < t->rec_cnt; i++)
@@ -493,22 +541,27 @@ static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 		n == 1 ? "" : "s", (int)tid);
 }
 
-static void barrier_all(void)
+void cs__barrier_all(void)
 {
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the producers fence (UDT_CTL_FENCE) */
 }
 
-/* Wait (briefly) until the producer of buffer i is out of half h. */
-static bool wait_out_of(struct udt_tbuf *tb, uint32_t h)
+bool cs__wait_not_busy(const uint32_t *busy, uint32_t h)
 {
 	for (int spin = 0; spin < 2000; spin++) {
-		if (LOAD_ACQUIRE(&tb->busy) != h + 1)
+		if (LOAD_ACQUIRE(busy) != h + 1)
 			return true;
 		if (spin > 100)
 			sched_yield();
 	}
-	return LOAD_ACQUIRE(&tb->busy) != h + 1;
+	return LOAD_ACQUIRE(busy) != h + 1;
+}
+
+/* Wait (briefly) until the producer of buffer tb is out of half h. */
+static bool wait_out_of(struct udt_tbuf *tb, uint32_t h)
+{
+	return cs__wait_not_busy(&tb->busy, h);
 }
 
 /* Read and reset the halves `which` of the buffers in a round of the switch policy. */
@@ -530,7 +583,7 @@ static void switch_round(struct cs_trace *t, bool final)
 			STORE_RELEASE(&tb->active, a ^ 1);
 		}
 	}
-	barrier_all();
+	cs__barrier_all();
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = tbuf(t, i);
 
@@ -716,6 +769,9 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
 	read_buffers(t, false);
+	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
+	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
+		cs__agg_snap(t, false);
 	report_lost(t);
 	if (session_ended(t)) {
 		t->attached = false;
@@ -742,9 +798,11 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__detach(t);
 	read_buffers(t, true);
 	report_lost(t);
+	cs__agg_snap(t, true);
 	run_local(t, "END");
 	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
 	fputc('\n', t->out);
+	cs__agg_snap(t, false); /* (what END aggregated) */
 	cs__agg_print_all(t);
 	fflush(t->out);
 	if (t->shm)

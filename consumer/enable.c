@@ -97,7 +97,7 @@ void cs__place(struct cs_action *a, uint32_t *size)
 	}
 }
 
-static int compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
+int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
 			 const struct dl_node *call, const struct dl_probe_ctx *ctx,
 			 struct cs_action *a, char **ret_err)
 {
@@ -174,13 +174,13 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	int err = 0;
 	for (size_t i = 0; i < nv && !err; i++) {
 		struct cs_action a = { .pf_value = true };
-		err = compile_value(t, e, call->args[i + 1], call, ctx, &a, ret_err);
+		err = cs__compile_value(t, e, call->args[i + 1], call, ctx, &a, ret_err);
 		if (!err) {
 			kinds[i] = pf_value(t, &a, &names[i]);
 			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 		}
 	}
-	if (!err && cs_printf_check(e->acts[first - 1].pf, kinds, names, nv, &msg)) {
+	if (!err && cs_printf_check("printf", e->acts[first - 1].pf, kinds, names, nv, &msg)) {
 		size_t k = nv;
 		/* the argument the message is about, for its location */
 		if (sscanf(msg, "printf( ) argument #%zu", &k) == 1 && k >= 2 && k - 2 < nv)
@@ -202,6 +202,8 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 
 	if (!strcmp(fn, "printf"))
 		return compile_printf(t, e, call, ctx, ret_err);
+	if (cs__agg_is_op(fn))
+		return cs__agg_compile_op(t, e, call, ctx, ret_err);
 	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
 		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
 					  "language's actions arrive with issue #4)",
@@ -233,7 +235,7 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		a.size = 4;
 		a.off = e->rec_size;
 		e->rec_size += 8;
-	} else if (compile_value(t, e, call->args[0], call, ctx, &a, ret_err)) {
+	} else if (cs__compile_value(t, e, call->args[0], call, ctx, &a, ret_err)) {
 		return -1;
 	}
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
@@ -524,8 +526,9 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 				};
 				continue;
 			}
-			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr)
-				continue;
+			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr ||
+			    ca->aggvar)
+				continue; /* the consumer's alone */
 			acts[na++] = runtime_action(&a, ca);
 		}
 		if (silent && !e->rec_size)

@@ -16,6 +16,11 @@ enum cs_act_kind {
 	CS_ACT_PRINTF,             /* printf(): prints the pf_nvals actions after it */
 	CS_ACT_AGG,                /* @name[keys] = func(value): aggregates, records nothing */
 	CS_ACT_STMT,               /* an expression for its effect (self->x = ...): records nothing */
+	CS_ACT_PRINTA,             /* printa([format,] @a): pf is the format or NULL */
+	CS_ACT_CLEAR,              /* clear(@a) */
+	CS_ACT_TRUNC,              /* trunc(@a[, n]): n is the value action after it, if any */
+	CS_ACT_NORMALIZE,          /* normalize(@a, n): n is the value action after it */
+	CS_ACT_DENORMALIZE,        /* denormalize(@a) */
 };
 
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
@@ -36,10 +41,11 @@ struct cs_action {
 	int64_t cval;
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
 	uint32_t off;              /* where it is in the record's data */
-	bool pf_value;             /* a value of the printf() before it: not printed alone */
-	struct cs_printf *pf;      /* CS_ACT_PRINTF: the format */
-	size_t pf_nvals;
+	bool pf_value;             /* a value of the action before it (printf, trunc...): not printed alone */
+	struct cs_printf *pf;      /* CS_ACT_PRINTF, CS_ACT_PRINTA: the format */
+	size_t pf_nvals;           /* the values after it that are its own */
 	struct cs_aggact *agg;     /* CS_ACT_AGG */
+	struct cs_aggvar *aggvar;  /* printa() and the other actions on an aggregation */
 };
 
 /* An enabling: one clause on one probe (or on BEGIN or END, run here). */
@@ -75,6 +81,8 @@ struct cs_aggvar {
 	int64_t lq_base;           /* lquantize() */
 	uint32_t lq_step, lq_levels;
 	bool lq_known;
+	bool printed;              /* by printa(): not printed again at exit */
+	int64_t normal;            /* normalize(): values print divided by it (0: 1) */
 };
 
 /*
@@ -100,11 +108,26 @@ int cs__agg_declare(struct cs_trace *t, char **ret_err);
 /* Compile the aggregating assignment x into an action of e. */
 int cs__agg_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
 		    const struct dl_probe_ctx *ctx, char **ret_err);
+/* Is fn an action on aggregations (printa, clear, trunc, normalize, denormalize)? */
+bool cs__agg_is_op(const char *fn);
+/* Compile such a call into actions of e (and the values it takes). */
+int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		       const struct dl_probe_ctx *ctx, char **ret_err);
 /* Run aggregating action a of a BEGIN or END clause here. -1 on a fault (vm says). */
 int cs__agg_local(struct cs_trace *t, const struct cs_aggact *a, struct udt_vm_ctx *vm);
-/* Merge every thread's table (and ours) and print what DTrace prints at exit. */
-void cs__agg_print_all(struct cs_trace *t);
 void cs__agg_free(struct cs_trace *t);
+
+/* aggdata.c: take what the threads (and BEGIN and END) aggregated into the totals */
+void cs__agg_snap(struct cs_trace *t, bool final);
+uint64_t cs__agg_last_snap(struct cs_trace *t);
+/* Print the aggregations printa() did not, as DTrace does at exit. */
+void cs__agg_print_all(struct cs_trace *t);
+/* printa(): DTrace's default output when fmt is NULL */
+void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt);
+void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var);
+/* trunc(): keep the `keep` largest entries (smallest if negative), none when all */
+void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep);
+void cs__agg_free_data(struct cs_trace *t);
 
 /* printf.c: a printf() format, parsed and checked when the script compiles */
 enum cs_pfclass {
@@ -126,6 +149,7 @@ struct cs_pfconv {
 	int width, prec;           /* -1 none, CS_PF_STAR */
 	char len[3];               /* hh h l ll j z t, or "" */
 	char spec[40];             /* as written, for messages ("%-8d") */
+	bool agg;                  /* printa's %@: the aggregation's value */
 };
 
 struct cs_printf {
@@ -142,12 +166,14 @@ struct cs_pfarg {
 	uint64_t v;
 	unsigned size;
 	const char *s;
+	void (*fn)(FILE *out, const void *arg); /* prints the value itself (a distribution) */
+	const void *fn_arg;
 };
 
 /* 0, or -1 with DTrace's message (no location) in *ret_err. */
 int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
-/* Check the arguments' kinds (names: their types, for messages) against the format. */
-int cs_printf_check(const struct cs_printf *f, const enum cs_pfvalue *vals,
+/* Check the arguments' kinds (names: their types, for messages) against the format of fn(). */
+int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfvalue *vals,
 		    const char *const *names, size_t nvals, char **ret_err);
 void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
 		     size_t nargs);
@@ -219,13 +245,18 @@ struct cs_trace {
 	size_t aggact_cnt, aggact_cap;
 	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
 	uint64_t *local_tvars;     /* BEGIN's and END's self-> variables */
-	uint64_t *agg_drops;       /* reported so far, per thread table */
+	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
+	bool agg_fresh;            /* snapped since the records being printed were read */
 };
 
 /* enable.c */
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err);
+/* Compile x into value action a of e, placed in its record. */
+int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
+		      const struct dl_node *call, const struct dl_probe_ctx *ctx,
+		      struct cs_action *a, char **ret_err);
 /* Place value action a at the end of *size bytes (of a record, or of a key). */
 void cs__place(struct cs_action *a, uint32_t *size);
 /* "file:line:col: error: msg" at node n (msg is freed). */
@@ -235,8 +266,13 @@ void cs__heartbeat(struct cs_trace *t);
 
 /* drain.c */
 void cs__run_begin(struct cs_trace *t);
-/* The thread tables of the session's shared memory: count, and table i (NULL if none). */
+/* The thread buffers of the session's shared memory: count, buffer i, its aggregation table h (NULL if none). */
 uint32_t cs__tbuf_count(struct cs_trace *t);
-uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, int32_t *ret_tid);
+struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);
+uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h);
+/* Every running thread of the system passes a full barrier (membarrier). */
+void cs__barrier_all(void);
+/* Wait (briefly) until *busy is not h + 1: a producer is out of half or table h. */
+bool cs__wait_not_busy(const uint32_t *busy, uint32_t h);
 
 #endif /* UDT_CONSUMER_INTERNAL_H */

@@ -24,6 +24,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->tbuf_max = 512;
 	o->strsize = 256;
 	o->aggsize = 4ull << 20;
+	o->aggrate_ns = 1000000000ull;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -163,9 +164,13 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_size(value, &v) || v < 16384 || v > (1ull << 31))
 			return bad_value(name, value, ret_err);
 		o->aggsize = (v + 4095) & ~4095ull;
+	} else if (!strcmp(name, "aggrate")) {
+		if (cs_parse_time(value, true, &v))
+			return bad_value(name, value, ret_err);
+		o->aggrate_ns = v;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
-	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") || !strcmp(name, "aggrate") ||
+	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
 		   !strcmp(name, "dynvarsize") ||
 		   !strcmp(name, "specsize") || !strcmp(name, "nspec") ||
 		   !strcmp(name, "cleanrate") || !strcmp(name, "statusrate") ||

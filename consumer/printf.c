@@ -99,8 +99,10 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 		size_t n = f.cnt + 1; /* this conversion's number */
 		const char *start = p++;
 		size_t nf = 0;
-		while (*p && strchr("-+ #0'", *p)) {
-			if (nf + 1 < sizeof(c.flags) && !strchr(c.flags, *p))
+		while (*p && strchr("-+ #0'@", *p)) {
+			if (*p == '@')
+				c.agg = true; /* printa's value: not a flag of C's */
+			else if (nf + 1 < sizeof(c.flags) && !strchr(c.flags, *p))
 				c.flags[nf++] = *p;
 			p++;
 		}
@@ -175,8 +177,8 @@ static bool compatible(enum cs_pfclass want, enum cs_pfvalue vc)
 	return false;
 }
 
-int cs_printf_check(const struct cs_printf *f, const enum cs_pfvalue *vals, const char *const *names,
-		    size_t nvals, char **ret_err)
+int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfvalue *vals,
+		    const char *const *names, size_t nvals, char **ret_err)
 {
 	size_t k = 0;
 
@@ -195,23 +197,23 @@ int cs_printf_check(const struct cs_printf *f, const enum cs_pfvalue *vals, cons
 		for (size_t w = 0; w < nw; w++, k++) {
 			bool star = w + 1 < nw;
 			if (k >= nvals) {
-				*ret_err = udt__xasprintf("printf( ) prototype mismatch: conversion #%zu "
+				*ret_err = udt__xasprintf("%s( ) prototype mismatch: conversion #%zu "
 							  "(%s) is missing a corresponding %s argument",
-							  i + 1, c->spec, star ? "\"*\"" : "value");
+							  fn, i + 1, c->spec, star ? "\"*\"" : "value");
 				return -1;
 			}
 			if (!compatible(want[w], vals[k])) {
 				*ret_err = udt__xasprintf(
-					"printf( ) argument #%zu is incompatible with conversion #%zu "
+					"%s( ) argument #%zu is incompatible with conversion #%zu "
 					"prototype:\n\tconversion: %s\n\t prototype: %s\n\t  argument: %s",
-					k + 2, i + 1, c->spec, class_proto(want[w]), names[k]);
+					fn, k + 2, i + 1, c->spec, class_proto(want[w]), names[k]);
 				return -1;
 			}
 		}
 	}
 	if (k < nvals) {
-		*ret_err = udt__xasprintf("printf( ) prototype mismatch: only %zu arguments required "
-					  "by this format string", k + 1);
+		*ret_err = udt__xasprintf("%s( ) prototype mismatch: only %zu arguments required "
+					  "by this format string", fn, k + 1);
 		return -1;
 	}
 	return 0;
@@ -276,6 +278,10 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		if (k >= nargs)
 			break; /* the check at compile time makes this unreachable */
 		const struct cs_pfarg *a = &args[k++];
+		if (a->fn) {
+			a->fn(out, a->fn_arg);
+			continue;
+		}
 		/* the flags, then '*' for the width and precision passed as ints */
 		int n = snprintf(spec, sizeof(spec), "%%%s%s%s", c->flags, width >= 0 ? "*" : "",
 				 prec >= 0 ? ".*" : "");

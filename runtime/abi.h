@@ -233,7 +233,7 @@ struct udt_shm_hdr {
 	uint64_t tbuf_off;        /* struct udt_tbuf[tbuf_max] */
 	uint64_t data_off;        /* tbuf i's halves: data_off + i * 2 * bufsize (+ bufsize for half 1) */
 	uint64_t lost;            /* fires not recorded: nested in a signal handler, or no buffer left */
-	uint64_t agg_off;         /* tbuf i's aggregation table: agg_off + i * aggsize */
+	uint64_t agg_off;         /* tbuf i's aggregation table t (0, 1): agg_off + (2 * i + t) * aggsize */
 	uint64_t aggsize;         /* 0: the session has no aggregations */
 	uint64_t tvar_off;        /* tbuf i's thread-local variables: tvar_off + i * tvarsize */
 	uint64_t tvarsize;        /* bytes: 8 per variable */
@@ -255,6 +255,8 @@ struct udt_tbuf {
 	uint64_t drops[2];        /* P: records dropped into each half */
 	uint64_t ring_tail;       /* P (ring): offset of the oldest record, monotonic */
 	uint64_t errors;          /* P: error records written */
+	uint32_t agg_active;      /* C: the aggregation table the producer updates */
+	uint32_t agg_busy;        /* P: 1 + the table being updated, 0 outside */
 } __attribute__((aligned(128)));
 
 _Static_assert(sizeof(struct udt_tbuf) == 128, "two cache lines per thread buffer");
@@ -318,12 +320,14 @@ static inline uint32_t udt_agg_valsize(uint32_t func, uint32_t lq_levels)
 }
 
 /*
- * A thread's aggregation table: this header, the hash (uint32_t[1 <<
- * hash_bits]: offset + 1 of the first entry of each chain), UDT_AGG_KEY_MAX
- * bytes where the thread builds a key, then the entries, appended. The
- * thread is the only writer. An entry is written whole before `used`
- * covers it (release), so the consumer reads entries up to `used`; its
- * value changes under `seq`, odd while the thread updates it.
+ * A thread has two aggregation tables, and updates the one agg_active of its
+ * struct udt_tbuf names, announcing it in agg_busy as it announces a record's
+ * half in busy (record.c). At each snapshot the consumer flips agg_active,
+ * waits until the thread is out of the other table, adds that table's
+ * entries to its own totals and empties it (zeroes the hash and used). A
+ * table is this header, the hash (uint32_t[1 << hash_bits]: offset + 1 of
+ * the first entry of each chain), UDT_AGG_KEY_MAX bytes where the thread
+ * builds a key, then the entries, appended.
  */
 struct udt_agghdr {
 	uint32_t used;            /* bytes of entries */
@@ -336,7 +340,7 @@ struct udt_aggent {
 	uint32_t size;            /* the entry's bytes: this header, the key, the value */
 	uint32_t aggid;
 	uint32_t next;            /* offset + 1 of the next entry of its hash chain, 0 last */
-	uint32_t seq;
+	uint32_t reserved;
 	/* the key (the aggregation's key_size bytes), then the value */
 };
 

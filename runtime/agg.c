@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregations: each thread keeps its own table in the session's shared
+ * Aggregations: each thread keeps its own tables in the session's shared
  * memory (struct udt_agghdr, abi.h), so aggregating takes no lock and no
- * atomic read-modify-write; the consumer merges the threads' tables when it
- * prints them. A key is looked up in the thread's hash; a new one is
- * appended (and dropped, counted in `drops`, when the table is full). The
- * value is updated between two stores of `seq`, which the consumer reads
- * around its copy.
+ * atomic read-modify-write; the consumer takes the tables' contents in turn
+ * and merges them. A key is looked up in the table's hash; a new one is
+ * appended (and dropped, counted in `drops`, when the table is full).
  */
 #include "runtime/agg.h"
 #include "runtime/internal.h"
@@ -61,8 +59,10 @@ static int quantize_bucket(int64_t v)
 	return v > 0 ? UDT_QUANTIZE_ZEROBUCKET + 1 + k : UDT_QUANTIZE_ZEROBUCKET - 1 - k;
 }
 
-static void init_value(int64_t *val, const struct udt_aggdesc *ad)
+/* A new entry's value (the table's memory is reused once the consumer has emptied it). */
+static void init_value(int64_t *val, const struct udt_aggdesc *ad, uint32_t vs)
 {
+	memset(val, 0, vs);
 	if (ad->func == UDT_AGG_MIN)
 		val[0] = INT64_MAX;
 	else if (ad->func == UDT_AGG_MAX)
@@ -136,16 +136,10 @@ void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc 
 		e->size = size;
 		e->aggid = ad->aggid;
 		e->next = hash[slot];
-		e->seq = 0;
 		memcpy(e + 1, key, ks);
-		init_value((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad);
-		/* the entry whole before the consumer's acquire of used sees it */
-		STORE_RELEASE(&h->used, h->used + size);
-		STORE_RELEASE(&hash[slot], (uint32_t)at + 1);
+		init_value((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad, vs);
+		h->used += size;
+		hash[slot] = (uint32_t)at + 1;
 	}
-	int64_t *val = (int64_t *)(void *)((uint8_t *)(e + 1) + ks);
-	STORE_RELAXED(&e->seq, e->seq + 1);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	apply(val, ad, v);
-	STORE_RELEASE(&e->seq, e->seq + 1);
+	apply((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad, v);
 }

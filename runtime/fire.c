@@ -310,23 +310,46 @@ static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	return true;
 }
 
-/* An aggregating action: the key built in the thread's scratch, then the value. */
+/*
+ * An aggregating action: the key built in the scratch of the thread's
+ * active table, then the value. The table is announced in agg_busy and
+ * re-checked, as a record's half is (record.c), so that the consumer can
+ * take the other one.
+ */
 static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_aggdesc *ad)
 {
-	uint8_t *key = udt__agg_scratch(f->agg, f->aggsize);
 	const struct udt_action *ka = (const void *)(f->area + ad->key_off);
+	struct udt_tbuf *tb = f->tb;
+	uint32_t a = LOAD_RELAXED(&tb->agg_active) & 1;
 	uint64_t v = 0;
+	bool ok = true;
 
-	if (!key)
+	if (!f->agg)
 		return true; /* no table: the consumer sees no entry and reports none */
-	memset(key, 0, ad->key_size);
-	for (uint32_t k = 0; k < ad->key_cnt; k++)
-		if (!act_write(f, vm, &ka[k], key + ka[k].off))
-			return false;
-	if (ad->val.kind && !act_value(f, vm, &ad->val, &v))
-		return false;
-	udt__agg_update(f->agg, f->aggsize, ad, key, (int64_t)v);
-	return true;
+	for (;;) {
+		STORE_RELAXED(&tb->agg_busy, a + 1);
+		if (LOAD_RELAXED(&udt__control.flags) & UDT_CTL_FENCE)
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		else
+			COMPILER_BARRIER();
+		uint32_t now = LOAD_ACQUIRE(&tb->agg_active) & 1;
+		if (now == a)
+			break;
+		a = now;
+	}
+	uint8_t *table = f->agg + a * f->aggsize;
+	uint8_t *key = udt__agg_scratch(table, f->aggsize);
+	if (key) {
+		memset(key, 0, ad->key_size);
+		for (uint32_t k = 0; k < ad->key_cnt && ok; k++)
+			ok = act_write(f, vm, &ka[k], key + ka[k].off);
+		if (ok && ad->val.kind)
+			ok = act_value(f, vm, &ad->val, &v);
+		if (ok)
+			udt__agg_update(table, f->aggsize, ad, key, (int64_t)v);
+	}
+	STORE_RELEASE(&tb->agg_busy, 0);
+	return ok;
 }
 
 /* Run one ECB: predicate, then its actions, into a record unless all aggregate. */

@@ -47,8 +47,8 @@ struct udt_tls {
 	struct udt_tbuf *tb;      /* this thread's buffer pair, or NULL (none could be had) */
 	uint8_t *data;            /* its two halves */
 	struct udt_shm_hdr *shm;  /* the shared memory they are in */
-	uint8_t *agg;             /* its aggregation table (struct udt_agghdr), or NULL */
-	uint64_t aggsize;         /* and its bytes, as the runtime laid the memory out */
+	uint8_t *agg;             /* its two aggregation tables (struct udt_agghdr), or NULL */
+	uint64_t aggsize;         /* the bytes of each, as the runtime laid the memory out */
 	uint64_t *tvars;          /* its thread-local variables (self->), or NULL */
 	uint32_t ntvars;
 	int *errp;                /* this thread's errno */

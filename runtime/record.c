@@ -61,7 +61,7 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	tb->tid = t->tid;
 	t->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
 	t->aggsize = shm->aggsize;
-	t->agg = t->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * t->aggsize : NULL;
+	t->agg = t->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * 2 * t->aggsize : NULL;
 	t->ntvars = (uint32_t)(shm->tvarsize / 8);
 	t->tvars = t->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
 						  (uint64_t)i * shm->tvarsize) : NULL;

@@ -151,7 +151,7 @@ static uint64_t shm_data_off(uint32_t tmax)
 
 static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize, uint32_t tmax)
 {
-	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + aggsize + tvarsize);
+	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + 2 * aggsize + tvarsize);
 }
 
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
@@ -202,7 +202,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->data_off = shm_data_off(tmax);
 	h->agg_off = h->data_off + (uint64_t)tmax * 2 * bufsize;
 	h->aggsize = aggsize;
-	h->tvar_off = h->agg_off + (uint64_t)tmax * aggsize;
+	h->tvar_off = h->agg_off + (uint64_t)tmax * 2 * aggsize;
 	h->tvarsize = tvarsize;
 
 	STORE_RELAXED(&c->bufsize, bufsize);

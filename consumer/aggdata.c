@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Aggregation data in the consumer: the totals of every aggregation,
+ * snapshots of the threads' tables into them, and printing.
+ *
+ * Each thread of the target has two tables (runtime/agg.c) and updates the
+ * one its buffer's agg_active names. A snapshot (at aggrate, before records
+ * that print or change aggregations, and at the end) flips agg_active of
+ * every thread, waits for threads still in the other table (agg_busy, with
+ * a membarrier between, as for records: drain.c), adds that table's entries
+ * to the totals here and empties it. BEGIN and END aggregate into a table of
+ * ours, taken the same way. The totals are kept by variable and key, the key
+ * in a canonical form (the variable, then each component: an integer cut to
+ * its display size, or a string), so that the entries of different clauses
+ * and threads meet; printa(), clear(), trunc() and normalize() work on them,
+ * and so does the printing at exit, as dtrace(1) prints.
+ */
+#include "consumer/internal.h"
+#include "runtime/agg.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* A key component, merged: an integer (cut to its display size) or a string. */
+struct kval {
+	uint64_t v;
+	const char *s;
+};
+
+struct merged {
+	const struct cs_aggvar *var;
+	struct kval *keys;
+	int64_t *val;
+	size_t vcnt;
+	uint8_t *ck;               /* the canonical key */
+	size_t cklen;
+	uint64_t hash;
+};
+
+struct cs_aggstate {
+	struct merged *v;
+	size_t cnt, cap;
+	uint32_t *slots;           /* index + 1 into v, open addressing */
+	size_t nslots;
+	uint64_t last_snap;        /* CLOCK_MONOTONIC ns */
+	uint32_t ntb;              /* the thread tables known: */
+	uint32_t *which;           /* the table being taken from each */
+	bool *pending;             /* still busy at the last snapshot: taken at the next */
+};
+
+static struct cs_aggstate *state(struct cs_trace *t)
+{
+	if (!t->aggst)
+		t->aggst = udt__xcalloc(1, sizeof(*t->aggst));
+	return t->aggst;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t cut(uint64_t v, unsigned size)
+{
+	return size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
+}
+
+static void combine(struct merged *e, const int64_t *val, size_t vcnt)
+{
+	switch (e->var->func) {
+	case UDT_AGG_MIN:
+		if (val[0] < e->val[0])
+			e->val[0] = val[0];
+		break;
+	case UDT_AGG_MAX:
+		if (val[0] > e->val[0])
+			e->val[0] = val[0];
+		break;
+	default: /* counts and sums, bucket by bucket */
+		for (size_t i = 0; i < vcnt; i++)
+			e->val[i] = (int64_t)((uint64_t)e->val[i] + (uint64_t)val[i]);
+		break;
+	}
+}
+
+/*
+ * The key of entry key (of action ag) as printed, strings copied out (a
+ * string key may fill its strsize bytes with no NUL), and its canonical form:
+ * the variable, then each component, for merging.
+ */
+static struct kval *entry_key(const struct cs_aggact *ag, const uint8_t *key, uint8_t **ret_ck,
+			      size_t *ret_cklen)
+{
+	const struct cs_aggvar *var = ag->var;
+	struct kval *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
+	size_t cklen = 4;
+
+	for (size_t k = 0; k < var->nkeys; k++) {
+		const struct cs_action *a = &ag->keys[k];
+		if (!var->keys[k].is_str) {
+			uint64_t x = (uint64_t)a->cval;
+			if (a->kind != CS_ACT_TRACE_CONST)
+				memcpy(&x, key + a->off, 8);
+			keys[k].v = cut(x, var->keys[k].size);
+			cklen += 9;
+			continue;
+		}
+		const char *src = a->kind == CS_ACT_TRACE_CONST ? (a->cstr ? a->cstr : "")
+								: (const char *)key + a->off;
+		size_t n = a->kind == CS_ACT_TRACE_CONST ? strlen(src) : strnlen(src, a->size);
+		char *str = udt__xmalloc(n + 1);
+		memcpy(str, src, n);
+		str[n] = 0;
+		keys[k].s = str;
+		cklen += n + 2;
+	}
+	uint8_t *ck = udt__xmalloc(cklen), *p = ck;
+	memcpy(p, &var->id, 4);
+	p += 4;
+	for (size_t k = 0; k < var->nkeys; k++) {
+		if (keys[k].s) {
+			size_t n = strlen(keys[k].s) + 1;
+			*p++ = 's';
+			memcpy(p, keys[k].s, n);
+			p += n;
+		} else {
+			*p++ = 'i';
+			memcpy(p, &keys[k].v, 8);
+			p += 8;
+		}
+	}
+	*ret_ck = ck;
+	*ret_cklen = (size_t)(p - ck);
+	return keys;
+}
+
+static void free_keys(struct kval *keys, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free((char *)keys[k].s);
+	free(keys);
+}
+
+
+static void rehash(struct cs_aggstate *m, size_t nslots)
+{
+	free(m->slots);
+	m->nslots = nslots;
+	m->slots = udt__xcalloc(m->nslots, sizeof(*m->slots));
+	for (size_t i = 0; i < m->cnt; i++) {
+		size_t s = m->v[i].hash & (m->nslots - 1);
+		while (m->slots[s])
+			s = (s + 1) & (m->nslots - 1);
+		m->slots[s] = (uint32_t)i + 1;
+	}
+}
+
+static void init_value(const struct cs_aggvar *var, int64_t *val, size_t vcnt)
+{
+	memset(val, 0, vcnt * sizeof(*val));
+	if (var->func == UDT_AGG_MIN)
+		val[0] = INT64_MAX;
+	else if (var->func == UDT_AGG_MAX)
+		val[0] = INT64_MIN;
+}
+
+/* The entry of variable var and key keys (canonically ck), made if new. */
+static struct merged *lookup(struct cs_aggstate *m, const struct cs_aggvar *var, const uint8_t *ck,
+			     size_t cklen, const struct kval *keys, size_t vcnt)
+{
+	uint64_t h = hash_bytes(ck, cklen);
+
+	if (2 * (m->cnt + 1) > m->nslots)
+		rehash(m, m->nslots ? m->nslots * 2 : 256);
+	size_t s = h & (m->nslots - 1);
+	for (; m->slots[s]; s = (s + 1) & (m->nslots - 1)) {
+		struct merged *e = &m->v[m->slots[s] - 1];
+		if (e->hash == h && e->cklen == cklen && !memcmp(e->ck, ck, cklen))
+			return e;
+	}
+	struct merged e = { .var = var, .cklen = cklen, .hash = h, .vcnt = vcnt };
+	e.ck = udt__xmalloc(cklen);
+	memcpy(e.ck, ck, cklen);
+	e.keys = udt__xcalloc(var->nkeys + 1, sizeof(*e.keys));
+	for (size_t k = 0; k < var->nkeys; k++) {
+		e.keys[k] = keys[k];
+		if (keys[k].s)
+			e.keys[k].s = udt__xstrdup(keys[k].s);
+	}
+	e.val = udt__xcalloc(vcnt, sizeof(*e.val));
+	init_value(var, e.val, vcnt);
+	UDT__PUSH(m->v, m->cnt, m->cap, e);
+	m->slots[s] = (uint32_t)m->cnt;
+	return &m->v[m->cnt - 1];
+}
+
+static void free_entry(struct merged *e)
+{
+	free_keys(e->keys, e->var->nkeys);
+	free(e->val);
+	free(e->ck);
+}
+
+/* Add the entries of a table of size bytes to the totals, and empty it. */
+static void take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
+{
+	struct cs_aggstate *m = state(t);
+	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
+	uint32_t bits = h->hash_bits;
+
+	if (!bits)
+		return;
+	uint64_t used = h->used, start = h->entries_off;
+	if (bits > 20 || start >= size || used > size - start)
+		return;
+	for (uint64_t off = start; off + sizeof(struct udt_aggent) <= start + used;) {
+		const struct udt_aggent *e = (const void *)(table + off);
+		if (e->size < sizeof(*e) || e->size % 8 || e->size > start + used - off)
+			break;
+		off += e->size;
+		if (!e->aggid || e->aggid > t->aggact_cnt)
+			continue;
+		const struct cs_aggact *ag = t->aggacts[e->aggid - 1];
+		const struct cs_aggvar *var = ag->var;
+		uint32_t vs = udt_agg_valsize(var->func, var->lq_levels);
+		if (e->size != sizeof(*e) + ag->key_size + vs || ag->nkeys != var->nkeys)
+			continue;
+		const uint8_t *key = (const uint8_t *)(e + 1);
+		int64_t *val = udt__xcalloc(vs / 8, 8);
+		memcpy(val, key + ag->key_size, vs);
+
+		uint8_t *ck;
+		size_t cklen;
+		struct kval *keys = entry_key(ag, key, &ck, &cklen);
+		combine(lookup(m, var, ck, cklen, keys, vs / 8), val, vs / 8);
+		free_keys(keys, var->nkeys);
+		free(ck);
+		free(val);
+	}
+	/* empty: the hash and the entries (hash_bits and the layout stay) */
+	memset(h + 1, 0, (size_t)4 << bits);
+	h->used = 0;
+	h->drops = 0;
+}
+
+static void report_drops(struct cs_trace *t, const uint8_t *table, int32_t tid)
+{
+	uint32_t n = ((const struct udt_agghdr *)(const void *)table)->drops;
+
+	if (!n)
+		return;
+	fflush(t->out);
+	fprintf(stderr, "dtrace: %u aggregation drop%s on thread %d\n", n, plural(n), (int)tid);
+}
+
+uint64_t cs__agg_last_snap(struct cs_trace *t)
+{
+	return state(t)->last_snap;
+}
+
+void cs__agg_snap(struct cs_trace *t, bool final)
+{
+	struct cs_aggstate *m = state(t);
+	uint32_t n = cs__tbuf_count(t);
+
+	if (!t->aggact_cnt)
+		return;
+	m->last_snap = cs__now_ns();
+	if (t->agg_local)
+		take_table(t, t->agg_local, t->o.aggsize);
+	if (!n || !cs__agg_table(t, 0, 0))
+		return;
+	if (n > m->ntb) {
+		m->which = udt__xreallocarray(m->which, n, sizeof(*m->which));
+		m->pending = udt__xreallocarray(m->pending, n, sizeof(*m->pending));
+		memset(m->pending + m->ntb, 0, (n - m->ntb) * sizeof(*m->pending));
+		m->ntb = n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = cs__tbuf(t, i);
+		if (m->pending[i])
+			continue; /* its table is still the one to take */
+		m->which[i] = LOAD_ACQUIRE(&tb->agg_active) & 1;
+		STORE_RELEASE(&tb->agg_active, m->which[i] ^ 1);
+	}
+	cs__barrier_all();
+	for (int pass = 0; pass < (final ? 2 : 1); pass++) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct udt_tbuf *tb = cs__tbuf(t, i);
+			uint32_t h = m->which[i] ^ (uint32_t)pass;
+			/* at the end, a thread that never leaves (a dead one) is waited for once */
+			bool out = cs__wait_not_busy(&tb->agg_busy, h) || final;
+			m->pending[i] = !out;
+			if (!out)
+				continue;
+			uint8_t *table = cs__agg_table(t, i, h);
+			report_drops(t, table, tb->tid);
+			take_table(t, table, t->o.aggsize);
+		}
+	}
+}
+
+/* -- Sorting, as dt_aggregate.c sorts: variable, value, key ---------------------------------------- */
+
+static long double quantized_sum(const int64_t *b)
+{
+	long double total = 0;
+
+	for (int i = 0; i < UDT_QUANTIZE_NBUCKETS; i++) {
+		long double bv = i < UDT_QUANTIZE_ZEROBUCKET ? -(long double)(1ull << (62 - i))
+				 : i == UDT_QUANTIZE_ZEROBUCKET ? 0
+								: (long double)(1ull << (i - 64));
+		total += bv * (long double)b[i];
+	}
+	return total;
+}
+
+static long double lquantized_sum(const struct cs_aggvar *v, const int64_t *b)
+{
+	int64_t base = v->lq_base;
+	long double total = (long double)b[0] * (long double)(base - 1);
+
+	for (uint32_t i = 0; i < v->lq_levels; base += v->lq_step, i++)
+		total += (long double)b[i + 1] * (long double)base;
+	return total + (long double)b[v->lq_levels + 1] * (long double)(base + 1);
+}
+
+static int64_t lquantized_zero(const struct cs_aggvar *v, const int64_t *b)
+{
+	int64_t base = v->lq_base;
+
+	if (base - 1 == 0)
+		return b[0];
+	for (uint32_t i = 0; i < v->lq_levels; base += v->lq_step, i++)
+		if (base == 0)
+			return b[i + 1];
+	return base + 1 == 0 ? b[v->lq_levels + 1] : 0;
+}
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+static int valcmp(const struct merged *x, const struct merged *y)
+{
+	const int64_t *a = x->val, *b = y->val;
+	const struct cs_aggvar *v = x->var;
+
+	switch (v->func) {
+	case UDT_AGG_AVG: {
+		int64_t aa = a[0] ? a[1] / a[0] : 0, ba = b[0] ? b[1] / b[0] : 0;
+		return CMP(aa, ba);
+	}
+	case UDT_AGG_QUANTIZE: {
+		long double as = quantized_sum(a), bs = quantized_sum(b);
+		if (as != bs)
+			return CMP(as, bs);
+		return CMP(a[UDT_QUANTIZE_ZEROBUCKET], b[UDT_QUANTIZE_ZEROBUCKET]);
+	}
+	case UDT_AGG_LQUANTIZE: {
+		long double as = lquantized_sum(v, a), bs = lquantized_sum(v, b);
+		if (as != bs)
+			return CMP(as, bs);
+		return CMP(lquantized_zero(v, a), lquantized_zero(v, b));
+	}
+	default:
+		return CMP(a[0], b[0]);
+	}
+}
+
+static int keycmp(const struct merged *x, const struct merged *y)
+{
+	for (size_t k = 0; k < x->var->nkeys; k++) {
+		int r = x->keys[k].s ? strcmp(x->keys[k].s, y->keys[k].s)
+				     : CMP(x->keys[k].v, y->keys[k].v);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int entcmp(const void *pa, const void *pb)
+{
+	const struct merged *x = pa, *y = pb;
+	int r = CMP(x->var->id, y->var->id);
+
+	if (!r)
+		r = valcmp(x, y);
+	return r ? r : keycmp(x, y);
+}
+
+static int entpcmp(const void *pa, const void *pb)
+{
+	return entcmp(*(const struct merged *const *)pa, *(const struct merged *const *)pb);
+}
+
+/* -- Printing, as dt_consume.c prints ------------------------------------------------------- */
+
+static void print_key(FILE *out, const struct cs_aggkey *k, const struct kval *v)
+{
+	if (k->is_str) {
+		fprintf(out, "  %-50s", v->s);
+		return;
+	}
+	switch (k->size) {
+	case 1:
+		fprintf(out, " %3d", (int)(uint8_t)v->v);
+		break;
+	case 2:
+		fprintf(out, " %5d", (int)(uint16_t)v->v);
+		break;
+	case 4:
+		fprintf(out, " %8d", (int)(uint32_t)v->v);
+		break;
+	default:
+		fprintf(out, " %16lld", (long long)v->v);
+		break;
+	}
+}
+
+/* One row's bar: 40 columns of '@' for all of total, half each way when counts have both signs. */
+static void print_bar(FILE *out, int64_t val, int64_t normal, long double total, bool positives,
+		      bool negatives)
+{
+	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	static const char spaces[] = "                                        ";
+	unsigned len = 40, depth;
+
+	if (!negatives) {
+		depth = positives ? (unsigned)(fabsl((long double)val) * len / total + 0.5) : 0;
+		fprintf(out, "|%s%s %-9lld\n", ats + len - depth, spaces + depth, (long long)(val / normal));
+		return;
+	}
+	if (!positives) {
+		depth = (unsigned)(fabsl((long double)val) * len / total + 0.5);
+		fprintf(out, "%s%s| %-9lld\n", spaces + depth, ats + len - depth, (long long)(val / normal));
+		return;
+	}
+	len /= 2;
+	depth = (unsigned)(fabsl((long double)val) * len / total + 0.5);
+	if (val <= 0)
+		fprintf(out, "%s%s|%*s %-9lld\n", spaces + 40 - len + depth, ats + 40 - depth,
+			(int)len, "", (long long)(val / normal));
+	else
+		fprintf(out, "%20s|%s%s %-9lld\n", "", ats + 40 - depth, spaces + 40 - len + depth,
+			(long long)(val / normal));
+}
+
+/* A distribution, from one bucket below the first used to one above the last. */
+static void print_distribution(FILE *out, const struct merged *e)
+{
+	const struct cs_aggvar *v = e->var;
+	const int64_t *b = e->val;
+	int n = v->func == UDT_AGG_QUANTIZE ? UDT_QUANTIZE_NBUCKETS : (int)v->lq_levels + 2;
+	int64_t normal = v->normal ? v->normal : 1;
+	int first = 0, last = n - 1;
+	long double total = 0;
+	bool positives = false, negatives = false;
+
+	while (first < n - 1 && !b[first])
+		first++;
+	if (first == n - 1 && !b[first]) {
+		/* nothing: the buckets around zero (quantize) or the first ones (lquantize) */
+		first = v->func == UDT_AGG_QUANTIZE ? UDT_QUANTIZE_ZEROBUCKET - 1 : 0;
+		last = first + 2;
+	} else {
+		if (first > 0)
+			first--;
+		while (last > 0 && !b[last])
+			last--;
+		if (last < n - 1)
+			last++;
+	}
+	for (int i = first; i <= last; i++) {
+		positives |= b[i] > 0;
+		negatives |= b[i] < 0;
+		total += fabsl((long double)b[i]);
+	}
+	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
+		"count");
+	for (int i = first; i <= last; i++) {
+		char c[64];
+		if (v->func == UDT_AGG_QUANTIZE) {
+			long long bv = i < UDT_QUANTIZE_ZEROBUCKET ? -(long long)(1ull << (62 - i))
+				       : i == UDT_QUANTIZE_ZEROBUCKET ? 0
+								      : (long long)(1ull << (i - 64));
+			fprintf(out, "%16lld ", bv);
+		} else if (i == 0) {
+			snprintf(c, sizeof(c), "< %lld", (long long)v->lq_base);
+			fprintf(out, "%16s ", c);
+		} else if (i == n - 1) {
+			snprintf(c, sizeof(c), ">= %lld",
+				 (long long)(v->lq_base + (int64_t)v->lq_levels * v->lq_step));
+			fprintf(out, "%16s ", c);
+		} else {
+			fprintf(out, "%16lld ", (long long)(v->lq_base + (int64_t)(i - 1) * v->lq_step));
+		}
+		print_bar(out, b[i], normal, total, positives, negatives);
+	}
+}
+
+
+static void print_value(FILE *out, const struct merged *e)
+{
+	const struct cs_aggvar *v = e->var;
+	int64_t normal = v->normal ? v->normal : 1;
+
+	switch (v->func) {
+	case UDT_AGG_AVG:
+		fprintf(out, " %16lld", e->val[0] ? (long long)(e->val[1] / normal / e->val[0]) : 0);
+		break;
+	case UDT_AGG_QUANTIZE:
+	case UDT_AGG_LQUANTIZE:
+		print_distribution(out, e);
+		break;
+	default:
+		fprintf(out, " %16lld", (long long)(e->val[0] / normal));
+		break;
+	}
+}
+
+/* The entries of var (all variables when NULL), sorted; *ret_n of them. */
+static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, size_t *ret_n)
+{
+	struct cs_aggstate *m = state(t);
+	struct merged **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->cnt; i++)
+		if (!var || m->v[i].var == var)
+			v[n++] = &m->v[i];
+	if (n > 1)
+		qsort(v, n, sizeof(*v), entpcmp);
+	*ret_n = n;
+	return v;
+}
+
+/* One entry as dt_print_aggs prints it: each key, the value, a newline. */
+static void print_entry(FILE *out, const struct merged *e)
+{
+	for (size_t k = 0; k < e->var->nkeys; k++)
+		print_key(out, &e->var->keys[k], &e->keys[k]);
+	print_value(out, e);
+	fputc('\n', out);
+}
+
+void cs__agg_print_all(struct cs_trace *t)
+{
+	size_t n;
+	struct merged **v = sorted(t, NULL, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]->var->printed)
+			print_entry(t->out, v[i]);
+	free(v);
+}
+
+/* %@ of a distribution prints the whole of it. */
+static void print_dist_arg(FILE *out, const void *arg)
+{
+	print_distribution(out, arg);
+}
+
+void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt)
+{
+	size_t n;
+	struct merged **v = sorted(t, var, &n);
+
+	var->printed = true;
+	if (!fmt)
+		fputc('\n', t->out);
+	for (size_t i = 0; i < n && !fmt; i++)
+		print_entry(t->out, v[i]);
+	for (size_t i = 0; i < n && fmt; i++) {
+		const struct merged *e = v[i];
+		struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
+		size_t na = 0, k = 0;
+		int64_t normal = var->normal ? var->normal : 1;
+		for (size_t c = 0; c < fmt->cnt && fmt->v[c].conv; c++) {
+			const struct cs_pfconv *cv = &fmt->v[c];
+			size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
+			for (size_t j = 0; j < take; j++) {
+				struct cs_pfarg *a = &args[na++];
+				if (cv->agg && j + 1 == take) {
+					a->size = 8;
+					if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE) {
+						a->fn = print_dist_arg;
+						a->fn_arg = e;
+					} else if (var->func == UDT_AGG_AVG) {
+						a->v = (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
+					} else {
+						a->v = (uint64_t)(e->val[0] / normal);
+					}
+				} else if (k < var->nkeys) {
+					a->size = var->keys[k].size ? var->keys[k].size : 8;
+					a->v = e->keys[k].v;
+					a->s = e->keys[k].s;
+					k++;
+				}
+			}
+		}
+		cs_printf_print(t->out, fmt, args, na);
+		free(args);
+	}
+	free(v);
+}
+
+/*
+ * clear(): every value of var zeroed, its keys kept. As in DTrace, a min()
+ * or max() is zeroed too, and later values are compared with that 0.
+ */
+void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var)
+{
+	struct cs_aggstate *m = state(t);
+
+	for (size_t i = 0; i < m->cnt; i++)
+		if (m->v[i].var == var)
+			memset(m->v[i].val, 0, m->v[i].vcnt * sizeof(*m->v[i].val));
+}
+
+void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep)
+{
+	struct cs_aggstate *m = state(t);
+	size_t n;
+	struct merged **v = sorted(t, var, &n);
+	uint64_t want = all ? 0 : keep < 0 ? (uint64_t)0 - (uint64_t)keep : (uint64_t)keep;
+	bool *drop = udt__xcalloc(m->cnt + 1, sizeof(*drop));
+
+	/* the largest values are kept (the smallest with a negative count), as DTrace */
+	for (size_t i = 0; i < n; i++) {
+		size_t rank = keep < 0 ? i : n - 1 - i;
+		if (rank >= want)
+			drop[v[i] - m->v] = true;
+	}
+	free(v);
+	size_t w = 0;
+	for (size_t i = 0; i < m->cnt; i++) {
+		if (drop[i])
+			free_entry(&m->v[i]);
+		else
+			m->v[w++] = m->v[i];
+	}
+	m->cnt = w;
+	free(drop);
+	if (m->nslots)
+		rehash(m, m->nslots);
+}
+
+void cs__agg_free_data(struct cs_trace *t)
+{
+	struct cs_aggstate *m = t->aggst;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cnt; i++)
+		free_entry(&m->v[i]);
+	free(m->v);
+	free(m->slots);
+	free(m->which);
+	free(m->pending);
+	free(m);
+	t->aggst = NULL;
+}

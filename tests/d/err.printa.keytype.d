@@ -1,0 +1,5 @@
+BEGIN
+{
+	@a["x"] = count();
+	printa("%d %@d\n", @a);
+}
