@@ -35,8 +35,10 @@ static const struct aggfunc {
 	{ "avg", UDT_AGG_AVG, 1, 1 },
 	{ "min", UDT_AGG_MIN, 1, 1 },
 	{ "max", UDT_AGG_MAX, 1, 1 },
-	{ "quantize", UDT_AGG_QUANTIZE, 1, 1 },
-	{ "lquantize", UDT_AGG_LQUANTIZE, 3, 4 },
+	{ "stddev", UDT_AGG_STDDEV, 1, 1 },
+	{ "quantize", UDT_AGG_QUANTIZE, 1, 2 },
+	{ "lquantize", UDT_AGG_LQUANTIZE, 3, 5 },
+	{ "llquantize", UDT_AGG_LLQUANTIZE, 5, 6 },
 };
 
 static const struct aggfunc *find_func(const char *name)
@@ -133,10 +135,11 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* An integer constant argument of lquantize(); -1 with a message when it is not one. */
+/* An integer constant argument of lquantize() or llquantize(); -1 with a message when it is not one. */
 static int const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
 		     const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
 {
+	const char *fn = call->a->name;
 	struct cs_action a = { 0 };
 
 	if (cs__compile_expr(t, call->args[i], call, ctx, &a, ret_err))
@@ -145,15 +148,15 @@ static int const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
 	*ret = a.cval;
 	dl_difo_free(&a.difo);
 	if (!ok) {
-		*ret_err = cs__at_err(call->args[i], udt__xasprintf("lquantize( ) argument #%zu "
-								    "must be an integer constant",
+		*ret_err = cs__at_err(call->args[i], udt__xasprintf("%s( ) argument #%zu must be "
+								    "an integer constant", fn,
 								    i + 1));
 		return -1;
 	}
 	return 0;
 }
 
-/* lquantize(value, base, limit[, step]): the constants, checked as DTrace checks them. */
+/* lquantize(value, base, limit[, step[, increment]]): the constants, checked as DTrace checks them. */
 static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
@@ -203,6 +206,64 @@ static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct 
 				     (long long)step);
 	if (msg) {
 		*ret_err = cs__at_err(call, (char *)msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* llquantize(value, factor, low, high, nsteps[, increment]): its constants, as DTrace checks them. */
+static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
+			   const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	int64_t a[4];
+	const char *msg = NULL;
+
+	for (size_t i = 0; i < 4; i++)
+		if (const_arg(t, call, i + 1, ctx, &a[i], ret_err))
+			return -1;
+	int64_t factor = a[0], low = a[1], high = a[2], nsteps = a[3];
+	if (factor < 2 || factor > UINT16_MAX)
+		msg = "llquantize( ) argument #2 (factor) must be a 16-bit quantity greater than one";
+	else if (low < 0 || low > UINT16_MAX)
+		msg = "llquantize( ) argument #3 (low magnitude) must be a non-negative 16-bit "
+		      "quantity";
+	else if (high < low || high > UINT16_MAX)
+		msg = "llquantize( ) argument #4 (high magnitude) must be a 16-bit quantity at least "
+		      "argument #3 (low magnitude)";
+	else if (nsteps < factor || nsteps > UINT16_MAX)
+		msg = "llquantize( ) argument #5 (steps) must be a 16-bit quantity at least "
+		      "argument #2 (factor)";
+	else if (nsteps % factor)
+		msg = "llquantize( ) argument #2 (factor) must evenly divide argument #5 (steps)";
+	else if (!udt_llquantize_ok((uint64_t)factor, (uint64_t)low, (uint64_t)high,
+				    (uint64_t)nsteps))
+		msg = "llquantize( ) factor (argument #2) raised to power of high magnitude "
+		      "(argument #4) plus 1 overflows 64-bits";
+	if (msg) {
+		*ret_err = cs__at_err(call, udt__xstrdup(msg));
+		return -1;
+	}
+	if (!v->lq_known) {
+		v->llq_factor = (uint16_t)factor;
+		v->llq_low = (uint16_t)low;
+		v->llq_high = (uint16_t)high;
+		v->llq_nsteps = (uint16_t)nsteps;
+		v->lq_levels = udt_llquantize_bucket(v->llq_factor, v->llq_low, v->llq_high,
+						     v->llq_nsteps, INT64_MAX) + 1;
+		v->lq_known = true;
+		return 0;
+	}
+	static const char *const names[] = { "factor", "low magnitude", "high magnitude",
+					     "steps" };
+	const int64_t old[] = { v->llq_factor, v->llq_low, v->llq_high, v->llq_nsteps };
+	for (size_t i = 0; i < 4; i++) {
+		if (old[i] == a[i])
+			continue;
+		*ret_err = cs__at_err(call, udt__xasprintf("llquantize( ) %s (argument #%zu) "
+							   "doesn't match previous declaration: "
+							   "expected %lld, found %lld", names[i],
+							   i + 2, (long long)old[i],
+							   (long long)a[i]));
 		return -1;
 	}
 	return 0;
@@ -318,6 +379,23 @@ int cs__agg_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *
 	}
 	if (f->func == UDT_AGG_LQUANTIZE && lquantize_args(t, v, call, ctx, ret_err))
 		return -1;
+	if (f->func == UDT_AGG_LLQUANTIZE && llquantize_args(t, v, call, ctx, ret_err))
+		return -1;
+	/* the increment: quantize's second argument, the quantizations' last optional one */
+	if (call->arg_cnt == f->max_args && f->max_args > f->min_args) {
+		const struct dl_node *in = call->args[call->arg_cnt - 1];
+		if (cs__compile_expr(t, in, call, ctx, &ag->incr, ret_err))
+			return -1;
+		ag->has_incr = true;
+		ag->incr.from_hdr = false;
+		if (ag->incr.kind == CS_ACT_TRACE_STR || ag->incr.is_str) {
+			*ret_err = cs__at_err(in, udt__xasprintf("%s( ) argument #%zu is incompatible "
+								 "with prototype:\n\tprototype: "
+								 "integer\n\t argument: string",
+								 f->name, call->arg_cnt));
+			return -1;
+		}
+	}
 	struct cs_action a = { .kind = CS_ACT_AGG, .agg = ag };
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 	return 0;
@@ -476,6 +554,7 @@ void cs__agg_free(struct cs_trace *t)
 			dl_difo_free(&ag->keys[k].difo);
 		free(ag->keys);
 		dl_difo_free(&ag->val.difo);
+		dl_difo_free(&ag->incr.difo);
 		free(ag);
 	}
 	free(t->aggacts);
@@ -505,7 +584,9 @@ int cs__agg_local(struct cs_trace *t, const struct cs_aggact *ag, struct udt_vm_
 	const struct cs_aggvar *v = ag->var;
 	struct udt_aggdesc ad = { .aggid = ag->aggid, .func = v->func, .key_size = ag->key_size,
 				  .lq_base = v->lq_base, .lq_step = v->lq_step,
-				  .lq_levels = v->lq_levels };
+				  .lq_levels = v->lq_levels, .llq_factor = v->llq_factor,
+				  .llq_low = v->llq_low, .llq_high = v->llq_high,
+				  .llq_nsteps = v->llq_nsteps };
 	uint64_t x = 0;
 
 	if (!t->agg_local)
@@ -523,10 +604,12 @@ int cs__agg_local(struct cs_trace *t, const struct cs_aggact *ag, struct udt_vm_
 			return -1;
 		memcpy(key + a->off, &x, 8);
 	}
+	uint64_t incr = 1;
 	x = 0;
-	if (ag->has_val && local_value(&ag->val, vm, &x))
+	if ((ag->has_val && local_value(&ag->val, vm, &x)) ||
+	    (ag->has_incr && local_value(&ag->incr, vm, &incr)))
 		return -1;
-	udt__agg_update(t->agg_local, t->o.aggsize, &ad, key, (int64_t)x);
+	udt__agg_update(t->agg_local, t->o.aggsize, &ad, key, (int64_t)x, (int64_t)incr);
 	return 0;
 }
 

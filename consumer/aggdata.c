@@ -91,6 +91,17 @@ static void combine(struct merged *e, const int64_t *val, size_t vcnt)
 		if (val[0] > e->val[0])
 			e->val[0] = val[0];
 		break;
+	case UDT_AGG_STDDEV: {
+		/* count and sum, and the sum of squares in 128 bits */
+		unsigned __int128 a = ((unsigned __int128)(uint64_t)e->val[3] << 64) | (uint64_t)e->val[2];
+		unsigned __int128 b = ((unsigned __int128)(uint64_t)val[3] << 64) | (uint64_t)val[2];
+		a += b;
+		e->val[0] += val[0];
+		e->val[1] = (int64_t)((uint64_t)e->val[1] + (uint64_t)val[1]);
+		e->val[2] = (int64_t)(uint64_t)a;
+		e->val[3] = (int64_t)(uint64_t)(a >> 64);
+		break;
+	}
 	default: /* counts and sums, bucket by bucket */
 		for (size_t i = 0; i < vcnt; i++)
 			e->val[i] = (int64_t)((uint64_t)e->val[i] + (uint64_t)val[i]);
@@ -352,6 +363,104 @@ static int64_t lquantized_zero(const struct cs_aggvar *v, const int64_t *b)
 	return base + 1 == 0 ? b[v->lq_levels + 1] : 0;
 }
 
+/* floor(sqrt(x)) */
+static uint64_t isqrt128(unsigned __int128 x)
+{
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint64_t)r;
+}
+
+/* stddev(): sqrt(average of the squares - square of the average), in integers, as DTrace. */
+static uint64_t stddev_of(const int64_t *val, int64_t normal)
+{
+	if (!val[0])
+		return 0;
+	unsigned __int128 sq = ((unsigned __int128)(uint64_t)val[3] << 64) | (uint64_t)val[2];
+	unsigned __int128 avg_sq = sq / (uint64_t)normal / (uint64_t)val[0];
+	int64_t avg = val[1] / normal / val[0];
+	uint64_t m = avg < 0 ? (uint64_t)0 - (uint64_t)avg : (uint64_t)avg;
+	unsigned __int128 sq_avg = (unsigned __int128)m * m;
+	return isqrt128(avg_sq > sq_avg ? avg_sq - sq_avg : 0);
+}
+
+/*
+ * The lowest value of each of the n buckets of a distribution of var; for
+ * lquantize() and llquantize() the first bucket is "< lo[0]" and the last
+ * ">= lo[n - 1]".
+ */
+static int64_t *bucket_bounds(const struct cs_aggvar *v, int n)
+{
+	int64_t *lo = udt__xcalloc((size_t)n + 1, sizeof(*lo));
+
+	if (v->func == UDT_AGG_QUANTIZE) {
+		for (int i = 0; i < n; i++)
+			lo[i] = i < UDT_QUANTIZE_ZEROBUCKET ? -(int64_t)(1ull << (62 - i))
+				: i == UDT_QUANTIZE_ZEROBUCKET ? 0 : (int64_t)(1ull << (i - 64));
+	} else if (v->func == UDT_AGG_LQUANTIZE) {
+		for (int i = 0; i < n; i++)
+			lo[i] = v->lq_base + (int64_t)(i ? i - 1 : 0) * v->lq_step;
+		lo[n - 1] = v->lq_base + (int64_t)v->lq_levels * v->lq_step;
+	} else {
+		/* as dt_print_llquantize() walks them */
+		int64_t value = 1, next, step;
+		int bin = 1;
+		for (uint32_t o = 0; o < v->llq_low; o++)
+			value *= v->llq_factor;
+		lo[0] = value;
+		next = value * v->llq_factor;
+		step = next > v->llq_nsteps ? next / v->llq_nsteps : 1;
+		for (uint32_t order = v->llq_low; order <= v->llq_high && bin < n;) {
+			lo[bin++] = value;
+			value += step;
+			if (value != next)
+				continue;
+			if (__builtin_mul_overflow(value, (int64_t)v->llq_factor, &next))
+				next = INT64_MAX;
+			step = next > v->llq_nsteps ? next / v->llq_nsteps : 1;
+			order++;
+		}
+		if (bin < n)
+			lo[bin] = value;
+	}
+	return lo;
+}
+
+static int dist_buckets(const struct cs_aggvar *v)
+{
+	switch (v->func) {
+	case UDT_AGG_QUANTIZE:
+		return UDT_QUANTIZE_NBUCKETS;
+	case UDT_AGG_LQUANTIZE:
+		return (int)v->lq_levels + 2;
+	default:
+		return (int)v->lq_levels;
+	}
+}
+
+static long double llquantized_sum(const struct cs_aggvar *v, const int64_t *b)
+{
+	int n = dist_buckets(v);
+	int64_t *lo = bucket_bounds(v, n);
+	long double total = (long double)b[0] * (long double)(lo[0] - 1);
+
+	for (int i = 1; i < n; i++)
+		total += (long double)b[i] * (long double)lo[i];
+	free(lo);
+	return total;
+}
+
 #define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
 
 static int valcmp(const struct merged *x, const struct merged *y)
@@ -376,6 +485,14 @@ static int valcmp(const struct merged *x, const struct merged *y)
 			return CMP(as, bs);
 		return CMP(lquantized_zero(v, a), lquantized_zero(v, b));
 	}
+	case UDT_AGG_LLQUANTIZE: {
+		long double as = llquantized_sum(v, a), bs = llquantized_sum(v, b);
+		if (as != bs)
+			return CMP(as, bs);
+		return CMP(a[0], b[0]);
+	}
+	case UDT_AGG_STDDEV:
+		return CMP(stddev_of(a, 1), stddev_of(b, 1));
 	default:
 		return CMP(a[0], b[0]);
 	}
@@ -464,7 +581,7 @@ static void print_distribution(FILE *out, const struct merged *e)
 {
 	const struct cs_aggvar *v = e->var;
 	const int64_t *b = e->val;
-	int n = v->func == UDT_AGG_QUANTIZE ? UDT_QUANTIZE_NBUCKETS : (int)v->lq_levels + 2;
+	int n = dist_buckets(v);
 	int64_t normal = v->normal ? v->normal : 1;
 	int first = 0, last = n - 1;
 	long double total = 0;
@@ -473,9 +590,9 @@ static void print_distribution(FILE *out, const struct merged *e)
 	while (first < n - 1 && !b[first])
 		first++;
 	if (first == n - 1 && !b[first]) {
-		/* nothing: the buckets around zero (quantize) or the first ones (lquantize) */
+		/* nothing: the buckets around zero (quantize) or the first ones */
 		first = v->func == UDT_AGG_QUANTIZE ? UDT_QUANTIZE_ZEROBUCKET - 1 : 0;
-		last = first + 2;
+		last = v->func == UDT_AGG_LLQUANTIZE ? 1 : first + 2;
 	} else {
 		if (first > 0)
 			first--;
@@ -489,29 +606,21 @@ static void print_distribution(FILE *out, const struct merged *e)
 		negatives |= b[i] < 0;
 		total += fabsl((long double)b[i]);
 	}
+	int64_t *lo = bucket_bounds(v, n);
 	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
 		"count");
 	for (int i = first; i <= last; i++) {
 		char c[64];
-		if (v->func == UDT_AGG_QUANTIZE) {
-			long long bv = i < UDT_QUANTIZE_ZEROBUCKET ? -(long long)(1ull << (62 - i))
-				       : i == UDT_QUANTIZE_ZEROBUCKET ? 0
-								      : (long long)(1ull << (i - 64));
-			fprintf(out, "%16lld ", bv);
-		} else if (i == 0) {
-			snprintf(c, sizeof(c), "< %lld", (long long)v->lq_base);
-			fprintf(out, "%16s ", c);
-		} else if (i == n - 1) {
-			snprintf(c, sizeof(c), ">= %lld",
-				 (long long)(v->lq_base + (int64_t)v->lq_levels * v->lq_step));
+		if (v->func != UDT_AGG_QUANTIZE && (i == 0 || i == n - 1)) {
+			snprintf(c, sizeof(c), "%s %lld", i ? ">=" : "<", (long long)lo[i]);
 			fprintf(out, "%16s ", c);
 		} else {
-			fprintf(out, "%16lld ", (long long)(v->lq_base + (int64_t)(i - 1) * v->lq_step));
+			fprintf(out, "%16lld ", (long long)lo[i]);
 		}
 		print_bar(out, b[i], normal, total, positives, negatives);
 	}
+	free(lo);
 }
-
 
 static void print_value(FILE *out, const struct merged *e)
 {
@@ -522,8 +631,12 @@ static void print_value(FILE *out, const struct merged *e)
 	case UDT_AGG_AVG:
 		fprintf(out, " %16lld", e->val[0] ? (long long)(e->val[1] / normal / e->val[0]) : 0);
 		break;
+	case UDT_AGG_STDDEV:
+		fprintf(out, " %16llu", (unsigned long long)stddev_of(e->val, normal));
+		break;
 	case UDT_AGG_QUANTIZE:
 	case UDT_AGG_LQUANTIZE:
+	case UDT_AGG_LLQUANTIZE:
 		print_distribution(out, e);
 		break;
 	default:
@@ -596,9 +709,12 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
 				struct cs_pfarg *a = &args[na++];
 				if (cv->agg && j + 1 == take) {
 					a->size = 8;
-					if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE) {
+					if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
+					    var->func == UDT_AGG_LLQUANTIZE) {
 						a->fn = print_dist_arg;
 						a->fn_arg = e;
+					} else if (var->func == UDT_AGG_STDDEV) {
+						a->v = stddev_of(e->val, normal);
 					} else if (var->func == UDT_AGG_AVG) {
 						a->v = (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
 					} else {

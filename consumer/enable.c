@@ -466,6 +466,10 @@ static struct udt_action agg_action(struct area *a, const struct cs_aggact *ag)
 		.lq_base = v->lq_base,
 		.lq_step = v->lq_step,
 		.lq_levels = v->lq_levels,
+		.llq_factor = v->llq_factor,
+		.llq_low = v->llq_low,
+		.llq_high = v->llq_high,
+		.llq_nsteps = v->llq_nsteps,
 	};
 	struct udt_action *keys = udt__xcalloc(ag->nkeys + 1, sizeof(*keys));
 
@@ -476,6 +480,8 @@ static struct udt_action agg_action(struct area *a, const struct cs_aggact *ag)
 	free(keys);
 	if (ag->has_val)
 		ad.val = runtime_action(a, &ag->val);
+	if (ag->has_incr)
+		ad.incr = runtime_action(a, &ag->incr);
 	return (struct udt_action){ .kind = UDT_ACT_AGG, .src = area_put(a, &ad, sizeof(ad)) };
 }
 

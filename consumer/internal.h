@@ -79,7 +79,8 @@ struct cs_aggvar {
 	size_t nkeys;
 	bool keys_known;
 	int64_t lq_base;           /* lquantize() */
-	uint32_t lq_step, lq_levels;
+	uint32_t lq_step, lq_levels; /* (llquantize: lq_levels is its count of buckets) */
+	uint16_t llq_factor, llq_low, llq_high, llq_nsteps; /* llquantize() */
 	bool lq_known;
 	bool printed;              /* by printa(): not printed again at exit */
 	int64_t normal;            /* normalize(): values print divided by it (0: 1) */
@@ -98,6 +99,8 @@ struct cs_aggact {
 	uint32_t key_size;
 	struct cs_action val;
 	bool has_val;
+	struct cs_action incr;     /* a quantization's increment */
+	bool has_incr;
 };
 
 struct cs_trace;

@@ -279,6 +279,8 @@ enum udt_agg_func {
 	UDT_AGG_MAX = 5,          /* int64 maximum (INT64_MIN until the first) */
 	UDT_AGG_QUANTIZE = 6,     /* int64 counts of UDT_QUANTIZE_NBUCKETS power-of-two buckets */
 	UDT_AGG_LQUANTIZE = 7,    /* int64 counts of lq_levels + 2 linear buckets */
+	UDT_AGG_STDDEV = 8,       /* int64 count, int64 sum, uint64 low and high of the sum of squares */
+	UDT_AGG_LLQUANTIZE = 9,   /* int64 counts of lq_levels log-linear buckets */
 };
 
 #define UDT_QUANTIZE_NBUCKETS 127  /* -2^62 ... -1, 0, 1 ... 2^62 */
@@ -295,8 +297,11 @@ struct udt_aggdesc {
 	uint32_t key_size;        /* bytes, 8-aligned, at most UDT_AGG_KEY_MAX */
 	int64_t lq_base;          /* lquantize(value, base, limit, step) */
 	uint32_t lq_step;
-	uint32_t lq_levels;       /* (limit - base) / step */
+	uint32_t lq_levels;       /* (limit - base) / step; llquantize: its buckets */
+	uint16_t llq_factor;      /* llquantize(value, factor, low, high, nsteps) */
+	uint16_t llq_low, llq_high, llq_nsteps;
 	struct udt_action val;    /* the value to aggregate (kind 0: none) */
+	struct udt_action incr;   /* what a value adds to its bucket (kind 0: 1) */
 };
 
 /* The bytes of value an aggregating function keeps; 0 for an unknown one. */
@@ -314,9 +319,61 @@ static inline uint32_t udt_agg_valsize(uint32_t func, uint32_t lq_levels)
 		return UDT_QUANTIZE_NBUCKETS * 8;
 	case UDT_AGG_LQUANTIZE:
 		return (lq_levels + 2) * 8;
+	case UDT_AGG_STDDEV:
+		return 32;
+	case UDT_AGG_LLQUANTIZE:
+		return lq_levels * 8;
 	default:
 		return 0;
 	}
+}
+
+/* Are these llquantize() parameters usable: DTrace's rules, and factor^(high+1) in 64 bits? */
+static inline int udt_llquantize_ok(uint64_t factor, uint64_t low, uint64_t high, uint64_t nsteps)
+{
+	int64_t p = 1;
+
+	if (factor < 2 || factor > UINT16_MAX || high > UINT16_MAX || nsteps > UINT16_MAX ||
+	    low > high || nsteps < factor || nsteps % factor)
+		return 0;
+	for (uint64_t i = 0; i <= high; i++)
+		if (__builtin_mul_overflow(p, (int64_t)factor, &p))
+			return 0;
+	return 1;
+}
+
+/*
+ * The llquantize() bucket of v, as DTrace's: 0 below factor^low; then, for
+ * each order of magnitude from low to high, nsteps buckets (fewer where the
+ * order has fewer integers) of equal width over [factor^order,
+ * factor^(order+1)), less those the lower orders cover; then one for
+ * factor^(high+1) and above. A value of INT64_MAX gives the last bucket, so
+ * the count of buckets is that plus one. The parameters must pass
+ * udt_llquantize_ok().
+ */
+static inline uint32_t udt_llquantize_bucket(uint16_t factor, uint16_t low, uint16_t high,
+					     uint16_t nsteps, int64_t v)
+{
+	int64_t cur = 1, last, next;
+	uint32_t base = 1;
+
+	for (uint32_t order = 0; order < low; order++)
+		cur *= factor;
+	if (v < (last = cur))
+		return 0;
+	cur *= factor;
+	for (uint32_t order = low; order <= high; order++) {
+		int64_t nbuckets = cur > nsteps ? nsteps : cur;
+
+		if (__builtin_mul_overflow(cur, (int64_t)factor, &next))
+			v = v < cur ? v : cur - 1; /* the last order: clamp */
+		if (v < cur)
+			return base + (uint32_t)((v - last) / (cur / nbuckets));
+		base += (uint32_t)(nbuckets - nbuckets / factor);
+		last = cur;
+		cur = next;
+	}
+	return base;
 }
 
 /*

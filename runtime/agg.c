@@ -69,7 +69,7 @@ static void init_value(int64_t *val, const struct udt_aggdesc *ad, uint32_t vs)
 		val[0] = INT64_MIN;
 }
 
-static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v)
+static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v, int64_t incr)
 {
 	switch (ad->func) {
 	case UDT_AGG_COUNT:
@@ -91,16 +91,33 @@ static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v)
 			val[0] = v;
 		break;
 	case UDT_AGG_QUANTIZE:
-		val[quantize_bucket(v)]++;
+		val[quantize_bucket(v)] += incr;
 		break;
 	case UDT_AGG_LQUANTIZE: {
 		uint64_t level;
 		if (v < ad->lq_base) {
-			val[0]++;
+			val[0] += incr;
 			break;
 		}
 		level = ((uint64_t)v - (uint64_t)ad->lq_base) / ad->lq_step;
-		val[level < ad->lq_levels ? level + 1 : ad->lq_levels + 1]++;
+		val[level < ad->lq_levels ? level + 1 : ad->lq_levels + 1] += incr;
+		break;
+	}
+	case UDT_AGG_LLQUANTIZE: {
+		uint32_t b = udt_llquantize_bucket(ad->llq_factor, ad->llq_low, ad->llq_high,
+						   ad->llq_nsteps, v);
+		val[b < ad->lq_levels ? b : ad->lq_levels - 1] += incr; /* (the verifier made it fit) */
+		break;
+	}
+	case UDT_AGG_STDDEV: {
+		uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		unsigned __int128 sq = (unsigned __int128)m * m;
+		unsigned __int128 acc = ((unsigned __int128)(uint64_t)val[3] << 64) | (uint64_t)val[2];
+		acc += sq;
+		val[0]++;
+		val[1] = (int64_t)((uint64_t)val[1] + (uint64_t)v);
+		val[2] = (int64_t)(uint64_t)acc;
+		val[3] = (int64_t)(uint64_t)(acc >> 64);
 		break;
 	}
 	default:
@@ -109,7 +126,7 @@ static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v)
 }
 
 void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc *ad,
-		     const uint8_t *key, int64_t v)
+		     const uint8_t *key, int64_t v, int64_t incr)
 {
 	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
 	uint32_t *hash = (uint32_t *)(void *)(h + 1);
@@ -141,5 +158,5 @@ void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc 
 		h->used += size;
 		hash[slot] = (uint32_t)at + 1;
 	}
-	apply((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad, v);
+	apply((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad, v, incr);
 }

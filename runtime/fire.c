@@ -76,6 +76,13 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	return 0;
 }
 
+/* An action that gives an 8-byte value (an aggregation's value, or its increment). */
+static bool is_value(const struct udt_action *a)
+{
+	return a->kind == UDT_ACT_TRACE || a->kind == UDT_ACT_TRACE_ARG ||
+	       a->kind == UDT_ACT_TRACE_VAR;
+}
+
 /* An aggregating action's descriptor: its extent, function, key and value. */
 static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint32_t *insn)
 {
@@ -90,17 +97,27 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	if (ad->func == UDT_AGG_LQUANTIZE &&
 	    (!ad->lq_step || !ad->lq_levels || ad->lq_levels > UDT_LQUANTIZE_MAX_LEVELS))
 		return -EINVAL;
+	/* llquantize: DTrace's constraints, and exactly the buckets they make */
+	if (ad->func == UDT_AGG_LLQUANTIZE &&
+	    (!udt_llquantize_ok(ad->llq_factor, ad->llq_low, ad->llq_high, ad->llq_nsteps) ||
+	     ad->lq_levels != udt_llquantize_bucket(ad->llq_factor, ad->llq_low, ad->llq_high,
+						    ad->llq_nsteps, INT64_MAX) + 1))
+		return -EINVAL;
 	const struct udt_action *key = (const void *)(area + ad->key_off);
 	for (uint32_t k = 0; k < ad->key_cnt; k++)
 		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
 		    check_action(area, &key[k], ad->key_size, insn))
 			return -EINVAL;
 	if (ad->func == UDT_AGG_COUNT)
-		return ad->val.kind ? -EINVAL : 0;
-	if (ad->val.kind != UDT_ACT_TRACE && ad->val.kind != UDT_ACT_TRACE_ARG &&
-	    ad->val.kind != UDT_ACT_TRACE_VAR)
+		return ad->val.kind || ad->incr.kind ? -EINVAL : 0;
+	if (!is_value(&ad->val) || check_action(area, &ad->val, 8, insn))
 		return -EINVAL;
-	return check_action(area, &ad->val, 8, insn);
+	if (!ad->incr.kind)
+		return 0;
+	if (ad->func != UDT_AGG_QUANTIZE && ad->func != UDT_AGG_LQUANTIZE &&
+	    ad->func != UDT_AGG_LLQUANTIZE)
+		return -EINVAL;
+	return is_value(&ad->incr) ? check_action(area, &ad->incr, 8, insn) : -EINVAL;
 }
 
 static int verify_area(struct udt_control *c, uint32_t area)
@@ -321,7 +338,7 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	const struct udt_action *ka = (const void *)(f->area + ad->key_off);
 	struct udt_tbuf *tb = f->tb;
 	uint32_t a = LOAD_RELAXED(&tb->agg_active) & 1;
-	uint64_t v = 0;
+	uint64_t v = 0, incr = 1;
 	bool ok = true;
 
 	if (!f->agg)
@@ -345,8 +362,10 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 			ok = act_write(f, vm, &ka[k], key + ka[k].off);
 		if (ok && ad->val.kind)
 			ok = act_value(f, vm, &ad->val, &v);
+		if (ok && ad->incr.kind)
+			ok = act_value(f, vm, &ad->incr, &incr);
 		if (ok)
-			udt__agg_update(table, f->aggsize, ad, key, (int64_t)v);
+			udt__agg_update(table, f->aggsize, ad, key, (int64_t)v, (int64_t)incr);
 	}
 	STORE_RELEASE(&tb->agg_busy, 0);
 	return ok;
