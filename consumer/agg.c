@@ -548,6 +548,7 @@ int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 
 void cs__agg_free(struct cs_trace *t)
 {
+	cs__agg_free_data(t); /* (its entries name the variables) */
 	for (size_t i = 0; i < t->aggact_cnt; i++) {
 		struct cs_aggact *ag = t->aggacts[i];
 		for (size_t k = 0; k < ag->nkeys; k++)
@@ -565,7 +566,6 @@ void cs__agg_free(struct cs_trace *t)
 	free(t->aggvars);
 	free(t->agg_local);
 	free(t->local_tvars);
-	cs__agg_free_data(t);
 }
 
 /* -- BEGIN and END --------------------------------------------------------------------- */
