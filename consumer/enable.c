@@ -70,6 +70,8 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 	if (a->difo.copyinstr) {
 		a->kind = CS_ACT_TRACE_STR;
 		a->size = (unsigned)t->o.strsize;
+		if (a->difo.str_max && a->difo.str_max + 1 < a->size)
+			a->size = (unsigned)a->difo.str_max + 1; /* a char array: its size */
 	} else if (a->difo.is_const) {
 		a->kind = CS_ACT_TRACE_CONST;
 		a->is_str = a->difo.is_string;

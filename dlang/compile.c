@@ -40,6 +40,8 @@ struct val {
 	int64_t cval;
 	const char *cstr;         /* a constant string */
 	int reg;                  /* register with the value, when not constant */
+	bool is_addr;             /* reg holds the address of the object (a struct, union or
+				     array in the traced process), not its value */
 };
 
 struct cg {
@@ -357,6 +359,172 @@ static struct val gen_var_load(struct cg *g, const struct dl_node *n, int r)
 
 static struct val gen_binary(struct cg *g, const struct dl_node *n, int r);
 
+/* -- Objects in the traced process: members, elements, loads ----------------------------- */
+
+static bool is_aggregate(struct dl_qtype t)
+{
+	enum dl_kind k = dl_type_resolve(t).t->kind;
+
+	return k == DL_STRUCT || k == DL_UNION || k == DL_ARRAY;
+}
+
+/* The value of the object of type t at the address in r: loaded (fault-safe) if a scalar. */
+static struct val load_at(struct cg *g, struct dl_qtype t, int r, int32_t off,
+			  const struct dl_node *n)
+{
+	if (is_aggregate(t)) {
+		if (off) {
+			emit(g, UDT_OP_LDI, r + 1, 0, 0, off);
+			emit(g, UDT_OP_ADD, r, r, r + 1, 0);
+		}
+		return (struct val){ .type = t, .reg = r, .is_addr = true };
+	}
+	if (!is_int(t) && !is_ptr(t))
+		cg_error(g, n, "loading a %s from the process is not supported yet (issue #4)",
+			 dl_type_cdecl(g->p, t, NULL));
+	unsigned w = is_ptr(t) ? 64 : width(t);
+	bool sg = is_int(t) && is_signed(t);
+	uint8_t op = w == 64 ? UDT_OP_LDX64 : w == 32 ? (sg ? UDT_OP_LDX32S : UDT_OP_LDX32)
+		     : w == 16 ? (sg ? UDT_OP_LDX16S : UDT_OP_LDX16)
+		     : (sg ? UDT_OP_LDX8S : UDT_OP_LDX8);
+	emit(g, op, r, r, 0, off);
+	return (struct val){ .type = t, .reg = r };
+}
+
+/* Member name of struct or union st, looked for in anonymous members too; its offset and type. */
+static bool find_member(struct dl_qtype st, const char *name, uint64_t *off, struct dl_qtype *type,
+			uint8_t *bit_width)
+{
+	const struct dl_type *t = dl_type_resolve(st).t;
+
+	for (size_t i = 0; i < t->member_cnt; i++) {
+		const struct dl_member *m = &t->members[i];
+		uint64_t inner;
+		if (m->name && !strcmp(m->name, name)) {
+			*off = m->off;
+			*type = m->type;
+			*bit_width = m->bit_width;
+			return true;
+		}
+		if (!m->name && find_member(m->type, name, &inner, type, bit_width)) {
+			*off = m->off + inner;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * a->name and a.name: the member's address in r (want_addr), or its value
+ * (loaded if a scalar, its address if a struct, union or array).
+ */
+static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool want_addr)
+{
+	bool arrow = n->kind == DL_N_PTRMEMBER;
+	struct val a = gen(g, n->a, r);
+	struct dl_qtype st;
+
+	if (arrow) {
+		struct dl_qtype pt = dl_type_resolve(a.type);
+		if (a.cstr || pt.t->kind != DL_PTR)
+			cg_error(g, n, "operator -> must be applied to a pointer");
+		st = pt.t->ref;
+		materialize(g, &a, r, n);
+	} else {
+		if (!a.is_addr)
+			cg_error(g, n, "operator . must be applied to a struct or union");
+		st = a.type;
+	}
+	struct dl_qtype rs = dl_type_resolve(st);
+	if (rs.t->kind != DL_STRUCT && rs.t->kind != DL_UNION)
+		cg_error(g, n, "operator %s cannot be applied to %s", arrow ? "->" : ".",
+			 dl_type_cdecl(g->p, st, NULL));
+	if (!rs.t->complete)
+		cg_error(g, n, "operator %s cannot be applied to an incomplete %s",
+			 arrow ? "->" : ".", dl_type_cdecl(g->p, st, NULL));
+	uint64_t off;
+	struct dl_qtype mt;
+	uint8_t bits;
+	if (!find_member(st, n->name, &off, &mt, &bits))
+		cg_error(g, n, "%s is not a member of %s", n->name, dl_type_cdecl(g->p, st, NULL));
+	if (bits)
+		cg_error(g, n, "bit-field %s is not supported yet (issue #4)", n->name);
+	if (off > INT32_MAX)
+		cg_error(g, n, "member %s is too far into its structure", n->name);
+	if (r + 1 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	if (want_addr) {
+		if (off) {
+			emit(g, UDT_OP_LDI, r + 1, 0, 0, (int32_t)off);
+			emit(g, UDT_OP_ADD, r, r, r + 1, 0);
+		}
+		return (struct val){ .type = mt, .reg = r, .is_addr = true };
+	}
+	return load_at(g, mt, r, (int32_t)off, n);
+}
+
+/* a[i] of an array or a pointer: the element's address (want_addr) or its value. */
+static struct val gen_element(struct cg *g, const struct dl_node *n, int r, bool want_addr)
+{
+	struct val a = gen(g, n->a, r);
+	struct dl_qtype at = dl_type_resolve(a.type), et;
+
+	if (n->arg_cnt != 1)
+		cg_error(g, n, "arrays of the process take one index");
+	if (at.t->kind == DL_ARRAY && a.is_addr)
+		et = at.t->ref;
+	else if (at.t->kind == DL_PTR && !a.cstr)
+		et = at.t->ref;
+	else
+		cg_error(g, n, "operator [ ] cannot be applied to %s",
+			 a.cstr ? "a string" : dl_type_cdecl(g->p, a.type, NULL));
+	uint64_t size = dl_type_resolve(et).t->size;
+	if (!size)
+		cg_error(g, n, "operator [ ] cannot be applied to a pointer to %s",
+			 dl_type_cdecl(g->p, et, NULL));
+	materialize(g, &a, r, n);
+	struct val i = gen(g, n->args[0], r + 1);
+	if (!is_int(i.type) || i.cstr)
+		cg_error(g, n->args[0], "an index must be an integer");
+	if (r + 2 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	if (i.is_const && (uint64_t)i.cval * size <= INT32_MAX && !want_addr)
+		return load_at(g, et, r, (int32_t)((uint64_t)i.cval * size), n);
+	materialize(g, &i, r + 1, n);
+	if (size != 1) {
+		struct val sz = constant(named(g, "uint64_t"), (int64_t)size);
+		materialize(g, &sz, r + 2, n);
+		emit(g, UDT_OP_MUL, r + 1, r + 1, r + 2, 0);
+	}
+	emit(g, UDT_OP_ADD, r, r, r + 1, 0);
+	if (want_addr)
+		return (struct val){ .type = et, .reg = r, .is_addr = true };
+	return load_at(g, et, r, 0, n);
+}
+
+/* &x: the address of a member, an element, or what a pointer points to. */
+static struct val gen_addrof(struct cg *g, const struct dl_node *n, int r)
+{
+	const struct dl_node *x = n->a;
+	struct val v;
+
+	if (x->kind == DL_N_MEMBER || x->kind == DL_N_PTRMEMBER) {
+		v = gen_member(g, x, r, true);
+	} else if (x->kind == DL_N_INDEX && !(x->a->kind == DL_N_IDENT &&
+						!strcmp(x->a->name, "args"))) {
+		v = gen_element(g, x, r, true);
+	} else if (x->kind == DL_N_UNARY && x->op == '*') {
+		v = gen(g, x->a, r);
+		if (!is_ptr(v.type) || v.cstr)
+			cg_error(g, n, "operator * requires an operand of pointer type");
+		return v;
+	} else {
+		cg_error(g, n, "operator & requires an object of the traced process (a member, an "
+			 "element or *p)");
+	}
+	return (struct val){ .type = { dl_type_ptr(g->p, v.type), 0 }, .reg = v.reg };
+}
+
 /* x = e, and x op= e: the value stored, in r. */
 static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
 {
@@ -631,6 +799,51 @@ static struct val gen_logical(struct cg *g, const struct dl_node *n, int r)
 	return (struct val){ .type = tint, .reg = r };
 }
 
+/* The size of what pointer (or array) type t points to; void counts 1, as in GNU C. */
+static uint64_t pointee_size(struct dl_qtype t)
+{
+	const struct dl_type *to = dl_type_resolve(dl_type_resolve(t).t->ref).t;
+
+	return to && to->size ? to->size : 1;
+}
+
+/* p + i, i + p, p - i (scaled by the pointee's size), and p - q (in elements, a long). */
+static struct val gen_ptr_arith(struct cg *g, const struct dl_node *n, struct val a, struct val b,
+				int r)
+{
+	bool pa = is_ptr(a.type), pb = is_ptr(b.type);
+
+	if (pa && pb && n->op == '+')
+		cg_error(g, n, "operator + cannot be applied to two pointers");
+	if (!pa && n->op == '-')
+		cg_error(g, n, "operator - cannot subtract a pointer from an integer");
+	struct dl_qtype pt = pa ? a.type : b.type;
+	uint64_t size = pointee_size(pt);
+	if (r + 2 >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	materialize(g, &a, r, n);
+	materialize(g, &b, r + 1, n);
+	struct val sz = constant(named(g, "uint64_t"), (int64_t)size);
+	if (pa && pb) {
+		emit(g, UDT_OP_SUB, r, r, r + 1, 0);
+		if (size != 1) {
+			materialize(g, &sz, r + 1, n);
+			emit(g, UDT_OP_SDIV, r, r, r + 1, 0);
+		}
+		return (struct val){ .type = named(g, "long"), .reg = r };
+	}
+	int ri = pa ? r + 1 : r;
+	if (size != 1) {
+		materialize(g, &sz, r + 2, n);
+		emit(g, UDT_OP_MUL, ri, ri, r + 2, 0);
+	}
+	emit(g, n->op == '+' ? UDT_OP_ADD : UDT_OP_SUB, r, r, r + 1, 0);
+	struct dl_qtype rt = dl_type_resolve(pt);
+	if (rt.t->kind == DL_ARRAY) /* an array decays to a pointer to its first element */
+		pt = (struct dl_qtype){ dl_type_ptr(g->p, rt.t->ref), 0 };
+	return (struct val){ .type = pt, .reg = r };
+}
+
 static struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 {
 	static const struct {
@@ -666,6 +879,12 @@ static struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 	struct val b = gen(g, n->b, r + 1);
 	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type))
 		cg_error(g, n, "operator %s cannot be applied to a string", dl_op_name(n->op));
+	if ((!is_int(a.type) && !is_ptr(a.type)) || (!is_int(b.type) && !is_ptr(b.type)))
+		cg_error(g, n, "operator %s cannot be applied to a %s", dl_op_name(n->op),
+			 dl_type_cdecl(g->p, is_int(a.type) || is_ptr(a.type) ? b.type : a.type,
+				       NULL));
+	if ((n->op == '+' || n->op == '-') && (is_ptr(a.type) || is_ptr(b.type)))
+		return gen_ptr_arith(g, n, a, b, r);
 	/* shifts take the type of the promoted left operand */
 	struct dl_qtype t = (n->op == T_SHL || n->op == T_SHR) ? promote(g, a.type)
 							      : arith_type(g, a.type, b.type);
@@ -687,6 +906,8 @@ static struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 
 static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 {
+	if (n->op == '&')
+		return gen_addrof(g, n, r);
 	struct val a = gen(g, n->a, r);
 
 	if (a.cstr || is_str(a.type))
@@ -715,17 +936,11 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		if (r0.t->kind != DL_PTR)
 			cg_error(g, n, "operator * requires an operand of pointer type");
 		struct dl_qtype to = r0.t->ref;
-		if (!is_int(to) && !is_ptr(to))
+		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to))
 			cg_error(g, n, "dereferencing %s is not supported yet (issue #4)",
 				 dl_type_cdecl(g->p, a.type, NULL));
-		unsigned w = width(to); /* in bits */
-		bool sg = is_signed(to);
-		uint8_t op = w == 64 ? UDT_OP_LDX64 : w == 32 ? (sg ? UDT_OP_LDX32S : UDT_OP_LDX32)
-			     : w == 16 ? (sg ? UDT_OP_LDX16S : UDT_OP_LDX16)
-			     : (sg ? UDT_OP_LDX8S : UDT_OP_LDX8);
 		materialize(g, &a, r, n);
-		emit(g, op, r, r, 0, 0);
-		return (struct val){ .type = to, .reg = r };
+		return load_at(g, to, r, 0, n);
 	}
 	default:
 		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
@@ -801,7 +1016,7 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 	case DL_N_INDEX:
 		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "args"))
 			return gen_args(g, n, r);
-		cg_error(g, n, "arrays are not supported yet (issue #4)");
+		return gen_element(g, n, r, false);
 	case DL_N_BINARY:
 		if (n->op == '=' || (n->op >= T_MUL_EQ && n->op <= T_OR_EQ))
 			return gen_assign(g, n, r);
@@ -816,9 +1031,10 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 		enum dl_var_scope scope;
 		if (var_ref(n, &scope))
 			return gen_var_load(g, n, r);
-		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
-			 "issue #4)");
+		return gen_member(g, n, r, false);
 	}
+	case DL_N_MEMBER:
+		return gen_member(g, n, r, false);
 	case DL_N_CAST:
 		return gen_cast(g, n, r);
 	case DL_N_TERNARY:
@@ -842,6 +1058,33 @@ void dl_difo_free(struct dl_difo *d)
 		return;
 	free(d->bytes);
 	d->bytes = NULL;
+}
+
+static void cg_free(struct cg *g)
+{
+	free(g->insns);
+	free(g->consts);
+	udt__sb_reset(&g->str);
+}
+
+/* The DIFO of what g generated, returning register reg; g's buffers are freed. */
+static void finish_difo(struct cg *g, struct dl_difo *d, int reg)
+{
+	emit(g, UDT_OP_RET, 0, reg, 0, 0);
+	struct udt_difo h = {
+		.size = sizeof(h),
+		.insn_cnt = (uint32_t)g->n,
+		.const_cnt = (uint32_t)g->nc,
+		.str_sz = 0,
+		.nregs = (uint32_t)g->max_reg + 1,
+	};
+	d->sz = sizeof(h) + g->n * sizeof(struct udt_insn) + g->nc * 8;
+	d->bytes = udt__xmalloc(d->sz);
+	memcpy(d->bytes, &h, sizeof(h));
+	memcpy(d->bytes + sizeof(h), g->insns, g->n * sizeof(struct udt_insn));
+	if (g->nc)
+		memcpy(d->bytes + sizeof(h) + g->n * sizeof(struct udt_insn), g->consts, g->nc * 8);
+	cg_free(g);
 }
 
 int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
@@ -894,14 +1137,26 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 	}
 
 	if (setjmp(g.jb)) {
-		free(g.insns);
-		free(g.consts);
-		udt__sb_reset(&g.str);
+		cg_free(&g);
 		*ret_err = g.err;
 		return -1;
 	}
 	struct val v = gen(&g, expr, 0);
 
+	if (v.is_addr) {
+		struct dl_qtype rt = dl_type_resolve(v.type);
+		const struct dl_type *el = rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t : NULL;
+		if (!el || el->kind != DL_INT || el->size != 1)
+			cg_error(&g, expr, "a %s cannot be traced yet: name one of its members "
+				 "(issue #4)", dl_type_cdecl(p, v.type, NULL));
+		/* a char array of the process is a string: the action copies it, as copyinstr() */
+		finish_difo(&g, &d, v.reg);
+		d.copyinstr = d.is_string = true;
+		d.str_max = rt.t->nelems;
+		d.type = named(&g, "string");
+		*ret = d;
+		return 0;
+	}
 	d.type = v.type;
 	if (v.cstr) {
 		d.is_const = d.is_string = true;
@@ -922,25 +1177,10 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 		else
 			d.direct_var = g.insns[0].imm;
 	}
-	if (!d.is_const) {
-		emit(&g, UDT_OP_RET, 0, v.reg, 0, 0);
-		struct udt_difo h = {
-			.size = sizeof(h),
-			.insn_cnt = (uint32_t)g.n,
-			.const_cnt = (uint32_t)g.nc,
-			.str_sz = 0,
-			.nregs = (uint32_t)g.max_reg + 1,
-		};
-		d.sz = sizeof(h) + g.n * sizeof(struct udt_insn) + g.nc * 8;
-		d.bytes = udt__xmalloc(d.sz);
-		memcpy(d.bytes, &h, sizeof(h));
-		memcpy(d.bytes + sizeof(h), g.insns, g.n * sizeof(struct udt_insn));
-		if (g.nc)
-			memcpy(d.bytes + sizeof(h) + g.n * sizeof(struct udt_insn), g.consts, g.nc * 8);
-	}
-	free(g.insns);
-	free(g.consts);
-	udt__sb_reset(&g.str);
+	if (!d.is_const)
+		finish_difo(&g, &d, v.reg);
+	else
+		cg_free(&g);
 	*ret = d;
 	return 0;
 }

@@ -355,6 +355,7 @@ struct dl_difo {
 	const char *const_str;       /* or a string (then is_const and type string) */
 	bool is_string;              /* the value is a string */
 	bool copyinstr;              /* the value is copyinstr(address): bytes is the address's DIFO */
+	uint64_t str_max;            /* copyinstr: at most this many bytes (a char array); 0: strsize */
 	int direct_arg;              /* >= 0: the value is native argument N, as is */
 	int direct_var;              /* >= 0: the value is builtin variable N (enum udt_var) */
 };

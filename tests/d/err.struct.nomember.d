@@ -1,0 +1,8 @@
+struct s {
+	int a;
+};
+
+BEGIN
+{
+	trace(((struct s *)0)->b);
+}
