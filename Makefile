@@ -60,6 +60,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/udtrace $(DESTDIR)$(DATADIR)
 	install -m 0755 $(BUILD)/bin/dtrace $(DESTDIR)$(BINDIR)/dtrace
 	install -m 0644 sdk/include/udtrace/*.h $(DESTDIR)$(INCLUDEDIR)/udtrace/
+	if [ -d provider-support ]; then \
+		install -d $(DESTDIR)$(DATADIR)/provider-support && \
+		install -m 0644 provider-support/*.d $(DESTDIR)$(DATADIR)/provider-support/; fi
 
 clean:
 	rm -rf build

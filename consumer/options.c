@@ -175,6 +175,7 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		   !strcmp(name, "specsize") || !strcmp(name, "nspec") ||
 		   !strcmp(name, "cleanrate") || !strcmp(name, "statusrate") ||
 		   !strcmp(name, "libdir")) {
+		/* (libdir and nolibs act when the libraries are read: cmd/dtrace/libdir.c) */
 		/* accepted; what they tune comes with issue #4 */
 	} else {
 		*ret_err = udt__xasprintf("failed to set option -x %s: Invalid option name", name);

@@ -54,6 +54,7 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table 
 		const struct udt_table_arg *a = cs_table_arg(t, tp->first_narg + i);
 		d->nargs[i].name = cs_table_str(t, a->name);
 		d->nargs[i].type = arg_type(p, a);
+		d->nargs[i].ctype = cs_table_str(t, a->type);
 	}
 	d->translated = tp->flags & UDT_PROBE_TRANSLATED;
 	d->xarg_cnt = d->translated ? tp->xarg_cnt : tp->narg_cnt;
@@ -64,6 +65,7 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table 
 			const struct udt_table_arg *a = cs_table_arg(t, tp->first_xarg + i);
 			d->xargs[i].name = cs_table_str(t, a->name);
 			d->xargs[i].type = arg_type(p, a);
+			d->xargs[i].ctype = cs_table_str(t, a->type);
 			d->mapping[i] = a->mapping;
 		} else {
 			d->mapping[i] = (uint8_t)i;

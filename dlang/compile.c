@@ -42,6 +42,17 @@ struct val {
 	int reg;                  /* register with the value, when not constant */
 	bool is_addr;             /* reg holds the address of the object (a struct, union or
 				     array in the traced process), not its value */
+	bool strref;              /* reg holds the address of a string in the process, for the
+				     action to copy (copyinstr), at most str_max bytes (0: strsize) */
+	uint64_t str_max;
+	const struct dl_translator *xl; /* a translation (xlate<T>(in), or a translated args[]),
+					   not evaluated: its members are, through xl */
+	struct xin {
+		const struct dl_node *node; /* the input expression, or */
+		int arg;                    /* native argument arg (node NULL) */
+		struct dl_qtype type;       /* of this type */
+	} xin;
+	bool xl_ptr;              /* xlate<T *>: members with ->, else with . */
 };
 
 struct cg {
@@ -55,6 +66,12 @@ struct cg {
 	struct udt_strbuf str;
 	char *err;
 	jmp_buf jb;
+	/* while a translator member compiles, its input's name stands for the input */
+	struct xbind {
+		const char *name;
+		struct xin in;
+	} binds[8];
+	int nbinds;
 };
 
 static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
@@ -199,9 +216,12 @@ static void materialize(struct cg *g, struct val *v, int r, const struct dl_node
 {
 	if (r >= UDT_DIFO_REGS)
 		cg_error(g, n, "expression is too deeply nested");
-	if (v->cstr) {
+	if (v->cstr || v->strref) {
 		cg_error(g, n, "this use of a string is not supported yet (D strings arrive with "
 			 "issue #4)");
+	} else if (v->xl) {
+		cg_error(g, n, "a translated %s must be used through its members",
+			 dl_type_cdecl(g->p, v->type, NULL));
 	} else if (v->is_const) {
 		if (v->cval >= INT32_MIN && v->cval <= INT32_MAX) {
 			emit(g, UDT_OP_LDI, r, 0, 0, (int32_t)v->cval);
@@ -222,6 +242,23 @@ static struct val constant(struct dl_qtype t, int64_t v)
 }
 
 static struct val gen(struct cg *g, const struct dl_node *n, int r);
+
+/* The input of a translation, in r, of its type. */
+static struct val gen_xin(struct cg *g, const struct xin *in, int r, const struct dl_node *at)
+{
+	if (in->node) {
+		struct val v = gen(g, in->node, r);
+		if (in->type.t && !v.is_const) {
+			materialize(g, &v, r, at);
+			v.type = in->type;
+		}
+		return v;
+	}
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, at, "expression is too deeply nested");
+	emit(g, UDT_OP_LDARG, r, 0, 0, in->arg);
+	return (struct val){ .type = in->type, .reg = r };
+}
 
 /* -- Identifiers: builtins and probe variables ----------------------------------------- */
 
@@ -249,6 +286,16 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		{ "errno", UDT_VAR_ERRNO, "int" },
 	};
 
+	for (int b = g->nbinds - 1; b >= 0; b--) {
+		if (strcmp(g->binds[b].name, id))
+			continue;
+		/* the input, compiled where the translation was asked for */
+		int saved = g->nbinds;
+		g->nbinds = b;
+		struct val v = gen_xin(g, &g->binds[b].in, r, n);
+		g->nbinds = saved;
+		return v;
+	}
 	if (!strncmp(id, "arg", 3) && id[3] >= '0' && id[3] <= '9' && !id[4]) {
 		if (r >= UDT_DIFO_REGS)
 			cg_error(g, n, "expression is too deeply nested");
@@ -414,6 +461,115 @@ static bool find_member(struct dl_qtype st, const char *name, uint64_t *off, str
 	return false;
 }
 
+/* -- Translators --------------------------------------------------------------------- */
+
+/* The type of expression x, compiled and thrown away. */
+static struct dl_qtype type_of(struct cg *g, const struct dl_node *x, int r)
+{
+	size_t n = g->n, nc = g->nc;
+	struct val v = gen(g, x, r);
+
+	g->n = n;
+	g->nc = nc;
+	return v.type;
+}
+
+/* Are a and b the same type, typedefs seen through? */
+static bool same_type(struct dl_qtype a, struct dl_qtype b)
+{
+	const struct dl_type *x = dl_type_resolve(a).t, *y = dl_type_resolve(b).t;
+
+	if (x == y)
+		return true;
+	if (!x || !y || x->kind != y->kind)
+		return false;
+	if (x->kind == DL_PTR)
+		return same_type(x->ref, y->ref);
+	if (x->kind == DL_INT)
+		return x->size == y->size && x->is_signed == y->is_signed;
+	return false;
+}
+
+/*
+ * The translator to out (a struct or union type) from an input of type in:
+ * one whose input type is in, else (an integer or a void pointer given) the
+ * only one to out.
+ */
+static const struct dl_translator *find_translator(struct cg *g, struct dl_qtype out,
+						   struct dl_qtype in, const struct dl_node *n)
+{
+	size_t cnt, found = 0;
+	struct dl_translator *const *xs = dl_program_translators(g->p, &cnt);
+	const struct dl_translator *any = NULL;
+	const struct dl_type *ri = dl_type_resolve(in).t;
+	bool loose = is_int(in) || (ri->kind == DL_PTR && dl_type_resolve(ri->ref).t->kind == DL_VOID);
+
+	for (size_t i = 0; i < cnt; i++) {
+		if (!same_type(xs[i]->out, out))
+			continue;
+		if (same_type(xs[i]->in, in))
+			return xs[i];
+		any = xs[i];
+		found++;
+	}
+	if (found == 1 && loose)
+		return any;
+	cg_error(g, n, "translator for %s from %s is not defined%s",
+		 dl_type_cdecl(g->p, out, NULL), dl_type_cdecl(g->p, in, NULL),
+		 found ? "" : ": load its provider's support file (-x libdir)");
+}
+
+/* xlate<T>(x) and xlate<T *>(x): a translation, whose members are compiled when named. */
+static struct val gen_xlate(struct cg *g, const struct dl_node *n, int r)
+{
+	struct dl_qtype t = n->type, rt = dl_type_resolve(t), out = t;
+	bool ptr = rt.t->kind == DL_PTR;
+
+	if (ptr)
+		out = rt.t->ref;
+	enum dl_kind k = dl_type_resolve(out).t->kind;
+	if (k != DL_STRUCT && k != DL_UNION)
+		cg_error(g, n, "xlate<%s> needs a struct or union type (or a pointer to one)",
+			 dl_type_cdecl(g->p, t, NULL));
+	struct dl_qtype in = type_of(g, n->a, r);
+	return (struct val){ .type = t, .xl = find_translator(g, out, in, n),
+			     .xin = { .node = n->a }, .xl_ptr = ptr, .reg = r };
+}
+
+/* Member name of translation a (at n): its expression, compiled with the input bound. */
+static struct val gen_xlate_member(struct cg *g, const struct dl_node *n, struct val a, int r)
+{
+	const struct dl_translator *x = a.xl;
+	bool arrow = n->kind == DL_N_PTRMEMBER;
+
+	if (arrow != a.xl_ptr)
+		cg_error(g, n, "operator %s cannot be applied to %s", arrow ? "->" : ".",
+			 dl_type_cdecl(g->p, a.type, NULL));
+	const struct dl_xlator_member *m = NULL;
+	for (size_t i = 0; i < x->member_cnt && !m; i++)
+		if (!strcmp(x->members[i].name, n->name))
+			m = &x->members[i];
+	if (!m)
+		cg_error(g, n, "%s is not a member of %s", n->name, dl_type_cdecl(g->p, x->out, NULL));
+	if (g->nbinds >= (int)UDT__ARRAY_SIZE(g->binds))
+		cg_error(g, n, "translators nest too deeply");
+	g->binds[g->nbinds++] = (struct xbind){ x->in_name, a.xin };
+	struct val v = gen(g, m->expr, r);
+	g->nbinds--;
+	/* the value has the type the output structure gives the member */
+	uint64_t off;
+	struct dl_qtype mt;
+	uint8_t bits;
+	if (find_member(x->out, n->name, &off, &mt, &bits) && is_int(mt) && !v.strref && !v.cstr &&
+	    !v.is_addr && !v.xl) {
+		if (v.is_const)
+			return constant(mt, v.cval);
+		norm_reg(g, mt, v.reg);
+		v.type = mt;
+	}
+	return v;
+}
+
 /*
  * a->name and a.name: the member's address in r (want_addr), or its value
  * (loaded if a scalar, its address if a struct, union or array).
@@ -423,6 +579,11 @@ static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool 
 	bool arrow = n->kind == DL_N_PTRMEMBER;
 	struct val a = gen(g, n->a, r);
 	struct dl_qtype st;
+
+	if (a.xl && !want_addr)
+		return gen_xlate_member(g, n, a, r);
+	if (a.xl)
+		cg_error(g, n, "operator & cannot be applied to a translated member");
 
 	if (arrow) {
 		struct dl_qtype pt = dl_type_resolve(a.type);
@@ -632,6 +793,68 @@ static struct val gen_macro(struct cg *g, const struct dl_node *n)
 }
 
 /* args[N]: the native argument N, normalized to its declared type. */
+/* A probe table's type, parsed in the program (which holds the libdir's definitions). */
+static struct dl_qtype table_type(struct cg *g, const struct dl_node *n, const char *ctype,
+				  size_t i)
+{
+	struct dl_qtype t;
+
+	if (!ctype || dl_parse_type_str(g->p, ctype, &t))
+		cg_error(g, n, "args[%zu]: type %s is not defined: load its provider's support "
+			 "file (-x libdir)", i, ctype ? ctype : "?");
+	return t;
+}
+
+/*
+ * args[i] of a probe with translated arguments: native argument mapping[i]
+ * through the translator to its translated type (the native argument itself
+ * when the types are the same).
+ */
+static struct val gen_translated_arg(struct cg *g, const struct dl_node *n,
+				     const struct dl_probe *pr, size_t i, int r)
+{
+	unsigned m = pr->mapping[i];
+	struct dl_qtype xt = table_type(g, n, pr->xargs[i].ctype, i);
+	struct dl_qtype nt = m < pr->narg_cnt ? table_type(g, n, pr->nargs[m].ctype, i)
+					      : (struct dl_qtype){ 0 };
+
+	if (!nt.t)
+		cg_error(g, n, "args[%zu] maps to no native argument", i);
+	if (same_type(xt, nt)) {
+		emit(g, UDT_OP_LDARG, r, 0, 0, (int32_t)m);
+		norm_reg(g, nt, r);
+		return (struct val){ .type = nt, .reg = r };
+	}
+	struct dl_qtype rt = dl_type_resolve(xt), out = xt;
+	bool ptr = rt.t->kind == DL_PTR;
+	if (ptr)
+		out = rt.t->ref;
+	return (struct val){ .type = xt, .xl = find_translator(g, out, nt, n),
+			     .xin = { .arg = (int)m, .type = nt }, .xl_ptr = ptr, .reg = r };
+}
+
+/* copyinstr(addr[, max]): the string at addr in the process, copied by the action. */
+static struct val gen_copyinstr(struct cg *g, const struct dl_node *n, int r)
+{
+	uint64_t max = 0;
+
+	if (n->arg_cnt < 1 || n->arg_cnt > 2)
+		cg_error(g, n, "copyinstr( ) prototype mismatch: %zu args passed, 1 expected",
+			 n->arg_cnt);
+	struct val a = gen(g, n->args[0], r);
+	if (a.cstr || a.strref || a.xl || a.is_addr || (!is_int(a.type) && !is_ptr(a.type)))
+		cg_error(g, n, "copyinstr( ) argument #1 is incompatible with prototype");
+	if (n->arg_cnt == 2) {
+		struct val m = gen(g, n->args[1], r + 1);
+		if (!m.is_const || m.cstr || m.cval <= 0)
+			cg_error(g, n->args[1], "copyinstr( ) argument #2 must be a positive integer "
+				 "constant");
+		max = (uint64_t)m.cval;
+	}
+	materialize(g, &a, r, n);
+	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true, .str_max = max };
+}
+
 static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 {
 	const struct dl_probe *pr = g->ctx->probe;
@@ -646,15 +869,17 @@ static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 	if (idx.cval < 0 || (uint64_t)idx.cval >= pr->xarg_cnt)
 		cg_error(g, n, "index %lld is out of range for %s args[ ]",
 			 (long long)idx.cval, g->ctx->name);
-	if (pr->translated)
-		cg_error(g, n, "args[%lld] is a translated argument (%s): translators arrive with "
-			 "issue #4; use arg%u", (long long)idx.cval,
-			 dl_type_cdecl(g->p, pr->xargs[idx.cval].type, NULL),
-			 (unsigned)pr->mapping[idx.cval]);
 	if (r >= UDT_DIFO_REGS)
 		cg_error(g, n, "expression is too deeply nested");
-	emit(g, UDT_OP_LDARG, r, 0, 0, (int32_t)idx.cval);
+	if (pr->translated)
+		return gen_translated_arg(g, n, pr, (size_t)idx.cval, r);
 	struct val v = { .type = pr->nargs[idx.cval].type, .reg = r };
+	/* a pointer to a structure: its type as the program declares it, for its members */
+	struct dl_qtype ct;
+	const char *cs = pr->nargs[idx.cval].ctype;
+	if (is_ptr(v.type) && cs && !dl_parse_type_str(g->p, cs, &ct) && is_ptr(ct))
+		v.type = ct;
+	emit(g, UDT_OP_LDARG, r, 0, 0, (int32_t)idx.cval);
 	norm_reg(g, v.type, r);
 	return v;
 }
@@ -1046,6 +1271,13 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 	}
 	case DL_N_MACRO:
 		return gen_macro(g, n);
+	case DL_N_XLATE:
+		return gen_xlate(g, n, r);
+	case DL_N_CALL:
+		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "copyinstr"))
+			return gen_copyinstr(g, n, r);
+		cg_error(g, n, "%s() is not supported in an expression yet (issue #4)",
+			 n->a->kind == DL_N_IDENT ? n->a->name : "this function");
 	default:
 		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
 			 "issue #4)");
@@ -1093,49 +1325,6 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 	struct cg g = { .p = p, .ctx = ctx };
 	struct dl_difo d = { .direct_arg = -1, .direct_var = -1 };
 
-	/*
-	 * copyinstr(addr) at the top of a traced expression: the DIFO computes
-	 * the address and the action copies the string (fault-safe) into the
-	 * record. Strings as values elsewhere come with issue #4.
-	 */
-	if (expr->kind == DL_N_CALL && expr->a->kind == DL_N_IDENT &&
-	    !strcmp(expr->a->name, "copyinstr")) {
-		if (expr->arg_cnt != 1) {
-			*ret_err = udt__xasprintf("%s:%d:%d: error: copyinstr( ) prototype mismatch: "
-						  "%zu args passed, 1 expected", expr->loc.file,
-						  expr->loc.line, expr->loc.col, expr->arg_cnt);
-			return -1;
-		}
-		if (dl_compile(p, expr->args[0], ctx, ret, ret_err))
-			return -1;
-		if (ret->is_string) {
-			dl_difo_free(ret);
-			*ret_err = udt__xasprintf("%s:%d:%d: error: copyinstr( ) argument #1 is "
-						  "incompatible with prototype", expr->loc.file,
-						  expr->loc.line, expr->loc.col);
-			return -1;
-		}
-		ret->copyinstr = true;
-		ret->is_string = true;
-		ret->direct_arg = ret->direct_var = -1;
-		ret->type = named(&g, "string");
-		if (ret->is_const) {
-			/* a constant address: give it a DIFO all the same */
-			struct {
-				struct udt_difo h;
-				struct udt_insn i[2];
-				uint64_t c;
-			} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 1 },
-				 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
-				 (uint64_t)ret->const_val };
-			ret->bytes = udt__xmalloc(sizeof(k1));
-			memcpy(ret->bytes, &k1, sizeof(k1));
-			ret->sz = sizeof(k1);
-			ret->is_const = false;
-		}
-		return 0;
-	}
-
 	if (setjmp(g.jb)) {
 		cg_free(&g);
 		*ret_err = g.err;
@@ -1143,16 +1332,24 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 	}
 	struct val v = gen(&g, expr, 0);
 
+	if (v.xl)
+		cg_error(&g, expr, "a translated %s must be used through its members",
+			 dl_type_cdecl(p, v.type, NULL));
 	if (v.is_addr) {
 		struct dl_qtype rt = dl_type_resolve(v.type);
 		const struct dl_type *el = rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t : NULL;
 		if (!el || el->kind != DL_INT || el->size != 1)
 			cg_error(&g, expr, "a %s cannot be traced yet: name one of its members "
 				 "(issue #4)", dl_type_cdecl(p, v.type, NULL));
-		/* a char array of the process is a string: the action copies it, as copyinstr() */
+		/* a char array of the process is a string, as long as the array at most */
+		v.strref = true;
+		v.str_max = rt.t->nelems;
+	}
+	if (v.strref) {
+		/* the DIFO gives the address; the action copies the string (fault-safe) */
 		finish_difo(&g, &d, v.reg);
 		d.copyinstr = d.is_string = true;
-		d.str_max = rt.t->nelems;
+		d.str_max = v.str_max;
 		d.type = named(&g, "string");
 		*ret = d;
 		return 0;

@@ -73,6 +73,7 @@ struct dl_param {
 	const char *name;       /* NULL when the declaration gives none */
 	struct dl_qtype type;
 	struct dl_loc loc;
+	const char *ctype;      /* a probe table's argument: its type as written ("conninfo_t *") */
 };
 
 struct dl_type {
@@ -394,6 +395,9 @@ void dl_program_set_macros(struct dl_program *p, const char *const *argv, size_t
 void dl_program_set_defaultargs(struct dl_program *p, bool defaultargs);
 /* 0, or -1 with DTrace's message when an argument no clause refers to was given. */
 int dl_program_check_macros(const struct dl_program *p, char **ret_err);
+
+/* Parse the type name text ("struct foo *") in p's scope: 0, or -1 (p's errmsg says why). */
+int dl_parse_type_str(struct dl_program *p, const char *text, struct dl_qtype *ret);
 
 /* Convert a probe name as written to the form D shows: "__" becomes "-". */
 char *dl_probe_dname(const char *name);

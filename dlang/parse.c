@@ -1260,7 +1260,8 @@ int dl_parse(struct dl_program *p, const char *name, const char *text, size_t le
 	free(p->errmsg);
 	p->errmsg = NULL;
 	p->jb = &jb;
-	dl_lex_init(&ps.lx, p, name, text, len, preprocessed);
+	/* locations outlive the caller's name: the program keeps its own copy */
+	dl_lex_init(&ps.lx, p, dl_strdup(p, name), text, len, preprocessed);
 	if (setjmp(jb)) {
 		p->jb = NULL;
 		p->attr_pragma_cnt = 0;
@@ -1269,6 +1270,27 @@ int dl_parse(struct dl_program *p, const char *name, const char *text, size_t le
 	parse_program(&ps);
 	apply_attr_pragmas(&ps);
 	p->jb = NULL;
+	return 0;
+}
+
+int dl_parse_type_str(struct dl_program *p, const char *text, struct dl_qtype *ret)
+{
+	struct dl_parser ps = { .p = p };
+	jmp_buf jb, *saved = p->jb;
+
+	p->jb = &jb;
+	dl_lex_init(&ps.lx, p, "type", text, strlen(text), true);
+	if (setjmp(jb)) {
+		p->jb = saved;
+		return -1;
+	}
+	dl_advance(&ps);
+	if (!dl_tok_starts_type(&ps, &ps.tok))
+		dl_error(&ps, ps.tok.loc, "not a type");
+	*ret = dl_parse_type_name(&ps);
+	if (ps.tok.kind != T_EOF)
+		dl_error(&ps, ps.tok.loc, "not a type");
+	p->jb = saved;
 	return 0;
 }
 

@@ -1,4 +1,5 @@
-DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c cmd/dtrace/buildtool.c cmd/dtrace/trace.c
+DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c cmd/dtrace/buildtool.c cmd/dtrace/trace.c \
+		   cmd/dtrace/libdir.c
 DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libconsumer.a \
 	       $(BUILD)/lib/libdlang.a $(BUILD)/lib/libudt-util.a
 
@@ -8,3 +9,6 @@ $(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) -lpthread
 
 ALL_TARGETS += $(BUILD)/bin/dtrace $(RUNTIME_TARGETS)
+
+# the installed library directory, for a dtrace run from outside its build tree
+$(BUILD)/obj/cmd/dtrace/libdir.o: EXTRA_CFLAGS += -DUDT_LIBDIR='"$(DATADIR)/provider-support"'

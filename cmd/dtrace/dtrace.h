@@ -47,7 +47,17 @@ struct cmd_opts {
 	struct cs_opts copts;      /* consumer options: -q -b -x -Z -w */
 	const char **xopts;        /* -x name=value, applied after the program's pragmas */
 	size_t xopt_cnt;
+	const char **libdirs;      /* -L, in order, searched before -x libdir and the default */
+	size_t libdir_cnt;
 };
+
+/*
+ * Parse the D libraries into p before the script: every .d file of the -L
+ * directories, of -x libdir, and of the default library directory (unless
+ * -x nolibs), in "#pragma D depends_on library" order. Exits with a message
+ * on an error.
+ */
+void cmd_load_libraries(const struct cmd_opts *o, struct dl_program *p);
 
 /* Run cpp over path; *ret_text is malloc'ed. Returns 0 or -errno (after a message). */
 int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t *ret_sz);

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [-CeFlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
-		"\t[-o output] [-p pid] [-s script] [-U name] [-x opt[=val]]\n"
+		"\t[-L path] [-o output] [-p pid] [-s script] [-U name] [-x opt[=val]]\n"
 		"\t[-P provider [[ predicate ] action ]] [-m [ provider: ] module [[ predicate ] action ]]\n"
 		"\t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n"
 		"\t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n"
@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"\t-h  generate a header file with definitions for static probes\n"
 		"\t-I  add include directory to preprocessor search path\n"
 		"\t-l  list probes matching specified criteria\n"
+		"\t-L  add library directory to library search path\n"
 		"\t-m  enable or list probes matching the specified module name\n"
 		"\t-n  enable or list probes matching the specified probe name\n"
 		"\t-o  set output file\n"
@@ -80,11 +81,11 @@ static _Noreturn void usage_error(const char *fmt, ...)
 }
 
 /* Options that take an argument, attached ("-ofile") or separate ("-o file"). */
-static const char opts_with_arg[] = "sobIDUxXcpnPmfi";
+static const char opts_with_arg[] = "sobIDLUxXcpnPmfi";
 
 static void parse_args(int argc, char **argv, struct cmd_opts *o)
 {
-	size_t scap = 0, ccap = 0, ocap = 0, pcap = 0, xcap = 0;
+	size_t scap = 0, ccap = 0, ocap = 0, pcap = 0, xcap = 0, lcap = 0;
 
 	o->model = DL_LP64;
 	cs_opts_init(&o->copts);
@@ -154,6 +155,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				}
 				case 'x':
 					UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup(val));
+					break;
+				case 'L':
+					UDT__PUSH(o->libdirs, o->libdir_cnt, lcap, val);
 					break;
 				case 'b':
 					UDT__PUSH(o->xopts, o->xopt_cnt, xcap,

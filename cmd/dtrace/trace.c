@@ -78,6 +78,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 			       (!o->xopts[i][11] || o->xopts[i][11] == '=');
 	dl_program_set_macros(p, margv, o->object_cnt + 1, defaultargs);
 	free(margv);
+	cmd_load_libraries(o, p);
 
 	for (size_t i = 0; i < o->prog_cnt; i++) {
 		const struct cmd_prog *pr = &o->progs[i];

@@ -7,7 +7,8 @@
 # A line "/* @target: ARGS */" makes dtrace trace the runtime tests' program,
 # -c "rtprog ARGS" (tests/integration/data/rtprog.c); the other scripts need
 # no process (BEGIN and END). A line "/* @args: A B */" gives dtrace macro
-# arguments ($1, $$2). TZ is UTC, for %Y. The CPU column of DTrace's default
+# arguments ($1, $$2); "/* @options: -L lib */" gives it options (the
+# library directory lib/ here). TZ is UTC, for %Y. The CPU column of DTrace's default
 # output ("  1      4  func:name") varies from run to run: it reads "  *".
 # GOLDEN_UPDATE=1 writes the expectations instead: review them by hand.
 . "$(dirname "$0")/../lib.sh"
@@ -23,11 +24,13 @@ run() {
 	local target args
 	target=$(sed -n 's|^/\* @target: \(.*\) \*/$|\1|p' "$1" | head -n 1)
 	args=$(sed -n 's|^/\* @args: \(.*\) \*/$|\1|p' "$1" | head -n 1)
+	opts=$(sed -n 's|^/\* @options: \(.*\) \*/$|\1|p' "$1" | head -n 1)
 	# shellcheck disable=SC2086 # the arguments are words
 	if [ -n "$target" ]; then
-		timeout 60 "$DTRACE" -s "$1" -c "$WORK/rtprog $target" $args >"$WORK/out" 2>"$WORK/err"
+		timeout 60 "$DTRACE" $opts -s "$1" -c "$WORK/rtprog $target" $args >"$WORK/out" \
+			2>"$WORK/err"
 	else
-		timeout 60 "$DTRACE" -s "$1" $args >"$WORK/out" 2>"$WORK/err"
+		timeout 60 "$DTRACE" $opts -s "$1" $args >"$WORK/out" 2>"$WORK/err"
 	fi
 }
 

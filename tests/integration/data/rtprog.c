@@ -9,7 +9,8 @@
  *   fork     fire rt:::once in the parent, fork, fire it N times in the child, wait
  *   signal   fire rt:::sig from a SIGALRM handler while firing rt:::tick in main
  *   idle     sleep until stdin is closed (an untraced process, for the footprint test)
- *   mem      fire rt:::mem with a structure of every integer width and a string
+ *   mem      fire rt:::mem with a structure of every integer width and a string, then
+ *            rt:::info with it and 42
  *   clock    fire rt:::tick N times, 1 ms apart, and print CLOCK_MONOTONIC (ns)
  *            before the first and after the last ("before B", "after A")
  *   crash    fire rt:::tick N times, then die of SIGSEGV
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 			const char *str;
 		} m = { -8, 200, -1600, 60000, -320000, 4000000000u, -6400000000000ll, "a string" };
 		RT_MEM(&m);
+		RT_INFO(&m, 42);
 	} else if (!strcmp(mode, "clock")) {
 		struct timespec ts, ms = { 0, 1000000 };
 		clock_gettime(CLOCK_MONOTONIC, &ts);

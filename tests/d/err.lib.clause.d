@@ -1,0 +1,5 @@
+/* @options: -L lib-clause */
+BEGIN
+{
+	exit(0);
+}

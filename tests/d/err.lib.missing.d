@@ -1,0 +1,5 @@
+/* @options: -L lib-baddep */
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,5 @@
+/* @options: -L no-such-dir */
+BEGIN
+{
+	exit(0);
+}

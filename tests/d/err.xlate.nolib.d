@@ -1,0 +1,5 @@
+/* @target: mem */
+rt$target:::info
+{
+	trace(args[0]->small);
+}

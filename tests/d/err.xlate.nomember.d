@@ -1,0 +1,6 @@
+/* @target: mem */
+/* @options: -L lib */
+rt$target:::info
+{
+	trace(args[0]->nothing);
+}
