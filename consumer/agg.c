@@ -565,7 +565,6 @@ void cs__agg_free(struct cs_trace *t)
 	}
 	free(t->aggvars);
 	free(t->agg_local);
-	free(t->local_tvars);
 }
 
 /* -- BEGIN and END --------------------------------------------------------------------- */

@@ -306,10 +306,18 @@ static void run_local(struct cs_trace *t, const char *which)
 	/* this-> lives for the whole of BEGIN (or END), self-> for dtrace's thread */
 	uint64_t locals[UDT_MAX_LOCALS] = { 0 };
 	size_t ntvars = dl_program_var_count(t->prog, DL_VAR_THREAD);
+	size_t ngvars = dl_program_var_count(t->prog, DL_VAR_GLOBAL);
 
 	t->agg_fresh = false;
 	if (!t->local_tvars)
 		t->local_tvars = udt__xcalloc(ntvars + 1, sizeof(*t->local_tvars));
+	if (!t->local_gvars)
+		t->local_gvars = udt__xcalloc(ngvars + 1, sizeof(*t->local_gvars));
+	/* END sees the globals as the target left them (the shared memory outlives it) */
+	const struct udt_shm_hdr *sh = (const void *)t->shm;
+	if (!strcmp(which, "END") && sh && ngvars && sh->ngvars == ngvars &&
+	    sh->gvar_off + ngvars * 8 <= t->shm_size)
+		memcpy(t->local_gvars, t->shm + sh->gvar_off, ngvars * 8);
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
 	     i++) {
 		struct cs_ecb *e = &t->ecbs[i];
@@ -324,6 +332,8 @@ static void run_local(struct cs_trace *t, const char *which)
 			.ntvars = (uint32_t)ntvars,
 			.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL),
 			.locals = locals,
+			.gvars = t->local_gvars,
+			.ngvars = (uint32_t)ngvars,
 		};
 		uint64_t v;
 

@@ -321,6 +321,34 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 }
 
 
+/*
+ * The target's ECBs first (the ones the target sees, numbered from 1), then
+ * BEGIN's and END's, each in the script's order; their EPIDs follow.
+ */
+static void order_ecbs(struct cs_trace *t)
+{
+	struct cs_ecb *v = udt__xcalloc(t->ecb_cnt + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (int group = 0; group < 3; group++) {
+		for (size_t i = 0; i < t->ecb_cnt; i++) {
+			const struct cs_probe *pr = t->ecbs[i].probe;
+			bool local = !pr->module;
+			int g = !local ? 0 : !strcmp(pr->name, "BEGIN") ? 1 : 2;
+			if (g != group)
+				continue;
+			v[n] = t->ecbs[i];
+			v[n].epid = (uint32_t)n + 1;
+			n++;
+		}
+		if (group == 0)
+			t->target_ecbs = n;
+	}
+	free(t->ecbs);
+	t->ecbs = v;
+	t->ecb_cap = t->ecb_cnt + 1;
+}
+
 int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
 		  const struct cs_opts *o, FILE *out, char **ret_err)
 {
@@ -340,51 +368,43 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	if (cs__agg_declare(t, ret_err))
 		goto fail;
 
-	/* target clauses first, so that their ECBs are the ones the target sees */
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t c = 0; c < cl_cnt; c++) {
-			const struct dl_clause *cl = cls[c];
+	/* in the order of the script, which is the order D declares its variables in */
+	for (size_t c = 0; c < cl_cnt; c++) {
+		const struct dl_clause *cl = cls[c];
 
-			for (size_t d = 0; d < cl->pdesc_cnt; d++) {
-				const char *desc = cl->pdescs[d];
-				bool begin = !strcmp(desc, "BEGIN") || !strcmp(desc, "dtrace:::BEGIN") ||
-					     !strcmp(desc, ":::BEGIN");
-				bool core = is_core(desc);
-				size_t matched = 0;
+		for (size_t d = 0; d < cl->pdesc_cnt; d++) {
+			const char *desc = cl->pdescs[d];
+			bool core = is_core(desc);
+			size_t matched = 0;
 
-				if ((pass == 0) == core || (pass == 1 && !begin) ||
-				    (pass == 2 && (begin || !core)))
+			for (size_t i = 0; i < t->probes.cnt; i++) {
+				struct cs_probe *pr = &t->probes.v[i];
+				if (!cs_pdesc_match(desc, pr))
 					continue;
-				for (size_t i = 0; i < t->probes.cnt; i++) {
-					struct cs_probe *pr = &t->probes.v[i];
-					if (!cs_pdesc_match(desc, pr))
-						continue;
-					if (!core && !pr->module)
-						continue; /* a glob over dtrace:::ERROR and friends */
-					struct dl_probe_ctx ctx = {
-						.prov = pr->prov, .mod = pr->mod, .func = pr->func,
-						.name = pr->name,
-						.execname = pr->module ? execname : "dtrace",
-						.probe = pr->dprobe,
-						.pid = proc ? (int)proc->pid : (int)getpid(),
-					};
-					if (compile_ecb(t, cl, pr, &ctx, ret_err))
-						goto fail;
-					matched++;
-				}
-				if (!matched && !t->o.zdefs) {
-					*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
-								  "description %s does not match any "
-								  "probes%s", desc, desc,
-								  proc ? "" : " (no process given: "
-								  "use -p PID or -c CMD)");
+				if (!core && !pr->module)
+					continue; /* a glob over dtrace:::ERROR and friends */
+				struct dl_probe_ctx ctx = {
+					.prov = pr->prov, .mod = pr->mod, .func = pr->func,
+					.name = pr->name,
+					.execname = pr->module ? execname : "dtrace",
+					.probe = pr->dprobe,
+					.pid = proc ? (int)proc->pid : (int)getpid(),
+				};
+				if (compile_ecb(t, cl, pr, &ctx, ret_err))
 					goto fail;
-				}
+				matched++;
+			}
+			if (!matched && !t->o.zdefs) {
+				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
+							  "description %s does not match any "
+							  "probes%s", desc, desc,
+							  proc ? "" : " (no process given: "
+							  "use -p PID or -c CMD)");
+				goto fail;
 			}
 		}
-		if (pass == 0)
-			t->target_ecbs = t->ecb_cnt;
 	}
+	order_ecbs(t);
 	*ret = t;
 	return 0;
 fail:
@@ -503,6 +523,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 
 	h.ecb_cnt = (uint32_t)n;
 	h.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL);
+	h.ngvars = (uint32_t)dl_program_var_count(t->prog, DL_VAR_GLOBAL);
 	area_put(&a, &h, sizeof(h));
 	h.ecb_off = area_put(&a, ecbs, n * sizeof(*ecbs)); /* filled in below */
 	for (size_t i = 0; i < n; i++) {
@@ -562,6 +583,10 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		add_unique(&t->disps, &t->disp_cnt, &t->disp_cap, e->probe->dispatch);
 	}
 	memcpy(a.buf + h.ecb_off, ecbs, n * sizeof(*ecbs));
+	/* the global variables as BEGIN left them: the target's start from these */
+	uint64_t none = 0;
+	h.gvar_off = area_put(&a, h.ngvars ? (const void *)t->local_gvars : &none,
+			      h.ngvars ? (size_t)h.ngvars * 8 : 8);
 	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
 	h.sem_cnt = (uint32_t)t->sem_cnt;
 	h.sem_off = area_put(&a, t->sems, (t->sem_cnt ? t->sem_cnt : 1) * 8);
@@ -654,6 +679,11 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 					  "dtrace (pid %d)", (int)pid, (int)c.consumer_pid);
 		return -1;
 	}
+	/* BEGIN first, as DTrace fires it before any other probe: the target starts from
+	   the global variables it set; after an exit() in BEGIN nothing is enabled */
+	cs__run_begin(t);
+	if (t->exited)
+		return 0;
 	area = build_area(t, &area_sz, ret_err);
 	if (!area)
 		return -1;
@@ -709,7 +739,6 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 					  strerror(-err));
 		return -1;
 	}
-	cs__run_begin(t);
 	return 0;
 }
 
@@ -771,6 +800,8 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->fill_pos);
 	free(t->pending);
 	free(t->recs);
+	free(t->local_tvars);
+	free(t->local_gvars);
 	cs__agg_free(t);
 	cs_probes_free(&t->probes);
 	free(t);

@@ -248,6 +248,7 @@ struct cs_trace {
 	size_t aggact_cnt, aggact_cap;
 	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
 	uint64_t *local_tvars;     /* BEGIN's and END's self-> variables */
+	uint64_t *local_gvars;     /* the global variables as BEGIN and END see them */
 	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
 	bool agg_fresh;            /* snapped since the records being printed were read */
 };

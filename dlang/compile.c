@@ -268,23 +268,48 @@ static struct val string_const(struct cg *g, const char *s)
 			     .cstr = s ? s : "", .reg = -1 };
 }
 
+/* D's builtin variables that the runtime gives (LDVAR). */
+static const struct {
+	const char *name;
+	int var;
+	const char *type;
+} builtins[] = {
+	{ "timestamp", UDT_VAR_TIMESTAMP, "uint64_t" },
+	{ "walltimestamp", UDT_VAR_WALLTIMESTAMP, "int64_t" },
+	{ "vtimestamp", UDT_VAR_VTIMESTAMP, "uint64_t" },
+	{ "pid", UDT_VAR_PID, "pid_t" },
+	{ "tid", UDT_VAR_TID, "id_t" },
+	{ "cpu", UDT_VAR_CPU, "int" },
+	{ "epid", UDT_VAR_EPID, "uint32_t" },
+	{ "errno", UDT_VAR_ERRNO, "int" },
+};
+
+/* The names a script cannot use for a global variable of its own. */
+static bool is_reserved(struct cg *g, const char *id)
+{
+	static const char *const names[] = { "args", "self", "this", "probeprov", "probemod",
+					     "probefunc", "probename", "execname" };
+
+	if (!strncmp(id, "arg", 3) && id[3] >= '0' && id[3] <= '9' && !id[4])
+		return true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(builtins); i++)
+		if (!strcmp(id, builtins[i].name))
+			return true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(names); i++)
+		if (!strcmp(id, names[i]))
+			return true;
+	for (int b = 0; b < g->nbinds; b++)
+		if (!strcmp(id, g->binds[b].name))
+			return true;
+	return dl_sym_get(&g->p->enumconsts, id) != NULL;
+}
+
+static struct val gen_var_load(struct cg *g, const struct dl_node *n, int r);
+static struct dl_var *var_find(struct cg *g, enum dl_var_scope scope, const char *name);
+
 static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 {
 	const char *id = n->name;
-	static const struct {
-		const char *name;
-		int var;
-		const char *type;
-	} vars[] = {
-		{ "timestamp", UDT_VAR_TIMESTAMP, "uint64_t" },
-		{ "walltimestamp", UDT_VAR_WALLTIMESTAMP, "int64_t" },
-		{ "vtimestamp", UDT_VAR_VTIMESTAMP, "uint64_t" },
-		{ "pid", UDT_VAR_PID, "pid_t" },
-		{ "tid", UDT_VAR_TID, "id_t" },
-		{ "cpu", UDT_VAR_CPU, "int" },
-		{ "epid", UDT_VAR_EPID, "uint32_t" },
-		{ "errno", UDT_VAR_ERRNO, "int" },
-	};
 
 	for (int b = g->nbinds - 1; b >= 0; b--) {
 		if (strcmp(g->binds[b].name, id))
@@ -302,13 +327,13 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		emit(g, UDT_OP_LDARG, r, 0, 0, id[3] - '0');
 		return (struct val){ .type = named(g, "int64_t"), .reg = r };
 	}
-	for (size_t i = 0; i < UDT__ARRAY_SIZE(vars); i++) {
-		if (strcmp(id, vars[i].name))
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(builtins); i++) {
+		if (strcmp(id, builtins[i].name))
 			continue;
 		if (r >= UDT_DIFO_REGS)
 			cg_error(g, n, "expression is too deeply nested");
-		emit(g, UDT_OP_LDVAR, r, 0, 0, vars[i].var);
-		struct val v = { .type = named(g, vars[i].type), .reg = r };
+		emit(g, UDT_OP_LDVAR, r, 0, 0, builtins[i].var);
+		struct val v = { .type = named(g, builtins[i].type), .reg = r };
 		norm_reg(g, v.type, r);
 		return v;
 	}
@@ -327,8 +352,9 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		return constant(named(g, "int"), e->value);
 	if (!strcmp(id, "args"))
 		cg_error(g, n, "args[] must be indexed with a constant");
-	cg_error(g, n, "%s is not a variable this version knows (D variables arrive with "
-		 "issue #4)", id);
+	if (var_find(g, DL_VAR_GLOBAL, id))
+		return gen_var_load(g, n, r);
+	cg_error(g, n, "failed to resolve %s: Unknown variable name", id);
 }
 
 /* -- Variables: self-> (thread-local) and this-> (clause-local) ------------------------ */
@@ -348,11 +374,16 @@ bool dl_node_is_effect(const struct dl_node *x)
 	       x->kind == DL_N_POSTFIX || (x->kind == DL_N_UNARY && (x->op == T_INC || x->op == T_DEC));
 }
 
-static const char *const scope_names[] = { "self", "this" };
+/* How a variable of each scope is written: "self->" x, "this->" x, x. */
+static const char *const scope_prefix[] = { "self->", "this->", "" };
 
-/* Is n self->name or this->name? */
-static bool var_ref(const struct dl_node *n, enum dl_var_scope *scope)
+/* Is n a variable: self->name, this->name, or a name of the script's own (a global)? */
+static bool var_ref(struct cg *g, const struct dl_node *n, enum dl_var_scope *scope)
 {
+	if (n->kind == DL_N_IDENT && !is_reserved(g, n->name)) {
+		*scope = DL_VAR_GLOBAL;
+		return true;
+	}
 	if (n->kind != DL_N_PTRMEMBER || n->a->kind != DL_N_IDENT)
 		return false;
 	if (!strcmp(n->a->name, "self"))
@@ -377,12 +408,12 @@ static struct dl_var *var_of(struct cg *g, const struct dl_node *n)
 {
 	enum dl_var_scope scope;
 
-	if (!var_ref(n, &scope))
-		cg_error(g, n, "this assignment is not supported yet: D's global variables arrive "
-			 "with issue #4");
+	if (!var_ref(g, n, &scope))
+		cg_error(g, n, "operator %s requires a modifiable lvalue as an operand",
+			 n->kind == DL_N_IDENT ? "=" : dl_op_name('='));
 	struct dl_var *v = var_find(g, scope, n->name);
 	if (!v)
-		cg_error(g, n, "failed to resolve %s->%s: Unknown variable name", scope_names[scope],
+		cg_error(g, n, "failed to resolve %s%s: Unknown variable name", scope_prefix[scope],
 			 n->name);
 	return v;
 }
@@ -391,6 +422,8 @@ static uint8_t var_op(const struct dl_var *v, bool store)
 {
 	if (v->scope == DL_VAR_THREAD)
 		return store ? UDT_OP_STTV : UDT_OP_LDTV;
+	if (v->scope == DL_VAR_GLOBAL)
+		return store ? UDT_OP_STGV : UDT_OP_LDGV;
 	return store ? UDT_OP_STLV : UDT_OP_LDLV;
 }
 
@@ -686,6 +719,20 @@ static struct val gen_addrof(struct cg *g, const struct dl_node *n, int r)
 	return (struct val){ .type = { dl_type_ptr(g->p, v.type), 0 }, .reg = v.reg };
 }
 
+/* Declare variable n->a (assigned at n) of scope and type. */
+static struct dl_var *declare_var(struct cg *g, const struct dl_node *n, enum dl_var_scope scope,
+				  struct dl_qtype type)
+{
+	if (dl_program_var_count(g->p, scope) >= (scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
+						 : scope == DL_VAR_GLOBAL ? UDT_MAX_GVARS
+									  : UDT_MAX_TVARS))
+		cg_error(g, n, "too many %svariables", scope_prefix[scope]);
+	struct dl_var nv = { .scope = scope, .name = n->a->name, .type = type,
+			     .id = (uint32_t)dl_program_var_count(g->p, scope) };
+	UDT__PUSH(g->p->vars, g->p->var_cnt, g->p->var_cap, nv);
+	return &g->p->vars[g->p->var_cnt - 1];
+}
+
 /* x = e, and x op= e: the value stored, in r. */
 static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
 {
@@ -699,11 +746,16 @@ static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
 	enum dl_var_scope scope;
 	struct val v;
 
-	if (!var_ref(n->a, &scope))
-		(void)var_of(g, n->a); /* says what is not supported */
+	if (n->a->kind == DL_N_INDEX)
+		cg_error(g, n, "associative arrays are not supported yet (issue #4)");
+	if (!var_ref(g, n->a, &scope))
+		(void)var_of(g, n->a); /* says why it cannot be assigned */
 	if (n->op == '=') {
 		v = gen(g, n->b, r);
 	} else {
+		/* x op= e declares x as D does, with the type of e, and starts it at 0 */
+		if (!var_find(g, scope, n->a->name))
+			declare_var(g, n, scope, promote(g, type_of(g, n->b, r)));
 		struct dl_node b = *n;
 		b.kind = DL_N_BINARY;
 		for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
@@ -718,13 +770,7 @@ static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
 			 dl_type_cdecl(g->p, v.type, NULL));
 	struct dl_var *var = var_find(g, scope, n->a->name);
 	if (!var) {
-		if (dl_program_var_count(g->p, scope) >= (scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
-									       : UDT_MAX_TVARS))
-			cg_error(g, n, "too many %s-> variables", scope_names[scope]);
-		struct dl_var nv = { .scope = scope, .name = n->a->name, .type = v.type,
-				     .id = (uint32_t)dl_program_var_count(g->p, scope) };
-		UDT__PUSH(g->p->vars, g->p->var_cnt, g->p->var_cap, nv);
-		var = &g->p->vars[g->p->var_cnt - 1];
+		var = declare_var(g, n, scope, v.type);
 	} else if (is_ptr(var->type) != is_ptr(v.type) && !(v.is_const && !v.cval)) {
 		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
 			 dl_type_cdecl(g->p, var->type, NULL), dl_type_cdecl(g->p, v.type, NULL));
@@ -738,6 +784,11 @@ static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
 /* ++x, --x (the new value) and x++, x-- (the old one), in r. */
 static struct val gen_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
 {
+	enum dl_var_scope scope;
+
+	/* x++ declares an int x, as D does */
+	if (var_ref(g, n->a, &scope) && !var_find(g, scope, n->a->name))
+		declare_var(g, n, scope, named(g, "int"));
 	struct dl_var *v = var_of(g, n->a);
 
 	if (!is_int(v->type))
@@ -1254,7 +1305,7 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 		return gen_incdec(g, n, r, true);
 	case DL_N_PTRMEMBER: {
 		enum dl_var_scope scope;
-		if (var_ref(n, &scope))
+		if (var_ref(g, n, &scope))
 			return gen_var_load(g, n, r);
 		return gen_member(g, n, r, false);
 	}

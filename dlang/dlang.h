@@ -373,10 +373,10 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 
 /*
  * D variables, declared by their first assignment as the program compiles:
- * thread-local (self->x) and clause-local (this->x), numbered from 0 in
- * each scope.
+ * thread-local (self->x), clause-local (this->x) and global (x), numbered
+ * from 0 in each scope.
  */
-enum dl_var_scope { DL_VAR_THREAD, DL_VAR_LOCAL, DL_VAR_SCOPES };
+enum dl_var_scope { DL_VAR_THREAD, DL_VAR_LOCAL, DL_VAR_GLOBAL, DL_VAR_SCOPES };
 
 size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope);
 /* Is x an assignment, ++ or --: an expression a statement has for its effect? */

@@ -142,13 +142,17 @@ struct udt_area_hdr {
 	uint32_t disp_cnt;        /* udt__dispatch pointers the consumer set */
 	uint32_t disp_off;        /* uint64_t[disp_cnt]: their addresses */
 	uint32_t nlocals;         /* clause-local variables (this->), at most UDT_MAX_LOCALS */
-	uint32_t reserved[5];
+	uint32_t ngvars;          /* global variables, at most UDT_MAX_GVARS: */
+	uint32_t gvar_off;        /* uint64_t[ngvars]: their values when the session starts */
+	uint32_t reserved[3];
 };
 
 /* The most clause-local variables (this->) a session may have. */
 #define UDT_MAX_LOCALS 64
 /* The most thread-local variables (self->). */
 #define UDT_MAX_TVARS 4096
+/* The most global variables. */
+#define UDT_MAX_GVARS 4096
 
 /*
  * udt_ecb.flags. UDT_ECB_DIRECT: no predicate, and every action traces an
@@ -237,7 +241,9 @@ struct udt_shm_hdr {
 	uint64_t aggsize;         /* 0: the session has no aggregations */
 	uint64_t tvar_off;        /* tbuf i's thread-local variables: tvar_off + i * tvarsize */
 	uint64_t tvarsize;        /* bytes: 8 per variable */
-	uint64_t reserved[3];
+	uint64_t gvar_off;        /* the global variables: uint64_t[ngvars], from the area's */
+	uint64_t ngvars;
+	uint64_t reserved[1];
 };
 
 /*

@@ -95,6 +95,8 @@ enum udt_op {
 	UDT_OP_STTV,      /* thread-local variable imm = rs1 */
 	UDT_OP_LDLV,      /* rd = clause-local variable imm (this->x) */
 	UDT_OP_STLV,      /* clause-local variable imm = rs1 */
+	UDT_OP_LDGV,      /* rd = global variable imm (x) */
+	UDT_OP_STGV,      /* global variable imm = rs1 */
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
 
@@ -135,6 +137,8 @@ struct udt_vm_ctx {
 	uint32_t ntvars;
 	uint32_t nlocals;
 	uint64_t *locals;         /* the fire's clause-local variables (this->), nlocals */
+	uint64_t *gvars;          /* the session's global variables, ngvars (shared by threads) */
+	uint32_t ngvars;
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;

@@ -127,6 +127,8 @@ static int verify_area(struct udt_control *c, uint32_t area)
 	uint32_t insn = 0, i = 0;
 
 	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 || ah->nlocals > UDT_MAX_LOCALS ||
+	    ah->ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
+	    !in_area(ah->gvar_off, (uint64_t)ah->ngvars * 8) ||
 	    !in_area(ah->ecb_off, (uint64_t)ah->ecb_cnt * sizeof(struct udt_ecb)) ||
 	    !in_area(ah->hash_off, (uint64_t)4 << ah->hash_bits) ||
 	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
@@ -210,6 +212,8 @@ struct fire {
 	uint32_t ntvars;
 	uint32_t nlocals;
 	uint64_t *locals;         /* the fire's clause-local variables (this->) */
+	uint64_t *gvars;          /* the session's global variables */
+	uint32_t ngvars;
 };
 
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
@@ -227,6 +231,8 @@ static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 		.ntvars = f->ntvars,
 		.nlocals = f->nlocals,
 		.locals = f->locals,
+		.gvars = f->gvars,
+		.ngvars = f->ngvars,
 	};
 }
 
@@ -513,6 +519,8 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		.ntvars = t->ntvars,
 		.nlocals = ah->nlocals,
 		.locals = locals,
+		.gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off),
+		.ngvars = (uint32_t)t->shm->ngvars,
 	};
 	/* this-> lives for one fire, shared by its clauses, as in DTrace */
 	for (uint32_t i = 0; i < ah->nlocals; i++)

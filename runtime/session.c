@@ -149,9 +149,11 @@ static uint64_t shm_data_off(uint32_t tmax)
 	return hdr + (((uint64_t)tmax * sizeof(struct udt_tbuf) + 4095) & ~4095ull);
 }
 
-static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize, uint32_t tmax)
+static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize, uint32_t ngvars,
+			  uint32_t tmax)
 {
-	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + 2 * aggsize + tvarsize);
+	return shm_data_off(tmax) + (uint64_t)tmax * (2 * bufsize + 2 * aggsize + tvarsize) +
+	       (uint64_t)ngvars * 8;
 }
 
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
@@ -161,18 +163,24 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	uint64_t aggsize = LOAD_RELAXED(&c->aggsize);
 	uint64_t tvarsize = LOAD_RELAXED(&c->tvarsize);
 	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
+	/* the global variables start as the session's area gives them (BEGIN's values) */
+	const uint8_t *area = c->areas[LOAD_RELAXED(&c->area) & 1];
+	const struct udt_area_hdr *ah = (const void *)area;
+	uint32_t ngvars = ah->ngvars;
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
 	int fd = -1, err = 0;
 	void *m = MAP_FAILED;
 
 	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536 || aggsize % 4096 ||
-	    aggsize >= ((uint64_t)1 << 32) || tvarsize % 8 || tvarsize > UDT_MAX_TVARS * 8)
+	    aggsize >= ((uint64_t)1 << 32) || tvarsize % 8 || tvarsize > UDT_MAX_TVARS * 8 ||
+	    ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
+	    (uint64_t)ah->gvar_off + (uint64_t)ngvars * 8 > UDT_AREA_SZ)
 		return -EINVAL;
 	fd = memfd_create("udtrace", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		uint64_t total = shm_total(bufsize, aggsize, tvarsize, tmax);
+		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -194,7 +202,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, aggsize, tvarsize, tmax);
+	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
@@ -204,6 +212,10 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->aggsize = aggsize;
 	h->tvar_off = h->agg_off + (uint64_t)tmax * 2 * aggsize;
 	h->tvarsize = tvarsize;
+	h->gvar_off = h->tvar_off + (uint64_t)tmax * tvarsize;
+	h->ngvars = ngvars;
+	if (ngvars)
+		memcpy((uint8_t *)m + h->gvar_off, area + ah->gvar_off, (size_t)ngvars * 8);
 
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);

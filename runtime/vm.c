@@ -111,6 +111,8 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_STTV] = USE_RS1,
 	[UDT_OP_LDLV] = USE_RD,
 	[UDT_OP_STLV] = USE_RS1,
+	[UDT_OP_LDGV] = USE_RD,
+	[UDT_OP_STGV] = USE_RS1,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -151,6 +153,8 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	case UDT_OP_STTV:
 	case UDT_OP_LDLV:
 	case UDT_OP_STLV:
+	case UDT_OP_LDGV:
+	case UDT_OP_STGV:
 		/* how many the session has is checked when it runs */
 		return in->imm >= 0;
 	case UDT_OP_BA:
@@ -451,6 +455,17 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			if ((uint32_t)in->imm >= ctx->nlocals)
 				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
 			ctx->locals[in->imm] = RS1;
+			break;
+		case UDT_OP_LDGV:
+			/* threads race on globals, as in DTrace: each access is one 8-byte word */
+			if ((uint32_t)in->imm >= ctx->ngvars)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			RD = __atomic_load_n(&ctx->gvars[in->imm], __ATOMIC_RELAXED);
+			break;
+		case UDT_OP_STGV:
+			if ((uint32_t)in->imm >= ctx->ngvars)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			__atomic_store_n(&ctx->gvars[in->imm], RS1, __ATOMIC_RELAXED);
 			break;
 		case UDT_OP_LDX8:
 		case UDT_OP_LDX8S:

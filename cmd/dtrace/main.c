@@ -268,5 +268,6 @@ int main(int argc, char **argv)
 	free(o.sources);
 	free(o.progs);
 	free(o.objects);
+	free(o.libdirs);
 	return ret;
 }

@@ -106,6 +106,7 @@ static const struct {
 	[UDT_OP_LDX32S] = { "ldx32s", "dsi" },
 	[UDT_OP_LDTV] = { "ldtv", "di" },    [UDT_OP_STTV] = { "sttv", "si" },
 	[UDT_OP_LDLV] = { "ldlv", "di" },    [UDT_OP_STLV] = { "stlv", "si" },
+	[UDT_OP_LDGV] = { "ldgv", "di" },    [UDT_OP_STGV] = { "stgv", "si" },
 	/* clang-format on */
 };
 
@@ -257,7 +258,7 @@ bad:
 
 static const uint64_t test_args[3] = { 10, 20, 0xfffffffffffffffeull };
 
-static uint64_t test_tvars[4], test_locals[2];
+static uint64_t test_tvars[4], test_locals[2], test_gvars[3];
 
 static struct udt_vm_ctx test_ctx(void)
 {
@@ -266,6 +267,8 @@ static struct udt_vm_ctx test_ctx(void)
 		.ntvars = 4,
 		.locals = test_locals,
 		.nlocals = 2,
+		.gvars = test_gvars,
+		.ngvars = 3,
 		.args = test_args,
 		.nargs = 3,
 		.timestamp = 123456789,
@@ -713,12 +716,21 @@ static uint64_t clock_now(clockid_t id)
 
 TEST(op_variables)
 {
+	struct udt_vm_ctx c0;
+
 	CHECK_EQ(eval("ldi r1, 77; sttv r1, 3; ldi r1, 0; ldtv r0, 3; ret r0"), 77);
 	CHECK_EQ(test_tvars[3], 77);
 	CHECK_EQ(eval("ldi r1, -2; stlv r1, 1; ldlv r0, 1; ret r0"), I64(-2));
 	CHECK_EQ(test_locals[1], I64(-2));
-	/* the two scopes are apart */
-	CHECK_EQ(eval("ldi r1, 5; sttv r1, 0; ldi r1, 6; stlv r1, 0; ldtv r0, 0; ret r0"), 5);
+	CHECK_EQ(eval("ldi r1, 9; stgv r1, 2; ldgv r0, 2; ret r0"), 9);
+	CHECK_EQ(test_gvars[2], 9);
+	/* the three scopes are apart */
+	CHECK_EQ(eval("ldi r1, 5; sttv r1, 0; ldi r1, 6; stlv r1, 0; ldi r1, 7; stgv r1, 0; "
+		      "ldtv r0, 0; ret r0"), 5);
+	CHECK_EQ(test_locals[0], 6);
+	CHECK_EQ(test_gvars[0], 7);
+	c0 = eval_fault("ldgv r0, 3; ret r0");
+	CHECK_EQ(c0.fault, UDT_FAULT_BADVAR);
 
 	/* beyond what the session has: a fault, not a stray access */
 	struct udt_vm_ctx c = eval_fault("ldtv r0, 4; ret r0");

@@ -1,0 +1,5 @@
+BEGIN
+/never > 0/
+{
+	exit(0);
+}
