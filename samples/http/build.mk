@@ -1,5 +1,6 @@
-# The http sample's provider, through dtrace -h and dtrace -G exactly as an
-# application's build would run them (the copyable example of the user flow).
+# The http sample: its provider through dtrace -h and dtrace -G exactly as an
+# application's build would run them (the copyable example of the user flow),
+# and the instrumented server.
 HTTP_OUT := $(BUILD)/samples/http
 
 $(HTTP_OUT)/http_provider.h: samples/http/http.d $(BUILD)/bin/dtrace
@@ -9,17 +10,25 @@ $(HTTP_OUT)/http_provider.h: samples/http/http.d $(BUILD)/bin/dtrace
 
 ALL_TARGETS += $(HTTP_OUT)/http_provider.h
 
-$(HTTP_OUT)/tour.o: samples/http/tour.c $(HTTP_OUT)/http_provider.h
+# The instrumented server, built as an application's own Makefile would
+# build one (copy these three rules): compile against the generated header,
+# let dtrace -G check the object's probe sites and write the provider's
+# object, then link both with the runtime. The weak references of the -G
+# object do not pull libudtrace in under --as-needed, hence --no-as-needed
+# (docs/format.md §3); the rpath lets the build tree's server find it.
+$(HTTP_OUT)/httpd.o: samples/http/httpd.c samples/http/httpproto.h $(HTTP_OUT)/http_provider.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -I$(HTTP_OUT) -c $< -o $@
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -pthread -I$(HTTP_OUT) \
+		-c $< -o $@
 
-# dtrace -G checks tour.o's probe sites against http.d and records their functions.
-$(HTTP_OUT)/http_provider.o: samples/http/http.d $(HTTP_OUT)/tour.o $(BUILD)/bin/dtrace
+$(HTTP_OUT)/httpd_provider.o: samples/http/http.d $(HTTP_OUT)/httpd.o $(BUILD)/bin/dtrace
 	$(call msg,DTRACE,$@)
-	$(Q)$(BUILD)/bin/dtrace -G -s $< -o $@ $(HTTP_OUT)/tour.o
+	$(Q)$(BUILD)/bin/dtrace -G -s samples/http/http.d -o $@ $(HTTP_OUT)/httpd.o
 
-$(HTTP_OUT)/tour: $(HTTP_OUT)/tour.o $(HTTP_OUT)/http_provider.o
+$(HTTP_OUT)/httpd: $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o $(BUILD)/lib/libudtrace.so
 	$(call msg,LD,$@)
-	$(Q)$(CC) -o $@ $^
+	$(Q)$(CC) -pthread -o $@ $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o \
+		-L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) \
+		-Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state
 
-ALL_TARGETS += $(HTTP_OUT)/tour
+ALL_TARGETS += $(HTTP_OUT)/httpd

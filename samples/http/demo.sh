@@ -1,58 +1,93 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `make demo`: the http sample traced live by udtrace's consumer (dtrace -l,
-# -n with a D program reading the application's structure, the default
-# output), then its provider through dtrace -h and dtrace -G and its probes
-# as the other tools on this machine see them. (The instrumented HTTP
-# server, with translators, replaces the tour with issue #5.)
+# `make demo`: the http sample's server traced live. httpd serves
+# samples/http/www on a free port; dtrace -p attaches to it (no root, no
+# BPF: the permission to ptrace it is enough) and runs samples/http/demo.d,
+# which reads the translated arguments of provider-support/http.d; a bounded
+# load of requests goes through; ^C (SIGINT) ends dtrace, which prints the
+# requests by URI and status and their latency. Then the same probes as the
+# other tools on this machine see them.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 OUT=$BUILD/samples/http
 DTRACE=$BUILD/bin/dtrace
+HTTPD=$OUT/httpd
+REQUESTS=${REQUESTS:-40}
 
-echo "== dtrace -l -c $OUT/tour: the probes of a process, its runtime preloaded"
-"$DTRACE" -l -c "$OUT/tour" 2>&1 | sed 's/^/  /'
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/udtrace-demo.XXXXXX")
+spid= dpid=
+cleanup() {
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# get URL-PATH: one request, with curl, or bash's /dev/tcp where curl is missing
+get() {
+	if command -v curl >/dev/null; then
+		curl -s -o /dev/null -A "udtrace-demo/1.0" "http://$ADDR$1"
+	else
+		exec 3<>"/dev/tcp/${ADDR%:*}/${ADDR#*:}" || return
+		printf 'GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: udtrace-demo/1.0\r\nConnection: close\r\n\r\n' \
+			"$1" "$ADDR" >&3
+		cat <&3 >/dev/null
+		exec 3<&-
+	fi
+}
+
+echo "== $HTTPD --port 0 --root samples/http/www"
+"$HTTPD" --port 0 --root samples/http/www >"$WORK/httpd.out" 2>"$WORK/httpd.err" &
+spid=$!
+for _ in $(seq 50); do grep -q '^listening on' "$WORK/httpd.out" && break; sleep 0.1; done
+ADDR=$(sed -n 's/^listening on //p' "$WORK/httpd.out")
+if [ -z "$ADDR" ]; then
+	echo "demo: the server did not start: $(cat "$WORK/httpd.err")" >&2
+	exit 1
+fi
+echo "  listening on $ADDR, pid $spid"
 echo
-# request-done's argument is the application's httpproto_t (tour.c):
-# the URI at offset 8, the bytes written at 24, the status at 32
-PROG='http*:::request-done {
-	printf("%-12s %d %4d bytes\n", copyinstr(*(long *)(arg0 + 8)),
-	    *(int *)(arg0 + 32), *(long *)(arg0 + 24));
-}'
-echo "== dtrace -q -n '$PROG' -c $OUT/tour"
-"$DTRACE" -q -n "$PROG" -c "$OUT/tour" 2>&1 | sed 's/^/  /'
+echo "== dtrace -l -p $spid -P 'http*': the server's probes"
+"$DTRACE" -l -p "$spid" -P "http$spid" 2>&1 | sed 's/^/  /'
 echo
-echo "== dtrace -n 'http*:::conn-accept, http*:::conn-close { trace(arg0); }' -c $OUT/tour"
-"$DTRACE" -n 'http*:::conn-accept, http*:::conn-close { trace(arg0); }' -c "$OUT/tour" 2>&1 |
-	sed 's/^/  /'
+echo "== dtrace -s samples/http/demo.d -p $spid, while $REQUESTS requests go through"
+"$DTRACE" -s samples/http/demo.d -p "$spid" > >(sed 's/^/  /') 2>&1 &
+dpid=$!
+sleep 1 # (dtrace attaches in a few milliseconds)
+paths=(/ /index.html /style.css /about.txt /missing.html)
+for i in $(seq "$REQUESTS"); do
+	get "${paths[$((i % ${#paths[@]}))]}" &
+	[ $((i % 4)) = 0 ] && wait "$!" # four at a time
+done
+wait "$!" 2>/dev/null
+sleep 0.5
+# ^C, as a user would type it: dtrace runs END and prints the aggregations
+kill -INT "$dpid"
+wait "$dpid" 2>/dev/null
+dpid=
+sleep 0.2 # (the last lines through sed)
 echo
-echo "== dtrace -h -s samples/http/http.d -o $OUT/http_provider.h"
-grep -E '^#define HTTP_[A-Z_]+\(' "$OUT/http_provider.h" |
-	sed -E 's/^#define ([A-Z_]+\([^)]*\)).*/  #define \1/' | sort -u
-echo
-echo "== dtrace -G -s samples/http/http.d -o $OUT/http_provider.o $OUT/tour.o"
-echo "== cc -o $OUT/tour tour.o http_provider.o; $OUT/tour"
-"$OUT/tour"
-echo
-echo "== the probe sites, as every SystemTap-note reader sees them (readelf -n)"
-readelf -n "$OUT/tour" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
+echo "== the same probes as every SystemTap-note reader sees them (readelf -n $HTTPD)"
+readelf -n "$HTTPD" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
 	/Arguments:/ { $1 = ""; printf "  %s:%s  args:%s\n", p, n, $0 }'
-if [ -x "$BUILD/tests/tabledump" ]; then
-	echo
-	echo "== the probe table dtrace -G wrote (what dtrace -l -v will list)"
-	"$BUILD/tests/tabledump" "$OUT/tour" | grep -v '^dispatch='
-fi
-if command -v gdb >/dev/null; then
-	echo
-	echo "== gdb stops at http:request-done and reads the application's structure"
-	gdb -nx -batch -ex 'break -probe-stap http:request__done' -ex run \
-		-ex 'printf "  uri=%s status=%d bytes=%d\n", *(char **)($_probe_arg0 + 8), *(int *)($_probe_arg0 + 32), *(long *)($_probe_arg0 + 24)' \
-		"$OUT/tour" 2>/dev/null | grep '  uri='
-fi
 if command -v bpftrace >/dev/null && [ "$(id -u)" = 0 ]; then
 	echo
-	echo "== bpftrace counts the requests by URI (if this machine lets it attach)"
-	timeout 60 bpftrace -e 'usdt:'"$OUT"'/tour:http:request__done { @[str(*(uint64 *)(arg0 + 8))] = count(); }' \
-		-c "$OUT/tour" 2>/dev/null | grep -v '^tour:' || echo "  (bpftrace could not attach here)"
+	echo "== bpftrace counts the requests by URI through the same probe (if it may attach here)"
+	timeout 20 bpftrace -e 'usdt:'"$HTTPD"':http:request__done { @[str(*(uint64 *)(arg0 + 32))] = count(); }' \
+		-p "$spid" >"$WORK/bpf.out" 2>&1 &
+	bpid=$!
+	sleep 3
+	for p in / /about.txt /about.txt; do get "$p"; done
+	sleep 1
+	kill -INT "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	if grep -q '^@' "$WORK/bpf.out"; then sed -n 's/^/  /; /^  @/p' "$WORK/bpf.out"; else
+		echo "  (bpftrace could not attach here)"; fi
 fi
+kill -TERM "$spid"
+wait "$spid" 2>/dev/null
+spid=
+echo
+echo "== the server, on SIGTERM: $(cat "$WORK/httpd.err")"
