@@ -498,9 +498,20 @@ static int valcmp(const struct merged *x, const struct merged *y)
 	}
 }
 
-static int keycmp(const struct merged *x, const struct merged *y)
+/* The sorting options: aggsortkey, aggsortkeypos, aggsortrev. */
+struct sortopts {
+	bool bykey;
+	unsigned keypos;           /* the key component compared first */
+	bool rev;
+};
+
+/* Keys compared component by component, from keypos round to it. */
+static int keycmp(const struct merged *x, const struct merged *y, unsigned keypos)
 {
-	for (size_t k = 0; k < x->var->nkeys; k++) {
+	size_t n = x->var->nkeys;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t k = (j + keypos) % n;
 		int r = x->keys[k].s ? strcmp(x->keys[k].s, y->keys[k].s)
 				     : CMP(x->keys[k].v, y->keys[k].v);
 		if (r)
@@ -509,19 +520,21 @@ static int keycmp(const struct merged *x, const struct merged *y)
 	return 0;
 }
 
-static int entcmp(const void *pa, const void *pb)
+/* As dt_aggregate.c sorts: variable, then value and key (or key and value), reversed with rev. */
+static int entcmp(const void *pa, const void *pb, void *arg)
 {
-	const struct merged *x = pa, *y = pb;
+	const struct merged *x = *(const struct merged *const *)pa;
+	const struct merged *y = *(const struct merged *const *)pb;
+	const struct sortopts *so = arg;
 	int r = CMP(x->var->id, y->var->id);
 
+	if (!r && so->bykey)
+		r = keycmp(x, y, so->keypos);
 	if (!r)
 		r = valcmp(x, y);
-	return r ? r : keycmp(x, y);
-}
-
-static int entpcmp(const void *pa, const void *pb)
-{
-	return entcmp(*(const struct merged *const *)pa, *(const struct merged *const *)pb);
+	if (!r && !so->bykey)
+		r = keycmp(x, y, so->keypos);
+	return so->rev ? -r : r;
 }
 
 /* -- Printing, as dt_consume.c prints ------------------------------------------------------- */
@@ -645,9 +658,17 @@ static void print_value(FILE *out, const struct merged *e)
 	}
 }
 
-/* The entries of var (all variables when NULL), sorted; *ret_n of them. */
-static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, size_t *ret_n)
+/*
+ * The entries of var (all variables when NULL), sorted as the options say
+ * (by value when by_value); *ret_n of them.
+ */
+static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, bool by_value,
+			      size_t *ret_n)
 {
+	struct sortopts so = { 0 };
+	if (!by_value)
+		so = (struct sortopts){ .bykey = t->o.aggsortkey, .keypos = t->o.aggsortkeypos,
+					.rev = t->o.aggsortrev };
 	struct cs_aggstate *m = state(t);
 	struct merged **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
 	size_t n = 0;
@@ -656,7 +677,7 @@ static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, s
 		if (!var || m->v[i].var == var)
 			v[n++] = &m->v[i];
 	if (n > 1)
-		qsort(v, n, sizeof(*v), entpcmp);
+		qsort_r(v, n, sizeof(*v), entcmp, &so);
 	*ret_n = n;
 	return v;
 }
@@ -673,7 +694,7 @@ static void print_entry(FILE *out, const struct merged *e)
 void cs__agg_print_all(struct cs_trace *t)
 {
 	size_t n;
-	struct merged **v = sorted(t, NULL, &n);
+	struct merged **v = sorted(t, NULL, false, &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!v[i]->var->printed)
@@ -690,7 +711,7 @@ static void print_dist_arg(FILE *out, const void *arg)
 void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt)
 {
 	size_t n;
-	struct merged **v = sorted(t, var, &n);
+	struct merged **v = sorted(t, var, false, &n);
 
 	var->printed = true;
 	if (!fmt)
@@ -751,7 +772,7 @@ void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, in
 {
 	struct cs_aggstate *m = state(t);
 	size_t n;
-	struct merged **v = sorted(t, var, &n);
+	struct merged **v = sorted(t, var, true, &n);
 	uint64_t want = all ? 0 : keep < 0 ? (uint64_t)0 - (uint64_t)keep : (uint64_t)keep;
 	bool *drop = udt__xcalloc(m->cnt + 1, sizeof(*drop));
 

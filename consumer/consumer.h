@@ -33,6 +33,9 @@ struct cs_opts {
 	uint64_t strsize;
 	uint64_t aggsize;          /* bytes of each of a thread's two aggregation tables */
 	uint64_t aggrate_ns;       /* how often the threads' tables are taken */
+	bool aggsortkey;           /* aggregations print sorted by key, then value */
+	bool aggsortrev;           /* ... in reverse */
+	uint32_t aggsortkeypos;    /* the key component sorted by first */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 };
 

@@ -168,6 +168,16 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_time(value, true, &v))
 			return bad_value(name, value, ret_err);
 		o->aggrate_ns = v;
+	} else if (!strcmp(name, "aggsortkey")) {
+		o->aggsortkey = true;
+	} else if (!strcmp(name, "aggsortrev")) {
+		o->aggsortrev = true;
+	} else if (!strcmp(name, "aggsortkeypos") || !strcmp(name, "aggsortpos")) {
+		/* (aggsortpos chooses among the aggregations of one printa(): one here) */
+		if (!value || cs_parse_size(value, &v) || v > 255)
+			return bad_value(name, value, ret_err);
+		if (!strcmp(name, "aggsortkeypos"))
+			o->aggsortkeypos = (uint32_t)v;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
