@@ -65,7 +65,11 @@ static bool is_dir(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* provider-support/ of the source tree, when this dtrace is its build's (build/bin/dtrace). */
+/*
+ * provider-support/ of the source tree, when this dtrace is its build's
+ * (build/bin/dtrace, build/asan/bin/dtrace): the nearest directory above
+ * the executable's with a Makefile and a provider-support/.
+ */
 static char *tree_libdir(void)
 {
 	char exe[PATH_MAX];
@@ -74,19 +78,21 @@ static char *tree_libdir(void)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	for (int up = 0; up < 3; up++) {
+	for (int up = 0; up < 4; up++) {
 		char *slash = strrchr(exe, '/');
-		if (!slash)
+		if (!slash || slash == exe)
 			return NULL;
 		*slash = '\0';
+		if (up < 2)
+			continue; /* (bin/, then the build directory itself) */
+		char *dir = udt__xasprintf("%s/provider-support", exe);
+		char *mk = udt__xasprintf("%s/Makefile", exe);
+		bool ok = is_dir(dir) && !access(mk, R_OK);
+		free(mk);
+		if (ok)
+			return dir;
+		free(dir);
 	}
-	char *dir = udt__xasprintf("%s/provider-support", exe);
-	char *mk = udt__xasprintf("%s/Makefile", exe);
-	bool ok = is_dir(dir) && !access(mk, R_OK);
-	free(mk);
-	if (ok)
-		return dir;
-	free(dir);
 	return NULL;
 }
 
