@@ -980,19 +980,68 @@ static bool fold_compare(int op, bool s, int64_t a, int64_t b)
 	}
 }
 
+/*
+ * The address of string v in r: a string of the process (copyinstr(), a
+ * char array), or a constant, which goes into the DIFO's string table.
+ */
+static uint32_t str_addr(struct cg *g, struct val *v, int r, const struct dl_node *n)
+{
+	uint64_t max = 0;
+
+	if (v->cstr) {
+		size_t len = strlen(v->cstr) + 1, off = 0;
+		/* the table holds each constant once */
+		while (off < g->str.len && strcmp(g->str.buf + off, v->cstr))
+			off += strlen(g->str.buf + off) + 1;
+		if (off >= g->str.len) {
+			off = g->str.len;
+			udt__sb_putn(&g->str, v->cstr, len);
+		}
+		if (off > INT32_MAX)
+			cg_error(g, n, "too many string constants");
+		emit(g, UDT_OP_LDS, r, 0, 0, (int32_t)off);
+	} else if (v->strref || (v->is_addr && dl_type_resolve(v->type).t->kind == DL_ARRAY)) {
+		if (v->reg != r)
+			emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
+		max = v->strref ? v->str_max : dl_type_resolve(v->type).t->nelems;
+	} else {
+		cg_error(g, n, "a string cannot be compared with type %s",
+			 dl_type_cdecl(g->p, v->type, NULL));
+	}
+	v->reg = r;
+	return max <= 0xffff ? (uint32_t)max : 0; /* (STRCMP's bound; a longer one is UDT_STRCMP_MAX) */
+}
+
 static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
 {
 	struct val a = gen(g, n->a, r);
 	struct val b = gen(g, n->b, r + 1);
 	struct dl_qtype tint = named(g, "int");
 
-	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type)) {
+	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type) || a.strref || b.strref) {
 		if (a.cstr && b.cstr) {
 			int c = strcmp(a.cstr, b.cstr);
 			return constant(tint, fold_compare(n->op, true, c, 0));
 		}
-		cg_error(g, n, "comparing strings that are not constants is not supported yet "
-			 "(issue #4)");
+		/* strings of the process (or constants): compared at fire time, fault-safe */
+		if (r + 1 >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		uint32_t mb = str_addr(g, &b, r + 1, n);
+		uint32_t ma = str_addr(g, &a, r, n);
+		emit(g, UDT_OP_STRCMP, r, r, r + 1, (int32_t)(ma | mb << 16));
+		emit(g, UDT_OP_LDI, r + 1, 0, 0, 0);
+		uint8_t sop;
+		int ra = r, rb = r + 1;
+		switch (n->op) {
+		case T_EQ: sop = UDT_OP_SEQ; break;
+		case T_NE: sop = UDT_OP_SNE; break;
+		case '<': sop = UDT_OP_SLT; break;
+		case T_LE: sop = UDT_OP_SLE; break;
+		case '>': sop = UDT_OP_SLT; ra = r + 1; rb = r; break;
+		default: sop = UDT_OP_SLE; ra = r + 1; rb = r; break;
+		}
+		emit(g, sop, r, ra, rb, 0);
+		return (struct val){ .type = tint, .reg = r };
 	}
 	struct dl_qtype t = arith_type(g, a.type, b.type);
 	bool s = is_signed(t) && !is_ptr(t);
@@ -1354,19 +1403,24 @@ static void cg_free(struct cg *g)
 static void finish_difo(struct cg *g, struct dl_difo *d, int reg)
 {
 	emit(g, UDT_OP_RET, 0, reg, 0, 0);
+	/* the body: instructions, constants, the string table; 8-aligned as a whole */
+	size_t body = g->n * sizeof(struct udt_insn) + g->nc * 8;
+	size_t str_sz = (g->str.len + 7) & ~(size_t)7;
 	struct udt_difo h = {
 		.size = sizeof(h),
 		.insn_cnt = (uint32_t)g->n,
 		.const_cnt = (uint32_t)g->nc,
-		.str_sz = 0,
+		.str_sz = (uint32_t)str_sz,
 		.nregs = (uint32_t)g->max_reg + 1,
 	};
-	d->sz = sizeof(h) + g->n * sizeof(struct udt_insn) + g->nc * 8;
-	d->bytes = udt__xmalloc(d->sz);
+	d->sz = sizeof(h) + body + str_sz;
+	d->bytes = udt__xcalloc(1, d->sz);
 	memcpy(d->bytes, &h, sizeof(h));
 	memcpy(d->bytes + sizeof(h), g->insns, g->n * sizeof(struct udt_insn));
 	if (g->nc)
 		memcpy(d->bytes + sizeof(h) + g->n * sizeof(struct udt_insn), g->consts, g->nc * 8);
+	if (g->str.len)
+		memcpy(d->bytes + sizeof(h) + body, g->str.buf, g->str.len);
 	cg_free(g);
 }
 

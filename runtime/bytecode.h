@@ -97,8 +97,13 @@ enum udt_op {
 	UDT_OP_STLV,      /* clause-local variable imm = rs1 */
 	UDT_OP_LDGV,      /* rd = global variable imm (x) */
 	UDT_OP_STGV,      /* global variable imm = rs1 */
+	UDT_OP_STRCMP,    /* rd = -1, 0 or 1: the strings at rs1 and rs2 compared (strcmp), each
+			     at most imm & 0xffff and imm >> 16 bytes (0: UDT_STRCMP_MAX) */
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
+
+/* STRCMP compares at most this many bytes of each string (DTrace's strsize bound). */
+#define UDT_STRCMP_MAX 4096
 
 /* Builtin variables for UDT_OP_LDVAR. */
 enum udt_var {

@@ -113,6 +113,7 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_STLV] = USE_RS1,
 	[UDT_OP_LDGV] = USE_RD,
 	[UDT_OP_STGV] = USE_RS1,
+	[UDT_OP_STRCMP] = USE_RD | USE_RS1 | USE_RS2,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -207,6 +208,54 @@ int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn)
 	 */
 	if (insns[d->insn_cnt - 1].op != UDT_OP_RET)
 		return reject(ret_insn, d->insn_cnt - 1);
+	return 0;
+}
+
+/*
+ * strcmp() of the strings at a and b, read fault-safe a chunk at a time
+ * (never across a page, where a string may end before a hole), at most
+ * UDT_STRCMP_MAX bytes, and at most max_a and max_b bytes of each. 0 with
+ * *ret -1, 0 or 1; -1 with *ret_bad the address that could not be read.
+ */
+static int safe_strcmp(uint64_t a, uint64_t b, uint64_t max_a, uint64_t max_b, int *ret,
+		       uint64_t *ret_bad)
+{
+	unsigned char x[64], y[64];
+
+	for (uint64_t n = 0; n < UDT_STRCMP_MAX;) {
+		uint64_t ca = 4096 - ((a + n) & 4095), cb = 4096 - ((b + n) & 4095), c = sizeof(x);
+		if (ca < c)
+			c = ca;
+		if (cb < c)
+			c = cb;
+		if (c > UDT_STRCMP_MAX - n)
+			c = UDT_STRCMP_MAX - n;
+		if (udt__safe_copy(x, a + n, c)) {
+			*ret_bad = a + n;
+			return -1;
+		}
+		if (udt__safe_copy(y, b + n, c)) {
+			*ret_bad = b + n;
+			return -1;
+		}
+		for (uint64_t i = 0; i < c; i++) {
+			/* a char array ends at its size, as if a NUL followed */
+			if (n + i >= max_a)
+				x[i] = 0;
+			if (n + i >= max_b)
+				y[i] = 0;
+			if (x[i] != y[i]) {
+				*ret = x[i] < y[i] ? -1 : 1;
+				return 0;
+			}
+			if (!x[i]) {
+				*ret = 0;
+				return 0;
+			}
+		}
+		n += c;
+	}
+	*ret = 0;
 	return 0;
 }
 
@@ -456,6 +505,16 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
 			ctx->locals[in->imm] = RS1;
 			break;
+		case UDT_OP_STRCMP: {
+			int c;
+			uint64_t bad;
+			uint64_t ma = (uint32_t)in->imm & 0xffff, mb = (uint32_t)in->imm >> 16;
+			if (safe_strcmp(RS1, RS2, ma ? ma : UDT_STRCMP_MAX, mb ? mb : UDT_STRCMP_MAX, &c,
+					&bad))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, bad);
+			RD = (uint64_t)(int64_t)c;
+			break;
+		}
 		case UDT_OP_LDGV:
 			/* threads race on globals, as in DTrace: each access is one 8-byte word */
 			if ((uint32_t)in->imm >= ctx->ngvars)

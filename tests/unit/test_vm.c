@@ -107,6 +107,7 @@ static const struct {
 	[UDT_OP_LDTV] = { "ldtv", "di" },    [UDT_OP_STTV] = { "sttv", "si" },
 	[UDT_OP_LDLV] = { "ldlv", "di" },    [UDT_OP_STLV] = { "stlv", "si" },
 	[UDT_OP_LDGV] = { "ldgv", "di" },    [UDT_OP_STGV] = { "stgv", "si" },
+	[UDT_OP_STRCMP] = { "strcmp", "dsti" },
 	/* clang-format on */
 };
 
@@ -433,6 +434,28 @@ TEST(op_lds_points_into_the_string_table)
 		REQUIRE_EQ(udt_difo_run(hdr(&t), &ctx, &v), 0);
 		CHECK_STR((const char *)(uintptr_t)v, tails[i].str);
 	}
+}
+
+TEST(op_strcmp)
+{
+	/* strings of the table: "abc" at 0, "abd" at 4, "ab" at 8, "abc" again at 11 */
+	const char *tab = ".str abc; .str abd; .str ab; .str abc; ";
+
+	CHECK_EQ(eval(fmt("%s lds r1, 0; lds r2, 11; strcmp r0, r1, r2, 0; ret r0", tab)), 0);
+	CHECK_EQ(eval(fmt("%s lds r1, 0; lds r2, 4; strcmp r0, r1, r2, 0; ret r0", tab)), I64(-1));
+	CHECK_EQ(eval(fmt("%s lds r1, 4; lds r2, 0; strcmp r0, r1, r2, 0; ret r0", tab)), 1);
+	CHECK_EQ(eval(fmt("%s lds r1, 8; lds r2, 0; strcmp r0, r1, r2, 0; ret r0", tab)), I64(-1));
+	/* bounds: "abc" cut at 2 bytes is "ab"; "abd" and "abc" agree on 2 */
+	CHECK_EQ(eval(fmt("%s lds r1, 0; lds r2, 8; strcmp r0, r1, r2, 2; ret r0", tab)), 0);
+	CHECK_EQ(eval(fmt("%s lds r1, 0; lds r2, 4; strcmp r0, r1, r2, %d; ret r0", tab,
+			  2 | 2 << 16)), 0);
+
+	/* an unreadable string faults with its address */
+	struct udt_vm_ctx c = eval_fault(fmt("%s lds r1, 0; ldi r2, 16; strcmp r0, r1, r2, 0; "
+					     "ret r0", tab));
+	CHECK_EQ(c.fault, UDT_FAULT_BADADDR);
+	CHECK_EQ(c.fault_addr, 16);
+	CHECK_EQ(c.fault_insn, 2);
 }
 
 /* -- Arithmetic ---------------------------------------------------------------------------- */
