@@ -1369,6 +1369,20 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 		struct dl_qtype rt = dl_type_resolve(t);
 		return constant(named(g, "size_t"), (int64_t)rt.t->size);
 	}
+	case DL_N_OFFSETOF: {
+		uint64_t off;
+		struct dl_qtype mt;
+		uint8_t bits;
+		enum dl_kind k = dl_type_resolve(n->type).t->kind;
+		if (k != DL_STRUCT && k != DL_UNION)
+			cg_error(g, n, "offsetof( ) operand must be a struct or union type");
+		if (!find_member(n->type, n->name, &off, &mt, &bits))
+			cg_error(g, n, "%s is not a member of %s", n->name,
+				 dl_type_cdecl(g->p, n->type, NULL));
+		if (bits)
+			cg_error(g, n, "offsetof( ) cannot be applied to a bit-field");
+		return constant(named(g, "size_t"), (int64_t)off);
+	}
 	case DL_N_MACRO:
 		return gen_macro(g, n);
 	case DL_N_XLATE:

@@ -1,0 +1,5 @@
+/* @target: bad */
+rt$target:::once
+{
+	trace(args[5]);
+}

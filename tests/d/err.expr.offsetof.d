@@ -1,0 +1,8 @@
+struct s {
+	int a;
+};
+
+BEGIN
+{
+	trace(offsetof(struct s, b));
+}
