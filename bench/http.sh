@@ -54,6 +54,10 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
 		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# median_of FILE: the median of FILE's numbers, nan if there is no FILE
+median_of() {
+	if [ -s "$1" ]; then median <"$1"; else echo nan; fi
+}
 # calc EXPR: floating-point arithmetic (awk)
 calc() { awk "BEGIN { print $1 }"; }
 # cpu_ticks PID: the user and system time of PID, all its threads, in clock ticks
@@ -159,7 +163,7 @@ start_trace() {
 # stop_trace V: SIGINT, as ^C: dtrace prints the aggregation and exits.
 # Checks what it recorded against the requests made: warnings, not failures.
 stop_trace() {
-	local v=$1 n=$2 rc lines agg agg_warm traced_warm drops
+	local v=$1 n=$2 rc lines agg agg_warm traced_warm drops lost
 	kill -INT "$dpid"
 	wait "$dpid"
 	rc=$?
@@ -172,17 +176,18 @@ stop_trace() {
 	agg_warm=$(awk -v u="$WARM_URI" '/^ / && $1 == u { print $2 }' "$OUT/trace.out")
 	drops=$(sed -n 's/^dtrace: \([0-9]*\) drops\{0,1\} on .*/\1/p' "$OUT/trace.err" |
 		awk '{ s += $1 } END { print s + 0 }')
-	echo "$n $lines ${agg:-none} $traced_warm ${agg_warm:-none} $drops" >>"$OUT/$v.traced"
-	if [ "${agg:-0}" != "$n" ] || [ "${agg_warm:-0}" != "$traced_warm" ]; then
-		warn "warning: @[uri] = count() gave ${agg:-none} for $URI and ${agg_warm:-none} for" \
-			"$WARM_URI; the client completed $n and $traced_warm warm-ups were printed"
+	lost=$(sed -n 's/^dtrace: \([0-9]*\) records\{0,1\} lost.*/\1/p' "$OUT/trace.err" |
+		awk '{ s += $1 } END { print s + 0 }')
+	echo "$n $lines ${agg:-none} $traced_warm ${agg_warm:-none} $drops $lost" >>"$OUT/$v.traced"
+	if [ "$lines" != "$n" ] || [ "${agg:-none}" != "$n" ] ||
+		[ "${agg_warm:-none}" != "$traced_warm" ] || [ "$drops" != 0 ] || [ "$lost" != 0 ]; then
+		warn "warning: the client completed $n requests; dtrace printed $lines and" \
+			"@[uri] = count() gave ${agg:-none} ($traced_warm and ${agg_warm:-none} for the" \
+			"warm-ups); $drops drops, $lost lost"
 	fi
-	[ "$lines" = "$n" ] ||
-		warn "warning: dtrace printed $lines lines for $URI, the client completed $n requests"
-	[ "$drops" = 0 ] || warn "warning: dtrace reported $drops drops"
 }
 
-declare -A RPS CPU_US DCPU_US
+declare -A RPS
 # measure V R: variant V (off, idle, traced) in round R
 measure() {
 	local v=$1 r=$2 bin=$HTTPD log=$OUT/$1.$2.load n rps t0 t1 d0 d1 rc
@@ -225,12 +230,8 @@ measure() {
 	RPS[$v.$r]=$rps
 	echo "$rps" >>"$OUT/$v.rps"
 	# CPU microseconds per request, over the load alone
-	CPU_US[$v.$r]=$(calc "($t1 - $t0) * 1000000 / $TICK / $n")
-	echo "${CPU_US[$v.$r]}" >>"$OUT/$v.cpu"
-	if [ "$v" = traced ]; then
-		DCPU_US[$v.$r]=$(calc "($d1 - $d0) * 1000000 / $TICK / $n")
-		echo "${DCPU_US[$v.$r]}" >>"$OUT/$v.dcpu"
-	fi
+	calc "($t1 - $t0) * 1000000 / $TICK / $n" >>"$OUT/$v.cpu"
+	[ "$v" = traced ] && calc "($d1 - $d0) * 1000000 / $TICK / $n" >>"$OUT/$v.dcpu"
 }
 
 ###########################################################################
@@ -257,10 +258,10 @@ done
 
 declare -A MED MCPU
 for v in "${VARIANTS[@]}"; do
-	MED[$v]=$(median <"$OUT/$v.rps" 2>/dev/null || echo nan)
-	MCPU[$v]=$(median <"$OUT/$v.cpu" 2>/dev/null || echo nan)
+	MED[$v]=$(median_of "$OUT/$v.rps")
+	MCPU[$v]=$(median_of "$OUT/$v.cpu")
 done
-MDCPU=$(median <"$OUT/traced.dcpu" 2>/dev/null || echo nan)
+MDCPU=$(median_of "$OUT/traced.dcpu")
 # ok V: variant V ran and has a number
 ok() { [ -n "${MED[$1]:-}" ] && [ "${MED[$1]}" != nan ]; }
 # ratio A B: A's median rps / B's, to three decimals, or n/a
@@ -285,6 +286,7 @@ per_round() {
 		awk "BEGIN { exit !(${RPS[$1.$r]} < ${RPS[$2.$r]}) }" && BELOW=$((BELOW + 1))
 	done
 	LIST=${LIST% }
+	LIST=${LIST:--}
 }
 
 ###########################################################################
@@ -301,26 +303,28 @@ echo "   on a freshly started server; cpu: the server's CPU time (all threads, /
 echo "   ticks of $((1000000 / TICK)) us) per request over the load, and dtrace's in (c)"
 echo "   note: the client, the server and dtrace share this machine's $(nproc) CPUs (and other"
 echo "   users' work, on a shared machine): the rates are the whole system's, and noisy"
-printf '   %-40s %10s %12s %12s\n' variant rps "cpu us/req" "dtrace us/req"
+printf '   %-40s %10s %12s %14s\n' variant rps "cpu us/req" "dtrace us/req"
 for v in "${VARIANTS[@]}"; do
 	if ok "$v"; then
 		d=-
 		[ "$v" = traced ] && d=$(printf '%.2f' "$MDCPU")
-		printf '   %-40s %10.0f %12.2f %12s\n' "${DESC[$v]}" "${MED[$v]}" "${MCPU[$v]}" "$d"
+		printf '   %-40s %10.0f %12.2f %14s\n' "${DESC[$v]}" "${MED[$v]}" "${MCPU[$v]}" "$d"
 	else
 		printf '   %-40s %10s\n' "${DESC[$v]}" "n/a"
 	fi
 done
 for v in "${VARIANTS[@]}"; do
+	[ -s "$OUT/$v.rps" ] || continue
 	printf '   %-40s %s\n' "  rps of each run, ${v}" \
-		"$(tr '\n' ' ' <"$OUT/$v.rps" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) printf "%s%.0f", (i > 1 ? " " : ""), $i }')"
+		"$(awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }' "$OUT/$v.rps")"
 done
 if [ -s "$OUT/traced.traced" ]; then
-	# client requests, printf lines, @[URI], warm-up lines, @[WARM_URI], drops; a run a line
-	awk '{ n += $1; l += $2; a += $3; bad += ($3 != $1) + ($5 != $4) + ($2 != $1); d += $6 }
+	# client requests, printf lines, @[URI], warm-up lines, @[WARM_URI], drops, lost; a run a line
+	awk '{ n += $1; l += $2; a += $3; bad += ($3 != $1) + ($5 != $4) + ($2 != $1); d += $6; x += $7 }
 		END { printf "   recorded in (c), all runs: %d requests completed, %d printed, %d counted by\n", n, l, a;
-			printf "   @[uri] = count() (the warm-ups apart: %s), %d drops\n",
-				bad ? "MISMATCH, see the warnings" : "equal", d }' "$OUT/traced.traced"
+			printf "   @[uri] = count() (the warm-ups apart); %d drops, %d lost: %s\n", d, x,
+				bad || d || x ? "NOT ALL RECORDED (the warnings above say which runs)" : "all recorded" }' \
+		"$OUT/traced.traced"
 fi
 echo "   ratios of the medians, and of each round's runs (a round runs the three back to back)"
 per_round idle off

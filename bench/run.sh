@@ -4,7 +4,9 @@
 # (1) the cost of a disabled probe site (callgrind instructions and ns per
 # call), (2) the speed of dtrace -h and -G on a 479-probe provider; then
 # bench/enabled.sh, the enabled-probe benchmark (3 to 5, against LTTng-UST and
-# a uprobe). Prints ratios; never fails on a number. Builds into $BUILD/bench/.
+# a uprobe), and bench/http.sh, the sample HTTP server's throughput with and
+# without tracing. Prints ratios; never fails on a number. Builds into
+# $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -32,6 +34,10 @@ die() { echo "bench: $*" >&2; exit 1; }
 run_enabled() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/enabled.sh" || echo "bench: bench/enabled.sh failed"
 }
+# run_http: the HTTP server's benchmark, which needs none either
+run_http() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/http.sh" || echo "bench: bench/http.sh failed"
+}
 # run CMD...: run it quietly; on failure show its output and stop
 run() {
 	local out
@@ -54,12 +60,16 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo "     (install systemtap-sdt-dev, or set STAP_DTRACE); there is nothing to compare against"
 	echo
 	run_enabled
+	echo
+	run_http
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	echo "SKIP benchmarks 1 and 2: <sys/sdt.h> not found by $CC (install systemtap-sdt-dev)"
 	echo
 	run_enabled
+	echo
+	run_http
 	exit 0
 fi
 have_valgrind=1
@@ -312,3 +322,5 @@ printf 'dtrace -h plus -G, %d probes: udtrace %.2f ms, systemtap %.2f ms (%.1fx 
 	"$nprobes" "$u_tot" "$s_tot" "$(calc "$s_tot / $u_tot")"
 echo
 run_enabled
+echo
+run_http
