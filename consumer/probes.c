@@ -102,7 +102,9 @@ int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 				struct cs_probe pr = { 0 };
 
 				pr.prov = udt__xasprintf("%s%d", cs_table_str(t, pv->name), (int)proc->pid);
-				pr.mod = mod->name;
+				pr.mod = cs_table_probe_module(t, i);
+				if (!pr.mod[0])
+					pr.mod = mod->name;
 				pr.name = dl_probe_dname(cs_table_str(t, tp->name));
 				pr.module = mod;
 				pr.pt = pt;

@@ -68,6 +68,15 @@ struct cs_proc {
  */
 int cs_proc_open(struct cs_proc *p, pid_t pid);
 
+/*
+ * cs_proc_load_registry() - add the probe tables the target's runtime
+ * registered and no object's file holds (SDT(9) and dynamic providers'):
+ * each to the module holding its dispatch pointer, or to a module without a
+ * file (consumer/registry.c). cs_proc_open() calls it.
+ * Return: 0, or -ENOMEM.
+ */
+int cs_proc_load_registry(struct cs_proc *p);
+
 /* Re-read the mappings and tables (after dlopen/dlclose in the target). Same returns. */
 int cs_proc_refresh(struct cs_proc *p);
 

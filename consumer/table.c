@@ -29,7 +29,7 @@ int cs_table_open(struct cs_table *t, const void *buf, size_t sz)
 	if (hsz < sizeof(h) || h.total_sz > sz || h.total_sz < hsz)
 		return -EINVAL;
 	if (h.provider_sz < sizeof(struct udt_table_provider) ||
-	    h.probe_sz < sizeof(struct udt_table_probe) ||
+	    h.probe_sz < UDT_TABLE_PROBE_SZ_V1 ||
 	    h.arg_sz < sizeof(struct udt_table_arg))
 		return -EINVAL;
 	if (!range_ok(h.total_sz, h.provider_off, h.provider_cnt, h.provider_sz) ||
@@ -94,6 +94,18 @@ const struct udt_table_arg *cs_table_arg(const struct cs_table *t, uint32_t i)
 const char *cs_table_str(const struct cs_table *t, uint32_t off)
 {
 	return off < t->hdr.str_sz ? (const char *)t->base + t->hdr.str_off + off : "";
+}
+
+const char *cs_table_probe_module(const struct cs_table *t, uint32_t i)
+{
+	uint32_t off;
+
+	if (t->hdr.probe_sz < offsetof(struct udt_table_probe, module) + sizeof(off))
+		return ""; /* a -G table: the object is the module */
+	memcpy(&off, t->base + t->hdr.probe_off + (size_t)i * t->hdr.probe_sz +
+			     offsetof(struct udt_table_probe, module),
+	       sizeof(off));
+	return cs_table_str(t, off);
 }
 
 const char *cs_table_func(const struct cs_table *t, uint32_t i)

@@ -35,6 +35,8 @@ const struct udt_table_arg *cs_table_arg(const struct cs_table *t, uint32_t i);
 const char *cs_table_func(const struct cs_table *t, uint32_t i);
 /* A string of the string table ("" for an offset out of range). */
 const char *cs_table_str(const struct cs_table *t, uint32_t off);
+/* The module probe i's definition names, or "" (then the object it is in is its module). */
+const char *cs_table_probe_module(const struct cs_table *t, uint32_t i);
 /* Byte offset within the table of a probe's sem_rel field (to resolve it against an address). */
 size_t cs_table_probe_off(const struct cs_table *t, uint32_t i);
 

@@ -118,7 +118,7 @@ void dg_table_build(struct dl_program *p, const struct dg_probes *pp, struct dg_
 			uint32_t off = str_add(&st, pp->funcs[i][f]);
 			udt__sb_putn(&funcs, &off, sizeof(off));
 		}
-		udt__sb_putn(&probes, &r, sizeof(r));
+		udt__sb_putn(&probes, &r, UDT_TABLE_PROBE_SZ_V1); /* no module: the object's */
 	}
 
 	/* Lay out: header, providers, probes, args, funcs, strings; 8-aligned parts. */
@@ -127,7 +127,7 @@ void dg_table_build(struct dl_program *p, const struct dg_probes *pp, struct dg_
 	h.version = UDT_TABLE_VERSION;
 	h.flags = dl_program_model(p) == DL_LP64 ? UDT_TABLE_LP64 : 0;
 	h.provider_sz = sizeof(struct udt_table_provider);
-	h.probe_sz = sizeof(struct udt_table_probe);
+	h.probe_sz = UDT_TABLE_PROBE_SZ_V1;
 	h.arg_sz = sizeof(struct udt_table_arg);
 	h.provider_cnt = (uint32_t)pp->provider_cnt;
 	h.probe_cnt = (uint32_t)pp->cnt;
@@ -142,7 +142,7 @@ void dg_table_build(struct dl_program *p, const struct dg_probes *pp, struct dg_
 	h.probe_off = (uint32_t)t->blob.len;
 	for (size_t i = 0; i < pp->cnt; i++) {
 		struct dg_reloc rel = {
-			t->blob.len + i * sizeof(struct udt_table_probe) +
+			t->blob.len + i * UDT_TABLE_PROBE_SZ_V1 +
 				offsetof(struct udt_table_probe, sem_rel),
 			DG_RELOC_SEMAPHORE, i
 		};

@@ -4,7 +4,7 @@
 # library cannot be preloaded into the uninstrumented programs it traces);
 # tests/unit/test_runtime links the same sources into an ASan binary.
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
-		runtime/vm.c runtime/safe.c
+		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS))
 RUNTIME_SONAME := libudtrace.so.1
 RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \

@@ -22,6 +22,7 @@
 #ifndef UDT_PROBE_TABLE_H
 #define UDT_PROBE_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define UDT_TABLE_MAGIC 0x50544455u /* "UDTP", little-endian */
@@ -86,7 +87,14 @@ struct udt_table_probe {
 	uint8_t xarg_cnt;
 	uint8_t flags;          /* UDT_PROBE_TRANSLATED */
 	uint8_t pad[5];
+	/* Since the runtime's own tables (SDT(9) and dynamic providers): records of
+	   UDT_TABLE_PROBE_SZ_V1 bytes (dtrace -G's) end before this field. */
+	uint32_t module;        /* string offset: the module the definition names; 0: the object's */
+	uint32_t pad2;
 };
+
+/* The probe record as dtrace -G writes it: without module (the object is the module). */
+#define UDT_TABLE_PROBE_SZ_V1 40u
 
 #define UDT_PROBE_TRANSLATED 0x1u /* the definition gave a translated argument list */
 
@@ -110,7 +118,9 @@ struct udt_table_arg {
 /* The layout is ABI (docs/format.md): these sizes never change. */
 _Static_assert(sizeof(struct udt_table_hdr) == 80, "probe table header layout");
 _Static_assert(sizeof(struct udt_table_provider) == 28, "provider record layout");
-_Static_assert(sizeof(struct udt_table_probe) == 40, "probe record layout");
+_Static_assert(offsetof(struct udt_table_probe, module) == UDT_TABLE_PROBE_SZ_V1,
+	       "probe record layout");
+_Static_assert(sizeof(struct udt_table_probe) == 48, "probe record layout");
 _Static_assert(sizeof(struct udt_table_arg) == 12, "argument record layout");
 
 /*

@@ -37,6 +37,7 @@
  * memory written.
  */
 #include "runtime/internal.h"
+#include "runtime/tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -402,5 +403,6 @@ __attribute__((destructor)) static void udt_fini(void)
 
 __attribute__((constructor(101))) static void udt_init(void)
 {
+	udt__sdt_scan(); /* before a consumer of dtrace -c looks at the registry */
 	sync_with_consumer();
 }

@@ -44,6 +44,15 @@ gcc -O2 -I. -c "$C/fire_types.c" -o fire.o &&
 	gcc fire.o types.o basic.o -o fire && ./fire
 expect_eq "two providers' objects link into one program and run" "$?" 0
 
+# The SDT(9) macros in use (the manual's examples, every arity), compiled in and out.
+for l in "${langs[@]}"; do
+	for opt in -O0 "-O2 -DUDTRACE_DISABLE"; do
+		# shellcheck disable=SC2086
+		check "SDT(9) macros in use: $l $opt" $l $WFLAGS $opt -I"$SDK_INCLUDE" \
+			-c "$TOP/tests/integration/data/sdt_ip.c" -o sdt.o
+	done
+done
+
 # Each mistake is a compile error, in C and in C++.
 for l in "gcc -x c -std=c11" "g++ -x c++ -std=c++17"; do
 	have "${l%% *}" || continue

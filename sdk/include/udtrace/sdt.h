@@ -146,8 +146,12 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 
 #define UDT__SEM(prov, name) prov##_##name##_semaphore
 
-/* The note (SystemTap v3, type 3) and the .stapsdt.base marker readers use. */
-#define UDT__NOTE(prov, name, tmpl)                                                          \
+/*
+ * The note (SystemTap v3, type 3) and the .stapsdt.base marker readers use.
+ * UDT__NOTE_ takes the provider, the probe name and the semaphore's symbol
+ * as string literals; UDT__NOTE makes them from a generated header's names.
+ */
+#define UDT__NOTE_(provs, names, sems, tmpl)                                                 \
 	".Ludt_site%=: nop\n"                                                                \
 	".pushsection .note.stapsdt,\"?o\",\"note\",.Ludt_site%=\n"                          \
 	".balign 4\n"                                                                        \
@@ -156,9 +160,9 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 	"992: .balign 4\n"                                                                   \
 	"993: " UDT__ASM_ADDR " .Ludt_site%=\n"                                              \
 	UDT__ASM_ADDR " _.stapsdt.base\n"                                                     \
-	UDT__ASM_ADDR " " UDT__STR(UDT__SEM(prov, name)) "\n"                                 \
-	".asciz \"" #prov "\"\n"                                                             \
-	".asciz \"" #name "\"\n"                                                             \
+	UDT__ASM_ADDR " " sems "\n"                                                           \
+	".asciz \"" provs "\"\n"                                                             \
+	".asciz \"" names "\"\n"                                                             \
 	".asciz \"" tmpl "\"\n"                                                              \
 	"994: .balign 4\n"                                                                   \
 	".popsection\n"                                                                      \
@@ -170,44 +174,56 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 	".size _.stapsdt.base, 1\n"                                                          \
 	".popsection\n"                                                                      \
 	".endif\n"
+#define UDT__NOTE(prov, name, tmpl) UDT__NOTE_(#prov, #name, UDT__STR(UDT__SEM(prov, name)), tmpl)
 
-/* UDT__FN(statements...): run them with udt__fn, the runtime's entry point, if it is set. */
-#define UDT__FN(...)                                                                         \
+/*
+ * UDT__FN(disp, statements...): run them with udt__fn, the runtime's entry
+ * point read from the dispatch pointer disp, if it is set. A generated
+ * header's sites use their object's udt__dispatch; SDT(9) sites their
+ * provider's (below).
+ */
+#define UDT__FN(disp, ...)                                                                   \
 	do {                                                                                 \
-		udt__dispatch_fn udt__fn = __atomic_load_n(&udt__dispatch, __ATOMIC_RELAXED); \
+		udt__dispatch_fn udt__fn = __atomic_load_n(&(disp), __ATOMIC_RELAXED);        \
 		if (udt__fn) {                                                               \
 			__VA_ARGS__;                                                         \
 		}                                                                            \
 	} while (0)
-#define UDT__REGS(p, n, N, a0, a1, a2, a3) UDT__FN(udt__fn(&UDT__SEM(p, n), N, a0, a1, a2, a3))
-#define UDT__ARRAY(p, n, N, ...)                                                             \
-	UDT__FN(const uint64_t udt__v[] = { __VA_ARGS__ };                                   \
-		udt__fn(&UDT__SEM(p, n), N, UDT__PTR2U64(udt__v), 0, 0, 0))
-/* UDT__DISPATCHn(prov, name, values...): the call for n values. */
-#define UDT__DISPATCH0(p, n) UDT__REGS(p, n, 0, 0, 0, 0, 0)
-#define UDT__DISPATCH1(p, n, a) UDT__REGS(p, n, 1, a, 0, 0, 0)
-#define UDT__DISPATCH2(p, n, a, b) UDT__REGS(p, n, 2, a, b, 0, 0)
-#define UDT__DISPATCH3(p, n, a, b, c) UDT__REGS(p, n, 3, a, b, c, 0)
-#define UDT__DISPATCH4(p, n, a, b, c, d) UDT__REGS(p, n, 4, a, b, c, d)
-#define UDT__DISPATCH5(p, n, ...) UDT__ARRAY(p, n, 5, __VA_ARGS__)
-#define UDT__DISPATCH6(p, n, ...) UDT__ARRAY(p, n, 6, __VA_ARGS__)
-#define UDT__DISPATCH7(p, n, ...) UDT__ARRAY(p, n, 7, __VA_ARGS__)
-#define UDT__DISPATCH8(p, n, ...) UDT__ARRAY(p, n, 8, __VA_ARGS__)
-#define UDT__DISPATCH9(p, n, ...) UDT__ARRAY(p, n, 9, __VA_ARGS__)
-#define UDT__DISPATCH10(p, n, ...) UDT__ARRAY(p, n, 10, __VA_ARGS__)
-#define UDT__DISPATCH11(p, n, ...) UDT__ARRAY(p, n, 11, __VA_ARGS__)
-#define UDT__DISPATCH12(p, n, ...) UDT__ARRAY(p, n, 12, __VA_ARGS__)
+#define UDT__REGS(D, S, N, a0, a1, a2, a3) UDT__FN(D, udt__fn(&(S), N, a0, a1, a2, a3))
+#define UDT__ARRAY(D, S, N, ...)                                                             \
+	UDT__FN(D, const uint64_t udt__v[] = { __VA_ARGS__ };                                \
+		udt__fn(&(S), N, UDT__PTR2U64(udt__v), 0, 0, 0))
+/* UDT__DISPATCHn(disp, sem, values...): the call for n values, through disp, for semaphore sem. */
+#define UDT__DISPATCH0(D, S) UDT__REGS(D, S, 0, 0, 0, 0, 0)
+#define UDT__DISPATCH1(D, S, a) UDT__REGS(D, S, 1, a, 0, 0, 0)
+#define UDT__DISPATCH2(D, S, a, b) UDT__REGS(D, S, 2, a, b, 0, 0)
+#define UDT__DISPATCH3(D, S, a, b, c) UDT__REGS(D, S, 3, a, b, c, 0)
+#define UDT__DISPATCH4(D, S, a, b, c, d) UDT__REGS(D, S, 4, a, b, c, d)
+#define UDT__DISPATCH5(D, S, ...) UDT__ARRAY(D, S, 5, __VA_ARGS__)
+#define UDT__DISPATCH6(D, S, ...) UDT__ARRAY(D, S, 6, __VA_ARGS__)
+#define UDT__DISPATCH7(D, S, ...) UDT__ARRAY(D, S, 7, __VA_ARGS__)
+#define UDT__DISPATCH8(D, S, ...) UDT__ARRAY(D, S, 8, __VA_ARGS__)
+#define UDT__DISPATCH9(D, S, ...) UDT__ARRAY(D, S, 9, __VA_ARGS__)
+#define UDT__DISPATCH10(D, S, ...) UDT__ARRAY(D, S, 10, __VA_ARGS__)
+#define UDT__DISPATCH11(D, S, ...) UDT__ARRAY(D, S, 11, __VA_ARGS__)
+#define UDT__DISPATCH12(D, S, ...) UDT__ARRAY(D, S, 12, __VA_ARGS__)
 /* m args, after args has been expanded: calls a macro with a computed argument list */
 #define UDT__CALL(m, args) m args
 
-#define UDT__SITE(prov, name, decls, tmpl, ops, dispatch)                                    \
+/*
+ * A site: semaphore S, the note's text, the typed copies, the note's
+ * operands, then the dispatch (last and variadic: once expanded it has
+ * commas that no parentheses protect, in an initializer's braces).
+ */
+#define UDT__SITE_(S, note, decls, ops, ...)                                                 \
 	do {                                                                                 \
-		if (__builtin_expect(UDT__SEM(prov, name), 0)) {                             \
-			decls __asm__ __volatile__(UDT__NOTE(prov, name, tmpl)               \
-						   : : UDT__UNPAREN ops);                    \
-			dispatch;                                                            \
+		if (__builtin_expect(S, 0)) {                                                \
+			decls __asm__ __volatile__(note : : UDT__UNPAREN ops);               \
+			__VA_ARGS__;                                                         \
 		}                                                                            \
 	} while (0)
+#define UDT__SITE(prov, name, decls, tmpl, ops, ...)                                         \
+	UDT__SITE_(UDT__SEM(prov, name), UDT__NOTE(prov, name, tmpl), decls, ops, __VA_ARGS__)
 
 /* UDT__SEMAPHORE(prov, name): declare the semaphore `dtrace -G` defines. */
 #define UDT__SEMAPHORE(prov, name)                                                           \
@@ -245,13 +261,270 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
  * type to check it against, and the expression. UDT__PROBE0(prov, name) fires
  * a probe without arguments. Generated headers call these.
  */
-#define UDT__PROBE0(p, n) UDT__SITE(p, n, , "", (), UDT__DISPATCH0(p, n))
+#define UDT__PROBE0(p, n) UDT__SITE(p, n, , "", (), UDT__DISPATCH0(udt__dispatch, UDT__SEM(p, n)))
 #define UDT__PROBE(p, n, N, ...)                                                             \
 	UDT__SITE(p, n, UDT__EACH##N(UDT__DECL, UDT__NOSEP, __VA_ARGS__),                   \
 		  UDT__EACH##N(UDT__TMPL_, UDT__SPACE, __VA_ARGS__),                          \
 		  (UDT__EACH##N(UDT__OPND_, UDT__COMMA, __VA_ARGS__)),                        \
 		  UDT__CALL(UDT__DISPATCH##N,                                                 \
-			    (p, n, UDT__EACH##N(UDT__VAL_, UDT__COMMA, __VA_ARGS__))))
+			    (udt__dispatch, UDT__SEM(p, n),                                   \
+			     UDT__EACH##N(UDT__VAL_, UDT__COMMA, __VA_ARGS__))))
+
+
+/* ---- The SDT(9) API: probes defined in C, registered at run time -------------------- */
+
+/*
+ * What SDT_PROVIDER_DEFINE and SDT_PROBE_DEFINE* put into the object, and
+ * what the runtime reads at start-up (runtime/sdt.c; docs/format.md, "SDT(9)
+ * probes"). Both are append-only, start with their size, and are read only
+ * inside the process that defines them.
+ *
+ * Each probe definition is a struct udt_sdt_probe in section udt_sdt_probes,
+ * a linker set: the linker gives every executable and shared library the
+ * symbols __start_udt_sdt_probes and __stop_udt_sdt_probes around its own
+ * definitions, which each provider struct points to. The runtime finds the
+ * providers two ways: each provider definition adds a constructor that hands
+ * it the provider (objects loaded after the runtime), and an allocated note
+ * (owner "udtrace", type 1, a 32-bit self-relative reference to the provider)
+ * that the runtime's own constructor finds with dl_iterate_phdr() in the
+ * objects already loaded, relocated but not yet initialised (dtrace -c
+ * attaches before the program's constructors run). It makes a probe table of
+ * the provider's probes (their semaphores, types and names) and registers it
+ * as a -G object's constructor does. Without the runtime the references are
+ * weak and nothing happens: the sites still carry their notes for gdb, perf
+ * and bpftrace.
+ *
+ * Each provider has its own dispatch pointer (in its struct, where the probe
+ * table points), so SDT sites need no `dtrace -G` object at all.
+ */
+#define UDT__SDT_ABI 1
+#define UDT__SDT_TYPED 0x1u /* SDT_PROBE_DEFINEn: the argument types are given (maybe none) */
+#define UDT__SDT_XLATE 0x2u /* SDT_PROBE_DEFINEn_XLATE: and translated types */
+
+struct udt_sdt_provider {
+	uint32_t size;            /* sizeof(struct udt_sdt_provider) */
+	uint32_t version;         /* UDT__SDT_ABI */
+	const char *name;
+	udt__dispatch_fn dispatch; /* set by a consumer that enables a probe of the provider */
+	void *rt;                 /* the runtime's: the probe table it registered */
+	struct udt_sdt_probe *start; /* this object's set of probe definitions, or NULL */
+	struct udt_sdt_probe *stop;
+};
+
+struct udt_sdt_probe {
+	uint32_t size;            /* sizeof(struct udt_sdt_probe) */
+	uint32_t flags;           /* UDT__SDT_* */
+	uint32_t narg_cnt;        /* types in types[] (and xtypes[]) */
+	uint32_t reserved;
+	struct udt_sdt_provider *provider;
+	unsigned short *sem;      /* the probe's semaphore, which its notes name too */
+	const char *mod;          /* as written: "" when unspecified */
+	const char *func;
+	const char *name;         /* as written: "receive__unreachable" */
+	const char *const *types; /* native argument types, or NULL */
+	const char *const *xtypes; /* translated argument types, or NULL */
+};
+
+/* Registration, in the runtime; weak, so that a program without it still links. */
+void udt__sdt_register(struct udt_sdt_provider *prov) __attribute__((weak));
+void udt__sdt_unregister(struct udt_sdt_provider *prov) __attribute__((weak));
+/* The bounds of this object's set (NULL when it defines no probe). */
+extern struct udt_sdt_probe __start_udt_sdt_probes[] __attribute__((weak, visibility("hidden")));
+extern struct udt_sdt_probe __stop_udt_sdt_probes[] __attribute__((weak, visibility("hidden")));
+
+/* Definitions have C linkage (the notes name the semaphores), even in a C++ namespace. */
+#ifdef __cplusplus
+#define UDT__EXTERN_C extern "C"
+#define UDT__C_BEGIN extern "C" {
+#define UDT__C_END }
+#else
+#define UDT__EXTERN_C
+#define UDT__C_BEGIN
+#define UDT__C_END
+#endif
+#define UDT__HIDDEN __attribute__((visibility("hidden")))
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define UDT__RETAIN __attribute__((retain))
+#endif
+#endif
+#ifndef UDT__RETAIN
+#define UDT__RETAIN
+#endif
+
+#define UDT__SDT_PROV(prov) udt__sdt_provider_##prov
+#define UDT__SDT_SEM(prov, mod, func, name) udt__sdt_sem_##prov##_##mod##_##func##_##name
+#define UDT__SDT_OBJ(what, prov, mod, func, name) udt__sdt_##what##_##prov##_##mod##_##func##_##name
+
+/*
+ * The provider, its note, its constructor and its destructor. The last
+ * declaration takes the caller's semicolon (an empty declaration is not
+ * valid C).
+ */
+#define UDT__SDT_PROVIDER_DEFINE(prov)                                                       \
+	UDT__C_BEGIN struct udt_sdt_provider UDT__SDT_PROV(prov) UDT__HIDDEN = {             \
+		sizeof(struct udt_sdt_provider), UDT__SDT_ABI, #prov, 0, 0,                  \
+		__start_udt_sdt_probes, __stop_udt_sdt_probes                                \
+	};                                                                                   \
+	UDT__C_END                                                                           \
+	__asm__(".pushsection .note.udtrace,\"a\",\"note\"\n"                                \
+		".balign 4\n"                                                                \
+		".4byte 8, 4, 1\n"                                                           \
+		".asciz \"udtrace\"\n"                                                       \
+		".4byte " UDT__STR(UDT__SDT_PROV(prov)) " - .\n"                             \
+		".popsection\n");                                                            \
+	static void udt__sdt_init_##prov(void) __attribute__((constructor));                 \
+	static void udt__sdt_init_##prov(void)                                               \
+	{                                                                                    \
+		if (udt__sdt_register)                                                       \
+			udt__sdt_register(&UDT__SDT_PROV(prov));                             \
+	}                                                                                    \
+	static void udt__sdt_fini_##prov(void) __attribute__((destructor));                  \
+	static void udt__sdt_fini_##prov(void)                                               \
+	{                                                                                    \
+		if (udt__sdt_unregister)                                                     \
+			udt__sdt_unregister(&UDT__SDT_PROV(prov));                           \
+	}                                                                                    \
+	UDT__EXTERN_C struct udt_sdt_provider UDT__SDT_PROV(prov) UDT__HIDDEN
+
+#define UDT__SDT_PROVIDER_DECLARE(prov)                                                      \
+	UDT__EXTERN_C struct udt_sdt_provider UDT__SDT_PROV(prov) UDT__HIDDEN
+
+#define UDT__SDT_PROBE_DECLARE(prov, mod, func, name)                                        \
+	UDT__EXTERN_C unsigned short UDT__SDT_SEM(prov, mod, func, name) UDT__HIDDEN
+
+/*
+ * A probe: its semaphore (in .probes, as a -G object's), and its entry in
+ * the set. types and xtypes name arrays of type strings, or are 0.
+ */
+#define UDT__SDT_PROBE_DEF(prov, mod, func, name, flags, n, types, xtypes)                   \
+	UDT__C_BEGIN unsigned short UDT__SDT_SEM(prov, mod, func, name)                      \
+		__attribute__((section(".probes"))) UDT__HIDDEN = 0;                         \
+	UDT__C_END                                                                           \
+	static struct udt_sdt_probe UDT__SDT_OBJ(probe, prov, mod, func, name)               \
+		__attribute__((used, section("udt_sdt_probes"), aligned(8))) UDT__RETAIN = { \
+			sizeof(struct udt_sdt_probe), (flags), (n), 0, &UDT__SDT_PROV(prov), \
+			&UDT__SDT_SEM(prov, mod, func, name), #mod, #func, #name, types, xtypes \
+		};                                                                           \
+	UDT__SDT_PROBE_DECLARE(prov, mod, func, name)
+#define UDT__SDT_TYPES(what, prov, mod, func, name, ...)                                     \
+	static const char *const UDT__SDT_OBJ(what, prov, mod, func, name)[] = { __VA_ARGS__ }
+#define UDT__SDT_PROBE_DEFN(prov, mod, func, name, n, ...)                                   \
+	UDT__SDT_TYPES(t, prov, mod, func, name, __VA_ARGS__);                               \
+	UDT__SDT_PROBE_DEF(prov, mod, func, name, UDT__SDT_TYPED, n,                         \
+			   UDT__SDT_OBJ(t, prov, mod, func, name), 0)
+/* _XLATE: native and translated types alternate in the arguments; split them. */
+#define UDT__SDT_PROBE_DEFX(prov, mod, func, name, n, natives, xlated)                       \
+	UDT__SDT_TYPES(t, prov, mod, func, name, UDT__UNPAREN natives);                      \
+	UDT__SDT_TYPES(x, prov, mod, func, name, UDT__UNPAREN xlated);                       \
+	UDT__SDT_PROBE_DEF(prov, mod, func, name, UDT__SDT_TYPED | UDT__SDT_XLATE, n,        \
+			   UDT__SDT_OBJ(t, prov, mod, func, name),                           \
+			   UDT__SDT_OBJ(x, prov, mod, func, name))
+
+/*
+ * Sites. The arguments' types are in the definition, not at the site, so
+ * each value is widened to a register (uintptr_t: integers sign- or
+ * zero-extended by their own type, pointers as addresses) and the note
+ * describes every argument as a signed register-wide value ("-8@%rdi"):
+ * exact for every integer and pointer except unsigned 64-bit values above
+ * INT64_MAX, which external tracers show negative (udtrace's args[] follow
+ * the definition's types).
+ */
+#ifdef __cplusplus
+}
+extern "C++" {
+template <typename T> inline uintptr_t udt__sdt_u(T *v)
+{
+	return reinterpret_cast<uintptr_t>(v);
+}
+template <typename T> inline uintptr_t udt__sdt_u(T v)
+{
+	return static_cast<uintptr_t>(v);
+}
+inline uintptr_t udt__sdt_u(decltype(nullptr))
+{
+	return 0;
+}
+}
+extern "C" {
+#define UDT__SDT_U(x) udt__sdt_u(x)
+#else
+#define UDT__SDT_U(x) ((uintptr_t)(x))
+#endif
+#if defined(__LP64__) || defined(_LP64)
+#define UDT__SDT_TMPL(i) "-8@%" UDT__REGMOD "[udt__v" #i "]"
+#else
+#define UDT__SDT_TMPL(i) "-4@%[udt__v" #i "]"
+#endif
+#define UDT__SDT_DECL(i, x) uintptr_t udt__a##i = UDT__SDT_U(x);
+#define UDT__SDT_OP(i) [udt__v##i] "nr"(udt__a##i)
+#define UDT__SDT_V(i) UDT__SCAST(uint64_t, udt__a##i)
+
+#define UDT__SDT_SITE(prov, mod, func, name, decls, tmpl, ops, N, ...)                       \
+	UDT__SITE_(UDT__SDT_SEM(prov, mod, func, name),                                      \
+		   UDT__NOTE_(#prov, #name, UDT__STR(UDT__SDT_SEM(prov, mod, func, name)), tmpl), \
+		   decls, ops,                                                               \
+		   UDT__DISPATCH##N(UDT__SDT_PROV(prov).dispatch,                            \
+				    UDT__SDT_SEM(prov, mod, func, name), __VA_ARGS__))
+
+#define UDT__SDT_PROBE0(prov, mod, func, name)                                               \
+	UDT__SITE_(UDT__SDT_SEM(prov, mod, func, name),                                      \
+		   UDT__NOTE_(#prov, #name, UDT__STR(UDT__SDT_SEM(prov, mod, func, name)), ""), \
+		   , (), UDT__DISPATCH0(UDT__SDT_PROV(prov).dispatch,                        \
+					UDT__SDT_SEM(prov, mod, func, name)))
+#define UDT__SDT_PROBE1(prov, mod, func, name, a0)                                           \
+	UDT__SDT_SITE(prov, mod, func, name, UDT__SDT_DECL(0, a0), UDT__SDT_TMPL(0),         \
+		      (UDT__SDT_OP(0)), 1, UDT__SDT_V(0))
+#define UDT__SDT_PROBE2(prov, mod, func, name, a0, a1)                                       \
+	UDT__SDT_SITE(prov, mod, func, name, UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1),      \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1), (UDT__SDT_OP(0), UDT__SDT_OP(1)), \
+		      2, UDT__SDT_V(0), UDT__SDT_V(1))
+#define UDT__SDT_PROBE3(prov, mod, func, name, a0, a1, a2)                                   \
+	UDT__SDT_SITE(prov, mod, func, name,                                                 \
+		      UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1) UDT__SDT_DECL(2, a2),        \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1) " " UDT__SDT_TMPL(2),            \
+		      (UDT__SDT_OP(0), UDT__SDT_OP(1), UDT__SDT_OP(2)), 3, UDT__SDT_V(0),    \
+		      UDT__SDT_V(1), UDT__SDT_V(2))
+#define UDT__SDT_PROBE4(prov, mod, func, name, a0, a1, a2, a3)                               \
+	UDT__SDT_SITE(prov, mod, func, name,                                                 \
+		      UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1) UDT__SDT_DECL(2, a2)         \
+			      UDT__SDT_DECL(3, a3),                                          \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1) " " UDT__SDT_TMPL(2) " "         \
+			      UDT__SDT_TMPL(3),                                              \
+		      (UDT__SDT_OP(0), UDT__SDT_OP(1), UDT__SDT_OP(2), UDT__SDT_OP(3)), 4,   \
+		      UDT__SDT_V(0), UDT__SDT_V(1), UDT__SDT_V(2), UDT__SDT_V(3))
+#define UDT__SDT_PROBE5(prov, mod, func, name, a0, a1, a2, a3, a4)                           \
+	UDT__SDT_SITE(prov, mod, func, name,                                                 \
+		      UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1) UDT__SDT_DECL(2, a2)         \
+			      UDT__SDT_DECL(3, a3) UDT__SDT_DECL(4, a4),                     \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1) " " UDT__SDT_TMPL(2) " "         \
+			      UDT__SDT_TMPL(3) " " UDT__SDT_TMPL(4),                         \
+		      (UDT__SDT_OP(0), UDT__SDT_OP(1), UDT__SDT_OP(2), UDT__SDT_OP(3),       \
+		       UDT__SDT_OP(4)),                                                      \
+		      5, UDT__SDT_V(0), UDT__SDT_V(1), UDT__SDT_V(2), UDT__SDT_V(3),         \
+		      UDT__SDT_V(4))
+#define UDT__SDT_PROBE6(prov, mod, func, name, a0, a1, a2, a3, a4, a5)                       \
+	UDT__SDT_SITE(prov, mod, func, name,                                                 \
+		      UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1) UDT__SDT_DECL(2, a2)         \
+			      UDT__SDT_DECL(3, a3) UDT__SDT_DECL(4, a4) UDT__SDT_DECL(5, a5), \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1) " " UDT__SDT_TMPL(2) " "         \
+			      UDT__SDT_TMPL(3) " " UDT__SDT_TMPL(4) " " UDT__SDT_TMPL(5),    \
+		      (UDT__SDT_OP(0), UDT__SDT_OP(1), UDT__SDT_OP(2), UDT__SDT_OP(3),       \
+		       UDT__SDT_OP(4), UDT__SDT_OP(5)),                                      \
+		      6, UDT__SDT_V(0), UDT__SDT_V(1), UDT__SDT_V(2), UDT__SDT_V(3),         \
+		      UDT__SDT_V(4), UDT__SDT_V(5))
+#define UDT__SDT_PROBE7(prov, mod, func, name, a0, a1, a2, a3, a4, a5, a6)                   \
+	UDT__SDT_SITE(prov, mod, func, name,                                                 \
+		      UDT__SDT_DECL(0, a0) UDT__SDT_DECL(1, a1) UDT__SDT_DECL(2, a2)         \
+			      UDT__SDT_DECL(3, a3) UDT__SDT_DECL(4, a4) UDT__SDT_DECL(5, a5) \
+				      UDT__SDT_DECL(6, a6),                                  \
+		      UDT__SDT_TMPL(0) " " UDT__SDT_TMPL(1) " " UDT__SDT_TMPL(2) " "         \
+			      UDT__SDT_TMPL(3) " " UDT__SDT_TMPL(4) " " UDT__SDT_TMPL(5) " " \
+				      UDT__SDT_TMPL(6),                                      \
+		      (UDT__SDT_OP(0), UDT__SDT_OP(1), UDT__SDT_OP(2), UDT__SDT_OP(3),       \
+		       UDT__SDT_OP(4), UDT__SDT_OP(5), UDT__SDT_OP(6)),                      \
+		      7, UDT__SDT_V(0), UDT__SDT_V(1), UDT__SDT_V(2), UDT__SDT_V(3),         \
+		      UDT__SDT_V(4), UDT__SDT_V(5), UDT__SDT_V(6))
 
 #else /* !UDT_SDT_ENABLED */
 
@@ -262,7 +535,126 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
  */
 #define UDT__NOP(x) ((void)(0 ? ((void)(x), 0) : 0))
 
+
+/* SDT(9) compiled out: definitions are declarations of nothing, sites evaluate nothing. */
+#define UDT__SDT_NOTHING(prov) extern int udt__sdt_compiled_out_##prov
+#define UDT__SDT_PROVIDER_DEFINE(prov) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROVIDER_DECLARE(prov) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROBE_DECLARE(prov, mod, func, name) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROBE_DEF(prov, mod, func, name, flags, n, types, xtypes) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROBE_DEFN(prov, mod, func, name, n, ...) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROBE_DEFX(prov, mod, func, name, n, natives, xlated) UDT__SDT_NOTHING(prov)
+#define UDT__SDT_PROBE0(prov, mod, func, name) do { } while (0)
+#define UDT__SDT_PROBE1(prov, mod, func, name, a0) do { UDT__NOP(a0); } while (0)
+#define UDT__SDT_PROBE2(prov, mod, func, name, a0, a1)                                       \
+	do { UDT__NOP(a0); UDT__NOP(a1); } while (0)
+#define UDT__SDT_PROBE3(prov, mod, func, name, a0, a1, a2)                                   \
+	do { UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); } while (0)
+#define UDT__SDT_PROBE4(prov, mod, func, name, a0, a1, a2, a3)                               \
+	do { UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); UDT__NOP(a3); } while (0)
+#define UDT__SDT_PROBE5(prov, mod, func, name, a0, a1, a2, a3, a4)                           \
+	do { UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); UDT__NOP(a3); UDT__NOP(a4); } while (0)
+#define UDT__SDT_PROBE6(prov, mod, func, name, a0, a1, a2, a3, a4, a5)                       \
+	do {                                                                                 \
+		UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); UDT__NOP(a3); UDT__NOP(a4);        \
+		UDT__NOP(a5);                                                                \
+	} while (0)
+#define UDT__SDT_PROBE7(prov, mod, func, name, a0, a1, a2, a3, a4, a5, a6)                   \
+	do {                                                                                 \
+		UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); UDT__NOP(a3); UDT__NOP(a4);        \
+		UDT__NOP(a5); UDT__NOP(a6);                                                  \
+	} while (0)
+
 #endif /* UDT_SDT_ENABLED */
+
+/*
+ * The SDT(9) API (FreeBSD's SDT manual page), for user space:
+ *
+ *	SDT_PROVIDER_DEFINE(ip);
+ *	SDT_PROBE_DEFINE3(ip, , , receive, "struct ifnet *", "struct ip *", "struct ip6_hdr *");
+ *	...
+ *	SDT_PROBE3(ip, , , receive, ifp, ip, NULL);     (any number of sites)
+ *
+ * - A provider is defined once per executable or shared library and declared
+ *   (SDT_PROVIDER_DECLARE) before its probes are defined, as the manual
+ *   says; a probe is defined once (SDT_PROBE_DEFINE*) and declared
+ *   (SDT_PROBE_DECLARE) in the other files that fire it. Defining one twice
+ *   is a link error.
+ * - SDT_PROBE_DEFINEn gives the types of n arguments as strings, as D will
+ *   show them (`dtrace -l -v`); SDT_PROBE_DEFINEn_XLATE gives each native
+ *   type followed by the type it is translated to (translators come from the
+ *   consumer's libraries); SDT_PROBE_DEFINE gives no types.
+ * - "__" in a probe name is shown as "-" (receive__unreachable is
+ *   receive-unreachable). An empty module is the name of the executable or
+ *   library the probe is defined in, as DTrace names a kernel probe's
+ *   module; an empty function stays empty.
+ * - SDT_PROBEn fires with n arguments (integers of any width, pointers; at
+ *   most 7), evaluated only when the probe is enabled. Every site of a probe
+ *   is one probe to DTrace and a location of it to gdb, perf and bpftrace,
+ *   which see the sites' SystemTap notes with the probe's semaphore.
+ * - No `dtrace -G` step: the runtime (libudtrace, linked or preloaded)
+ *   registers the probes at start-up. Without it the sites are still
+ *   SystemTap probes.
+ */
+#define SDT_PROVIDER_DEFINE(prov) UDT__SDT_PROVIDER_DEFINE(prov)
+#define SDT_PROVIDER_DECLARE(prov) UDT__SDT_PROVIDER_DECLARE(prov)
+#define SDT_PROBE_DECLARE(prov, mod, func, name) UDT__SDT_PROBE_DECLARE(prov, mod, func, name)
+#define SDT_PROBE_DEFINE(prov, mod, func, name) UDT__SDT_PROBE_DEF(prov, mod, func, name, 0, 0, 0, 0)
+#define SDT_PROBE_DEFINE0(prov, mod, func, name)                                             \
+	UDT__SDT_PROBE_DEF(prov, mod, func, name, UDT__SDT_TYPED, 0, 0, 0)
+#define SDT_PROBE_DEFINE1(prov, mod, func, name, arg0)                                       \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 1, arg0)
+#define SDT_PROBE_DEFINE2(prov, mod, func, name, arg0, arg1)                                 \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 2, arg0, arg1)
+#define SDT_PROBE_DEFINE3(prov, mod, func, name, arg0, arg1, arg2)                           \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 3, arg0, arg1, arg2)
+#define SDT_PROBE_DEFINE4(prov, mod, func, name, arg0, arg1, arg2, arg3)                     \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 4, arg0, arg1, arg2, arg3)
+#define SDT_PROBE_DEFINE5(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4)               \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 5, arg0, arg1, arg2, arg3, arg4)
+#define SDT_PROBE_DEFINE6(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5)         \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 6, arg0, arg1, arg2, arg3, arg4, arg5)
+#define SDT_PROBE_DEFINE7(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5, arg6)   \
+	UDT__SDT_PROBE_DEFN(prov, mod, func, name, 7, arg0, arg1, arg2, arg3, arg4, arg5, arg6)
+#define SDT_PROBE_DEFINE0_XLATE(prov, mod, func, name)                                       \
+	UDT__SDT_PROBE_DEF(prov, mod, func, name, UDT__SDT_TYPED | UDT__SDT_XLATE, 0, 0, 0)
+#define SDT_PROBE_DEFINE1_XLATE(prov, mod, func, name, arg0, xarg0)                          \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 1, (arg0), (xarg0))
+#define SDT_PROBE_DEFINE2_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1)             \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 2, (arg0, arg1), (xarg0, xarg1))
+#define SDT_PROBE_DEFINE3_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1, arg2, xarg2) \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 3, (arg0, arg1, arg2), (xarg0, xarg1, xarg2))
+#define SDT_PROBE_DEFINE4_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1, arg2, xarg2, \
+				arg3, xarg3)                                                 \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 4, (arg0, arg1, arg2, arg3),              \
+			    (xarg0, xarg1, xarg2, xarg3))
+#define SDT_PROBE_DEFINE5_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1, arg2, xarg2, \
+				arg3, xarg3, arg4, xarg4)                                    \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 5, (arg0, arg1, arg2, arg3, arg4),        \
+			    (xarg0, xarg1, xarg2, xarg3, xarg4))
+#define SDT_PROBE_DEFINE6_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1, arg2, xarg2, \
+				arg3, xarg3, arg4, xarg4, arg5, xarg5)                       \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 6, (arg0, arg1, arg2, arg3, arg4, arg5),  \
+			    (xarg0, xarg1, xarg2, xarg3, xarg4, xarg5))
+#define SDT_PROBE_DEFINE7_XLATE(prov, mod, func, name, arg0, xarg0, arg1, xarg1, arg2, xarg2, \
+				arg3, xarg3, arg4, xarg4, arg5, xarg5, arg6, xarg6)          \
+	UDT__SDT_PROBE_DEFX(prov, mod, func, name, 7,                                        \
+			    (arg0, arg1, arg2, arg3, arg4, arg5, arg6),                      \
+			    (xarg0, xarg1, xarg2, xarg3, xarg4, xarg5, xarg6))
+#define SDT_PROBE0(prov, mod, func, name) UDT__SDT_PROBE0(prov, mod, func, name)
+#define SDT_PROBE1(prov, mod, func, name, arg0) UDT__SDT_PROBE1(prov, mod, func, name, arg0)
+#define SDT_PROBE2(prov, mod, func, name, arg0, arg1)                                        \
+	UDT__SDT_PROBE2(prov, mod, func, name, arg0, arg1)
+#define SDT_PROBE3(prov, mod, func, name, arg0, arg1, arg2)                                  \
+	UDT__SDT_PROBE3(prov, mod, func, name, arg0, arg1, arg2)
+#define SDT_PROBE4(prov, mod, func, name, arg0, arg1, arg2, arg3)                            \
+	UDT__SDT_PROBE4(prov, mod, func, name, arg0, arg1, arg2, arg3)
+#define SDT_PROBE5(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4)                      \
+	UDT__SDT_PROBE5(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4)
+#define SDT_PROBE6(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5)                \
+	UDT__SDT_PROBE6(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5)
+#define SDT_PROBE7(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5, arg6)          \
+	UDT__SDT_PROBE7(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5, arg6)
 
 #ifdef __cplusplus
 }
