@@ -81,8 +81,11 @@ int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->types = dl_program_new(DL_LP64);
-	if (proc)
+	if (proc) {
 		cs_probes_set_target((int)proc->pid);
+		/* the tables only the runtime has (SDT(9), dynamic); without memory, none */
+		(void)cs_proc_load_registry(proc);
+	}
 	for (size_t i = 0; i < 3; i++) {
 		struct cs_probe pr = { .prov = udt__xstrdup("dtrace"), .mod = "", .func = "",
 				       .name = udt__xstrdup(core[i]) };

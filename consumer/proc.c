@@ -632,9 +632,6 @@ int cs_proc_open(struct cs_proc *p, pid_t pid)
 		if (err)
 			goto fail;
 	}
-	err = cs_proc_load_registry(p);
-	if (err)
-		goto fail;
 	goto out;
 fail:
 	for (size_t i = 0; i < p->mod_cnt; i++)

@@ -72,7 +72,9 @@ int cs_proc_open(struct cs_proc *p, pid_t pid);
  * cs_proc_load_registry() - add the probe tables the target's runtime
  * registered and no object's file holds (SDT(9) and dynamic providers'):
  * each to the module holding its dispatch pointer, or to a module without a
- * file (consumer/registry.c). cs_proc_open() calls it.
+ * file (consumer/registry.c). It looks up the runtime's symbols, so
+ * cs_proc_open() leaves it to cs_probes_load(); calling it again adds only
+ * tables registered since.
  * Return: 0, or -ENOMEM.
  */
 int cs_proc_load_registry(struct cs_proc *p);

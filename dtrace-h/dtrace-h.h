@@ -21,5 +21,7 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 
 /* The text of sdk/include/udtrace/sdt.h, NUL-terminated (embedded at build time). */
 extern const char udt__sdt_h_text[];
+/* The line where sdt.h's SDT(9) API starts: generated headers copy the text before it. */
+#define UDT__SDT9_MARK "/* ---- The SDT(9) API ----"
 
 #endif /* UDT_DTRACE_H_H */

@@ -283,7 +283,13 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 		       "#include <stddef.h>\n#include <stdint.h>\n%s\n",
 		       src_name, guard, guard, need_systypes ? "#include <sys/types.h>\n" : "");
 	udt__sb_puts(out, "/* ---- udtrace/sdt.h, copied so that no include path is needed ---- */\n");
-	udt__sb_puts(out, udt__sdt_h_text);
+	{
+		/* the probe-site macros only: a generated header defines no SDT(9) names */
+		const char *cut = strstr(udt__sdt_h_text, UDT__SDT9_MARK);
+
+		udt__sb_putn(out, udt__sdt_h_text,
+			     cut ? (size_t)(cut - udt__sdt_h_text) : strlen(udt__sdt_h_text));
+	}
 	udt__sb_puts(out, "/* ---- end of udtrace/sdt.h ---- */\n\n");
 	udt__sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
 	udt__sb_puts(out, "#if UDT_SDT_ENABLED\n\n");

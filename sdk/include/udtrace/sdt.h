@@ -271,6 +271,40 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 			     UDT__EACH##N(UDT__VAL_, UDT__COMMA, __VA_ARGS__))))
 
 
+#else /* !UDT_SDT_ENABLED */
+
+/*
+ * Probes compiled out: arguments are not evaluated, only mentioned in a branch
+ * never taken, so variables kept for probes raise no unused warnings (sizeof
+ * would refuse a function name passed as a function pointer).
+ */
+#define UDT__NOP(x) ((void)(0 ? ((void)(x), 0) : 0))
+
+
+#endif /* UDT_SDT_ENABLED */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDT_SDT_H */
+
+/* ---- The SDT(9) API -------------------------------------------------------------------- */
+/*
+ * Everything below is not copied into the headers `dtrace -h` generates
+ * (they copy the file up to the line above), so that they define no SDT_*
+ * names; it has a guard of its own, and uses the site macros above, from
+ * this file or from a generated header's copy.
+ */
+#ifndef UDT_SDT9_H
+#define UDT_SDT9_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if UDT_SDT_ENABLED
+
 /* ---- The SDT(9) API: probes defined in C, registered at run time -------------------- */
 
 /*
@@ -526,15 +560,8 @@ extern "C" {
 		      7, UDT__SDT_V(0), UDT__SDT_V(1), UDT__SDT_V(2), UDT__SDT_V(3),         \
 		      UDT__SDT_V(4), UDT__SDT_V(5), UDT__SDT_V(6))
 
+
 #else /* !UDT_SDT_ENABLED */
-
-/*
- * Probes compiled out: arguments are not evaluated, only mentioned in a branch
- * never taken, so variables kept for probes raise no unused warnings (sizeof
- * would refuse a function name passed as a function pointer).
- */
-#define UDT__NOP(x) ((void)(0 ? ((void)(x), 0) : 0))
-
 
 /* SDT(9) compiled out: definitions are declarations of nothing, sites evaluate nothing. */
 #define UDT__SDT_NOTHING(prov) extern int udt__sdt_compiled_out_##prov
@@ -564,6 +591,7 @@ extern "C" {
 		UDT__NOP(a0); UDT__NOP(a1); UDT__NOP(a2); UDT__NOP(a3); UDT__NOP(a4);        \
 		UDT__NOP(a5); UDT__NOP(a6);                                                  \
 	} while (0)
+
 
 #endif /* UDT_SDT_ENABLED */
 
@@ -656,8 +684,9 @@ extern "C" {
 #define SDT_PROBE7(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5, arg6)          \
 	UDT__SDT_PROBE7(prov, mod, func, name, arg0, arg1, arg2, arg3, arg4, arg5, arg6)
 
+
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* UDT_SDT_H */
+#endif /* UDT_SDT9_H */
