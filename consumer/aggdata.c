@@ -309,7 +309,7 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 		m->which[i] = LOAD_ACQUIRE(&tb->agg_active) & 1;
 		STORE_RELEASE(&tb->agg_active, m->which[i] ^ 1);
 	}
-	cs__barrier_all();
+	cs__barrier_all(t);
 	for (int pass = 0; pass < (final ? 2 : 1); pass++) {
 		for (uint32_t i = 0; i < n; i++) {
 			struct udt_tbuf *tb = cs__tbuf(t, i);

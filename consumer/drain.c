@@ -6,7 +6,7 @@
  * we map it through /proc/PID/fd/N (allowed as ptrace is) and acknowledge, so
  * the target can close its descriptor. Every round (switchrate):
  *
- * switch  flip each buffer's active half, membarrier(MEMBARRIER_CMD_GLOBAL)
+ * switch  flip each buffer's active half, a membarrier (cs__barrier_all())
  *         so that every thread's view of the flip and of its busy flag is
  *         settled (record.c explains the pairing), wait for producers still
  *         in the old half, read it, reset it. A buffer whose producer stays
@@ -551,9 +551,14 @@ static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 		n == 1 ? "" : "s", (int)tid);
 }
 
-void cs__barrier_all(void)
+void cs__barrier_all(struct cs_trace *t)
 {
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+	/* the target registered for the expedited one (runtime/session.c) */
+	int cmd = LOAD_ACQUIRE(&shm_hdr(t)->flags) & UDT_SHM_MB_EXPEDITED
+			  ? MEMBARRIER_CMD_GLOBAL_EXPEDITED
+			  : MEMBARRIER_CMD_GLOBAL;
+
+	if (syscall(SYS_membarrier, cmd, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the producers fence (UDT_CTL_FENCE) */
 }
 
@@ -593,7 +598,7 @@ static void switch_round(struct cs_trace *t, bool final)
 			STORE_RELEASE(&tb->active, a ^ 1);
 		}
 	}
-	cs__barrier_all();
+	cs__barrier_all(t);
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = tbuf(t, i);
 

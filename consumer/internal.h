@@ -274,8 +274,8 @@ void cs__run_begin(struct cs_trace *t);
 uint32_t cs__tbuf_count(struct cs_trace *t);
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);
 uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h);
-/* Every running thread of the system passes a full barrier (membarrier). */
-void cs__barrier_all(void);
+/* Every running thread of the target (of the system, on older kernels) passes a full barrier. */
+void cs__barrier_all(struct cs_trace *t);
 /* Wait (briefly) until *busy is not h + 1: a producer is out of half or table h. */
 bool cs__wait_not_busy(const uint32_t *busy, uint32_t h);
 

@@ -14,6 +14,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+$(BUILD)/obj/%.o: %.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(DEPFLAGS) -c $< -o $@
+
 # $(call static_lib,name,objects)
 $(BUILD)/lib/%.a:
 	$(call msg,AR,$@)

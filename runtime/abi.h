@@ -20,7 +20,7 @@
  *    /proc/PID/fd/N. Each thread takes a buffer there at its first fire.
  *  - Records go into the thread's buffer, lock-free and with no atomic
  *    read-modify-write. The consumer switches buffers (switch policy) with
- *    membarrier(MEMBARRIER_CMD_GLOBAL) standing in for the producer's fence.
+ *    a membarrier standing in for the producer's fence.
  *  - The consumer writes a heartbeat; a probe that fires after the deadman
  *    interval without one ends the session in the target: the runtime
  *    restores the semaphores and clears udt__dispatch.
@@ -243,8 +243,16 @@ struct udt_shm_hdr {
 	uint64_t tvarsize;        /* bytes: 8 per variable */
 	uint64_t gvar_off;        /* the global variables: uint64_t[ngvars], from the area's */
 	uint64_t ngvars;
-	uint64_t reserved[1];
+	uint32_t flags;           /* UDT_SHM_* (0 from runtimes before it) */
+	uint32_t reserved;
 };
+
+/*
+ * udt_shm_hdr.flags. UDT_SHM_MB_EXPEDITED: the process registered for
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED), which the consumer then uses
+ * instead of MEMBARRIER_CMD_GLOBAL (docs/runtime.md, "Buffers").
+ */
+#define UDT_SHM_MB_EXPEDITED 0x1u
 
 /*
  * A thread's buffer pair. The producer (the thread) owns off[], drops[],

@@ -5,7 +5,10 @@
 # tests/unit/test_runtime links the same sources into an ASan binary.
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c
-RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS))
+# The direct loads of safe.c (x86-64 only), in assembly
+RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
+RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
+		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
 RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \
 		 -Isdk/include $(CFLAGS) $(EXTRA_CFLAGS)
@@ -14,6 +17,11 @@ $(BUILD)/obj-pic/%.o: %.c
 	$(call msg,CC,$< [pic])
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(RUNTIME_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj-pic/%.o: %.S
+	$(call msg,AS,$< [pic])
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -fPIC $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/lib/$(RUNTIME_SONAME): $(RUNTIME_PIC_OBJS) runtime/libudtrace.map
 	$(call msg,LD,$@)

@@ -21,8 +21,9 @@
  * restored. The clock is the TSC (or the vDSO's clock_gettime where the
  * consumer did not calibrate it) and the CPU rseq's cpu_id (or the vDSO's
  * getcpu); the only system calls are gettid once per thread, the memfd and
- * mmap of the session's first fire, and process_vm_readv for loads from
- * application memory.
+ * mmap of the session's first fire, and those of loads from application
+ * memory (safe.c: three checks per fire that loads, or a process_vm_readv per
+ * load where direct loads are not possible).
  */
 #include "runtime/agg.h"
 #include "runtime/record.h"
@@ -173,28 +174,6 @@ bad:
 	return -EINVAL;
 }
 
-/* Copy a NUL-terminated string of at most sz bytes (zero-filled) without faulting. */
-static int safe_str(uint8_t *dst, uint64_t src, uint32_t sz)
-{
-	uint32_t n = 0;
-
-	memset(dst, 0, sz);
-	while (n + 1 < sz) {
-		/* never cross a page in one copy: the string may end before a hole */
-		uint64_t chunk = 4096 - ((src + n) & 4095);
-		if (chunk > sz - 1 - n)
-			chunk = sz - 1 - n;
-		if (udt__safe_copy(dst + n, src + n, chunk))
-			return -EFAULT;
-		for (uint64_t k = 0; k < chunk; k++)
-			if (!dst[n + k])
-				return 0;
-		n += (uint32_t)chunk;
-	}
-	dst[sz - 1] = 0;
-	return 0;
-}
-
 /* What one fire knows, for the ECBs of its probe. */
 struct fire {
 	struct udt_shm_hdr *shm;
@@ -321,7 +300,7 @@ static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	if (!act_value(f, vm, a, &v))
 		return false;
 	if (a->kind == UDT_ACT_TRACE_STR) {
-		if (safe_str(dst, v, a->size)) {
+		if (udt__safe_str(dst, v, a->size)) {
 			vm->fault = UDT_FAULT_BADADDR;
 			vm->fault_addr = v;
 			vm->fault_insn = 0;
@@ -447,6 +426,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		return;
 	}
 	t->depth = 1;
+	udt__safe_fire_begin();
 	if (!t->errp)
 		t->errp = &errno;
 	saved_errno = *t->errp;
@@ -538,6 +518,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		e = &ecbs[e->next - 1];
 	}
 out:
+	udt__safe_fire_end();
 	*t->errp = saved_errno;
 	t->depth = 0;
 }

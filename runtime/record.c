@@ -14,8 +14,9 @@
  *         it. To know that the producer has left the old half, it needs the
  *         producer's `busy` (1 + the half being written) after the flip. The
  *         producer stores busy and then re-reads active; the consumer stores
- *         active, runs membarrier(MEMBARRIER_CMD_GLOBAL) (every running
- *         thread executes a full barrier) and then reads busy. Either the
+ *         active, runs a membarrier (every running thread of the process
+ *         executes a full barrier: see session.c for which one) and then
+ *         reads busy. Either the
  *         producer sees the new half, or the consumer sees it busy and waits:
  *         no record is lost or torn, and the producer needs no fence of its
  *         own (UDT_CTL_FENCE asks for one where membarrier is missing). A

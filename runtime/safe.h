@@ -19,9 +19,12 @@
  *       PROT_NONE or wrapping around the end of the address space all fail.
  * @len: bytes to copy; 0 succeeds without a system call.
  *
- * One process_vm_readv system call on the process itself, issued raw, so
- * errno is never touched. A copy that can only be done in part fails as a
- * whole (dst may then hold part of the bytes).
+ * Inside a fire of a traced process (udt__safe_fire_begin()), on x86-64, the
+ * copy is a plain load whose fault the runtime's SIGSEGV/SIGBUS handler
+ * recovers; elsewhere, or when the thread could not survive a fault (see
+ * safe.c), one process_vm_readv system call on the process itself. Both
+ * leave errno alone. A copy that can only be done in part fails as a whole
+ * (dst may then hold part of the bytes).
  *
  * Return: 0, or -EFAULT if any byte of [src, src + len) cannot be read
  * (including when the kernel refuses the system call itself, as a seccomp
@@ -29,6 +32,34 @@
  * Async-signal-safe.
  */
 int udt__safe_copy(void *dst, uint64_t src, size_t len);
+
+/*
+ * udt__safe_str() - copy the NUL-terminated string at src, at most sz - 1
+ * bytes of it, into dst, and zero the rest of dst's sz bytes. Bytes past the
+ * string's NUL are not read (the kernel's copy may read to the end of the
+ * page). Return: 0, or -EFAULT if a byte of the string cannot be read.
+ * Async-signal-safe.
+ */
+int udt__safe_str(void *dst, uint64_t src, size_t sz);
+
+/*
+ * A fire starts and ends: between the two, this thread's copies may be
+ * direct (a fault recovered by the handler of udt__safe_arm()), which the
+ * first copy checks the thread can afford. Outside a fire every copy is the
+ * kernel's. Async-signal-safe.
+ */
+void udt__safe_fire_begin(void);
+void udt__safe_fire_end(void);
+
+/*
+ * udt__safe_arm() - install the handler that recovers the faults of direct
+ * copies, chaining every other fault to the handler it replaces. Once per
+ * process; the runtime calls it at the first copy of a fire, never before a
+ * consumer attached. Return: 0, -EBUSY (another thread is at it, or it
+ * failed before), -EPERM, or -ENOTSUP where there are no direct copies.
+ * Async-signal-safe.
+ */
+int udt__safe_arm(void);
 
 /* The process ID from the kernel (a raw system call: errno untouched). */
 int udt__safe_getpid(void);

@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,25 @@ static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize,
 	       (uint64_t)ngvars * 8;
 }
 
+/*
+ * The consumer's barrier at each switch (docs/runtime.md, "Buffers") is
+ * membarrier(MEMBARRIER_CMD_GLOBAL), an RCU grace period: 15 ms on an idle
+ * machine and over a second on a loaded one, long enough for the buffers to
+ * fill meanwhile. Registered processes can be sent the expedited one
+ * instead, IPIs to the CPUs running them, a few microseconds. Registering
+ * costs one grace period itself, once in the process's life, and only when
+ * it has several threads (the kernel makes each CPU see the registration):
+ * so it is done once the shared memory is published, and only the thread
+ * that made it waits, while the others record. Under dtrace -c it happens
+ * before main(), single-threaded, at once. The consumer uses the expedited
+ * barrier once the flag is set.
+ */
+static void register_membarrier(struct udt_shm_hdr *h)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0)
+		__atomic_fetch_or(&h->flags, UDT_SHM_MB_EXPEDITED, __ATOMIC_RELEASE);
+}
+
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
 static int shm_create(struct udt_control *c, uint32_t session)
 {
@@ -226,6 +246,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&cur_shm, h);
 	/* pairs with the acquire loads of shm_state (here and in the consumer) */
 	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
+	register_membarrier(h);
 	return 0;
 }
 

@@ -32,14 +32,14 @@
  * loads, and both are faults, never crashes: division by zero
  * (UDT_FAULT_DIVZERO), LDARGR past the probe's arguments (UDT_FAULT_BADARG),
  * and a load from an address that cannot be read (UDT_FAULT_BADADDR, through
- * udt__safe_copy(), which asks the kernel to do the copy). Arithmetic is done
+ * udt__safe_copy(): a load whose fault is recovered, or the kernel's copy). Arithmetic is done
  * in uint64_t, so it wraps and has no undefined behaviour: the two signed
  * cases C leaves undefined (INT64_MIN / -1 and INT64_MIN % -1) are defined
  * here as INT64_MIN and 0, and shifts count modulo 64.
  *
  * The interpreter runs on the probe path, possibly in a signal handler: it
  * allocates nothing, takes no lock, uses no stdio, and leaves errno as it
- * found it. Its only system calls are process_vm_readv (loads) and
+ * found it. Its only system calls are those of loads (safe.c) and
  * clock_gettime (walltimestamp, vtimestamp), the latter through the vDSO
  * where the kernel provides it.
  *

@@ -72,16 +72,17 @@ drop_final_empty() {
 	sed -i '${/^$/d}' "$1"
 }
 
-# build_rtprog: the runtime tests' program (tests/integration/data/rtprog.c
-# with provider rt.d, through our -h and -G) as $WORK/rtprog, with rt.h;
-# fails the test and stops the script when it cannot be built.
+# build_rtprog [NAME]: a traced program of the runtime tests
+# (tests/integration/data/NAME.c, rtprog by default, with provider rt.d,
+# through our -h and -G) as $WORK/NAME, with rt.h; fails the test and stops
+# the script when it cannot be built.
 build_rtprog() {
-	local d=$TOP/tests/integration/data
+	local d=$TOP/tests/integration/data name=${1:-rtprog}
 	(cd "$WORK" && "$DTRACE" -h -s "$d/rt.d" -o rt.h &&
-		gcc -O2 -g -Wall -Wextra -I. -c "$d/rtprog.c" -o rtprog.o &&
-		"$DTRACE" -G -s "$d/rt.d" -o rt_prov.o rtprog.o &&
-		gcc rtprog.o rt_prov.o -o rtprog -lpthread) || {
-		fail "build the traced program"
+		gcc -O2 -g -Wall -Wextra -I. -c "$d/$name.c" -o "$name.o" &&
+		"$DTRACE" -G -s "$d/rt.d" -o "${name}_prov.o" "$name.o" &&
+		gcc "$name.o" "${name}_prov.o" -o "$name" -lpthread) || {
+		fail "build the traced program $name"
 		finish
 		exit
 	}

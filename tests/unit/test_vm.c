@@ -11,8 +11,17 @@
 #include "runtime/safe.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1002,6 +1011,287 @@ TEST(safe_copy_reads_the_child_after_fork)
 	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+/*
+ * Direct copies (safe.c): plain loads whose faults the handler of
+ * udt__safe_arm() recovers. Each test runs in a child, whose signal handlers
+ * and seccomp filter die with it. The filter makes process_vm_readv fail with
+ * EPERM, so a copy of good memory succeeds only if it was direct, and one
+ * that fails shows the kernel's path was taken.
+ */
+static void deny_process_vm_readv(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		fprintf(stderr, "seccomp: %s\n", strerror(errno));
+		_exit(77);
+	}
+}
+
+/* Run fn in a child with process_vm_readv denied; its CHECKs count there. */
+static void in_child(void (*fn)(void))
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		deny_process_vm_readv();
+		fn();
+		fflush(stderr);
+		_exit(udt_test_state.failed ? 1 : 0);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		SKIP("seccomp filters are not available");
+	CHECK(WIFEXITED(status));
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "the child died of signal %d\n", WTERMSIG(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+/* A copy as the probe path makes it: in a fire. */
+static int fire_copy(void *dst, uint64_t src, size_t len)
+{
+	udt__safe_fire_begin();
+	int r = udt__safe_copy(dst, src, len);
+	udt__safe_fire_end();
+	return r;
+}
+
+static void direct_copies_fault_safely(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char src[32] = "the quick brown fox", dst[32], *none, *two;
+	uint64_t v = 0;
+
+	none = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	two = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		   0);
+	REQUIRE(none != MAP_FAILED && two != MAP_FAILED);
+	/* outside a fire, and before arming, copies are the kernel's: denied here */
+	CHECK_EQ(udt__safe_copy(dst, (uintptr_t)src, 8), -EFAULT);
+	CHECK_EQ(udt__safe_arm(), 0);
+	CHECK_EQ(udt__safe_copy(dst, (uintptr_t)src, 8), -EFAULT);
+	errno = 99;
+	memset(dst, 0, sizeof(dst));
+	CHECK_EQ(fire_copy(dst, (uintptr_t)src, sizeof(src)), 0);
+	CHECK_STR(dst, "the quick brown fox");
+	for (size_t len = 1; len <= 9; len++) {
+		memset(dst, 0, sizeof(dst));
+		CHECK_EQ(fire_copy(dst, (uintptr_t)src + 1, len), 0);
+		CHECK_EQ(memcmp(dst, src + 1, len), 0);
+	}
+	CHECK_EQ(fire_copy(&v, 0, 8), -EFAULT);
+	CHECK_EQ(fire_copy(&v, 8, 4), -EFAULT);
+	CHECK_EQ(fire_copy(dst, (uintptr_t)none, 8), -EFAULT);
+	CHECK_EQ(fire_copy(dst, (uintptr_t)none + 7, 3), -EFAULT);
+	CHECK_EQ(fire_copy(dst, 0x800000000000ull, 8), -EFAULT);     /* non-canonical */
+	CHECK_EQ(fire_copy(dst, 0xffffffff81000000ull, 8), -EFAULT); /* the kernel's */
+	CHECK_EQ(fire_copy(dst, UINT64_MAX - 3, 8), -EFAULT);       /* wraps */
+	/* a copy that runs into a hole fails whole */
+	REQUIRE_EQ(munmap(two + pg, (size_t)pg), 0);
+	memcpy(two + pg - 4, "abc", 4);
+	CHECK_EQ(fire_copy(dst, (uintptr_t)two + pg - 4, 4), 0);
+	CHECK_EQ(fire_copy(dst, (uintptr_t)two + pg - 4, 5), -EFAULT);
+	CHECK_EQ(fire_copy(dst, (uintptr_t)two + pg - 4, 8), -EFAULT);
+	CHECK_EQ(errno, 99);
+	munmap(none, (size_t)pg);
+	munmap(two, (size_t)pg);
+}
+
+TEST(direct_copies_fault_safely)
+{
+	in_child(direct_copies_fault_safely);
+}
+
+static void direct_strings_stop_at_the_nul_and_at_holes(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char dst[16];
+	char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	REQUIRE(m != MAP_FAILED);
+	REQUIRE_EQ(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	CHECK_EQ(udt__safe_arm(), 0);
+	/* "hi" and its NUL end the page: nothing past them is read */
+	memcpy(m + pg - 3, "hi", 3);
+	memset(dst, 'x', sizeof(dst));
+	udt__safe_fire_begin();
+	CHECK_EQ(udt__safe_str(dst, (uintptr_t)m + pg - 3, sizeof(dst)), 0);
+	CHECK_STR(dst, "hi");
+	CHECK_EQ(dst[15], 0); /* the rest zeroed */
+	/* no NUL before the hole */
+	memcpy(m + pg - 3, "abc", 3);
+	CHECK_EQ(udt__safe_str(dst, (uintptr_t)m + pg - 3, sizeof(dst)), -EFAULT);
+	/* cut at the size */
+	CHECK_EQ(udt__safe_str(dst, (uintptr_t)"the quick brown fox", 8), 0);
+	CHECK_STR(dst, "the qui");
+	CHECK_EQ(udt__safe_str(dst, 0, sizeof(dst)), -EFAULT);
+	udt__safe_fire_end();
+	munmap(m, 2 * (size_t)pg);
+}
+
+TEST(direct_strings_stop_at_the_nul_and_at_holes)
+{
+	in_child(direct_strings_stop_at_the_nul_and_at_holes);
+}
+
+/* A file mapping past the end of its file: SIGBUS, recovered like SIGSEGV. */
+static void direct_copy_past_the_end_of_a_file(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/udt-test-vm-XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t v;
+
+	REQUIRE(fd >= 0);
+	unlink(path);
+	REQUIRE_EQ(ftruncate(fd, 2 * pg), 0);
+	char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ, MAP_SHARED, fd, 0);
+	REQUIRE(m != MAP_FAILED);
+	REQUIRE_EQ(ftruncate(fd, pg), 0);
+	CHECK_EQ(udt__safe_arm(), 0);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)m, 8), 0);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)m + pg, 8), -EFAULT);
+	munmap(m, 2 * (size_t)pg);
+	close(fd);
+}
+
+TEST(direct_copy_past_the_end_of_a_file)
+{
+	in_child(direct_copy_past_the_end_of_a_file);
+}
+
+/* The application's own faults: its handler runs, as without ours. */
+static volatile sig_atomic_t app_faults;
+static char *app_page;
+
+static void app_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	app_faults++;
+	/* a guard page it opens on first touch, as a GC would */
+	if ((char *)si->si_addr >= app_page && (char *)si->si_addr < app_page + sysconf(_SC_PAGESIZE))
+		mprotect(app_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE);
+}
+
+static void install_app_handler(void)
+{
+	struct sigaction sa = { .sa_sigaction = app_handler, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	REQUIRE_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+}
+
+static void faults_not_ours_reach_the_application(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t v;
+
+	app_page = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(app_page != MAP_FAILED);
+	install_app_handler();
+	CHECK_EQ(udt__safe_arm(), 0);
+	/* ours: recovered, never shown to the application */
+	CHECK_EQ(fire_copy(&v, (uintptr_t)app_page, 8), -EFAULT);
+	CHECK_EQ(app_faults, 0);
+	/* its own: its handler opens the page and the load goes on */
+	((volatile char *)app_page)[1] = 7;
+	CHECK_EQ(app_faults, 1);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)app_page, 1), 0);
+	/* a SIGSEGV sent by kill() is the application's too */
+	raise(SIGSEGV);
+	CHECK_EQ(app_faults, 2);
+}
+
+TEST(faults_not_ours_reach_the_application)
+{
+	in_child(faults_not_ours_reach_the_application);
+}
+
+static void replaced_handler_means_kernel_copies(void)
+{
+	uint64_t v, good = 5;
+
+	CHECK_EQ(udt__safe_arm(), 0);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)&good, 8), 0);
+	install_app_handler(); /* after ours: the application's wins */
+	CHECK_EQ(fire_copy(&v, (uintptr_t)&good, 8), -EFAULT); /* the kernel's (denied here) */
+	CHECK_EQ(fire_copy(&v, 0, 8), -EFAULT);
+	CHECK_EQ(app_faults, 0);
+	/* for good: even with ours back */
+	CHECK_EQ(udt__safe_arm(), -EBUSY);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)&good, 8), -EFAULT);
+}
+
+TEST(replaced_handler_means_kernel_copies)
+{
+	in_child(replaced_handler_means_kernel_copies);
+}
+
+static void *copy_with_signals_blocked(void *arg)
+{
+	sigset_t all;
+	uint64_t v, good = 5;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* a fault with SIGSEGV blocked would kill: these copies are the kernel's */
+	CHECK_EQ(fire_copy(&v, (uintptr_t)&good, 8), -EFAULT);
+	CHECK_EQ(fire_copy(&v, 0, 8), -EFAULT);
+	return NULL;
+}
+
+static void blocked_signals_mean_kernel_copies(void)
+{
+	pthread_t t;
+	uint64_t v, good = 5;
+
+	CHECK_EQ(udt__safe_arm(), 0);
+	REQUIRE_EQ(pthread_create(&t, NULL, copy_with_signals_blocked, NULL), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(fire_copy(&v, (uintptr_t)&good, 8), 0);
+}
+
+TEST(blocked_signals_mean_kernel_copies)
+{
+	in_child(blocked_signals_mean_kernel_copies);
+}
+
+/* An application that dies of its own fault still dies of it, core and all. */
+TEST(a_real_crash_still_kills)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		uint64_t v = 0;
+		struct rlimit nocore = { 0, 0 };
+		char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(SIGSEGV, SIG_DFL);
+		if (none == MAP_FAILED || udt__safe_arm() || fire_copy(&v, (uintptr_t)none, 8) != -EFAULT)
+			_exit(1);
+		*(volatile char *)none = 1;
+		_exit(2);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status));
+	CHECK_EQ(WTERMSIG(status), SIGSEGV);
 }
 
 /* -- Running what was not verified --------------------------------------------------------- */
