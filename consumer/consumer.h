@@ -37,6 +37,9 @@ struct cs_opts {
 	bool aggsortrev;           /* ... in reverse */
 	uint32_t aggsortkeypos;    /* the key component sorted by first */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
+	uint32_t nspec;            /* speculative buffers (nspec) */
+	uint64_t specsize;         /* bytes of each (specsize) */
+	uint64_t cleanrate_ns;     /* how often busy speculations are finished (cleanrate) */
 };
 
 void cs_opts_init(struct cs_opts *o);

@@ -20,6 +20,7 @@
  * recorded is still here to print.
  */
 #include "consumer/internal.h"
+#include "runtime/spec.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -49,6 +50,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 	/* with them, look often enough to switch a half before it fills (see cs_trace_work) */
 	if (t->shm && iv > 10000000)
 		iv = 10000000;
+	/* and finish busy speculations at cleanrate */
+	if (t->shm && t->spec_used && iv > t->o.cleanrate_ns)
+		iv = t->o.cleanrate_ns;
 	return iv;
 }
 
@@ -227,6 +231,9 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_PRINTF: /* above */
 		case CS_ACT_AGG:    /* in the aggregation tables */
 		case CS_ACT_STMT:   /* done in the target */
+		case CS_ACT_SPECULATE:
+		case CS_ACT_COMMIT:
+		case CS_ACT_DISCARD:
 			break;
 		case CS_ACT_PRINTA:
 		case CS_ACT_CLEAR:
@@ -263,9 +270,18 @@ static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t s
 	}
 }
 
+/* " at DIF offset N", or nothing for a fault of the action itself (as DTrace omits it). */
+static const char *dif_offset(uint32_t fault, uint32_t insn, char *buf, size_t sz)
+{
+	if (fault == UDT_FAULT_ILLOP_ARG)
+		return "";
+	snprintf(buf, sz, " at DIF offset %u", insn);
+	return buf;
+}
+
 static void print_error(struct cs_trace *t, const struct udt_err *err)
 {
-	char buf[64], where[32];
+	char buf[64], where[32], off[32];
 
 	if (!err->epid || err->epid > t->target_ecbs)
 		return;
@@ -277,9 +293,10 @@ static void print_error(struct cs_trace *t, const struct udt_err *err)
 	else
 		snprintf(where, sizeof(where), "predicate");
 	fflush(t->out);
-	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s in %s at "
-		"DIF offset %u\n", err->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
-		fault_text(err->fault, err->addr, buf, sizeof(buf)), where, err->insn);
+	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s in %s%s\n",
+		err->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
+		fault_text(err->fault, err->addr, buf, sizeof(buf)), where,
+		dif_offset(err->fault, err->insn, off, sizeof(off)));
 }
 
 static void print_record(struct cs_trace *t, const struct cs_rec *cr)
@@ -291,12 +308,37 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 			print_error(t, (const struct udt_err *)(r + 1));
 		return;
 	}
+	if (r->epid == UDT_EPID_COMMIT) {
+		/* a commit the target left to us: its speculation's records go here */
+		if (r->size >= sizeof(*r) + sizeof(struct udt_commit))
+			cs__spec_commit_record(t, (const struct udt_commit *)(r + 1));
+		return;
+	}
 	if (!r->epid || r->epid > t->target_ecbs)
 		return;
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
 		return;
 	print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
+}
+
+void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
+{
+	for (uint64_t pos = 0; pos + sizeof(struct udt_rec) <= len;) {
+		const struct udt_rec *r = (const struct udt_rec *)(const void *)(recs + pos);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
+			break; /* not a record: stop rather than misread */
+		pos += r->size;
+		if (r->epid > t->target_ecbs && r->epid <= t->ecb_cnt) {
+			/* BEGIN's or END's: made here */
+			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
+			if (r->size >= sizeof(*r) + e->rec_size)
+				print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
+		} else if (r->epid != UDT_EPID_PAD) {
+			print_record(t, &(struct cs_rec){ r, 0 });
+		}
+	}
 }
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
@@ -321,7 +363,6 @@ static void run_local(struct cs_trace *t, const char *which)
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
 	     i++) {
 		struct cs_ecb *e = &t->ecbs[i];
-		uint8_t data[4096] = { 0 };
 		struct udt_vm_ctx vm = {
 			.timestamp = cs__now_ns(),
 			.epid = e->epid,
@@ -334,11 +375,16 @@ static void run_local(struct cs_trace *t, const char *which)
 			.locals = locals,
 			.gvars = t->local_gvars,
 			.ngvars = (uint32_t)ngvars,
+			.spec = t->spec_used ? cs__spec_table(t) : NULL,
+			.rand = t->local_rand,
 		};
 		uint64_t v;
+		struct udt_spec_rec sr;
+		bool speculating = false;
 
 		if (strcmp(e->probe->name, which))
 			continue;
+		uint8_t *data = udt__xcalloc(1, e->rec_size + 8);
 		if (e->has_pred) {
 			if (e->pred.is_const)
 				v = (uint64_t)e->pred.const_val;
@@ -356,30 +402,55 @@ static void run_local(struct cs_trace *t, const char *which)
 				fault = cs__agg_local(t, a->agg, &vm);
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
 				   a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->aggvar ||
-				   a->off + 8 > sizeof(data)) {
+				   a->off + 8 > e->rec_size + 8) {
 				continue;
 			} else {
 				v = (uint64_t)a->difo.const_val;
 				fault = !a->difo.is_const &&
 					udt_difo_run((const void *)a->difo.bytes, &vm, &v);
 			}
+			if (!fault && (a->kind == CS_ACT_SPECULATE || a->kind == CS_ACT_COMMIT ||
+				       a->kind == CS_ACT_DISCARD)) {
+				int rv = a->kind != CS_ACT_SPECULATE
+						 ? cs__spec_end(t, vm.spec, v, a->kind == CS_ACT_COMMIT)
+						 : udt__spec_reserve(vm.spec, v, (uint32_t)sizeof(struct udt_rec) +
+								     e->rec_size, &sr);
+				if (rv == UDT_SPEC_NONE && a->kind == CS_ACT_SPECULATE)
+					goto next; /* no buffer: the rest of the clause is not run */
+				speculating |= rv == UDT_SPEC_OK && a->kind == CS_ACT_SPECULATE;
+				if (rv != UDT_SPEC_BADID)
+					continue;
+				fault = 1;
+				vm.fault = UDT_FAULT_ILLOP_ARG;
+				vm.fault_insn = 0;
+			}
 			if (fault) {
-				char buf[64];
+				char buf[64], off[32];
 				fflush(t->out);
 				fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
-					"dtrace:::%s): %s in action #%zu at DIF offset %u\n", e->epid,
-					e->probe->id, which,
-					fault_text(vm.fault, vm.fault_addr, buf, sizeof(buf)), k + 1,
-					vm.fault_insn);
+					"dtrace:::%s): %s in action #%zu%s\n", e->epid, e->probe->id,
+					which, fault_text(vm.fault, vm.fault_addr, buf, sizeof(buf)),
+					k + 1, dif_offset(vm.fault, vm.fault_insn, off, sizeof(off)));
+				if (speculating)
+					udt__spec_publish(&sr, false);
 				goto next;
 			}
 			if (!cs_act_silent(a->kind))
 				memcpy(data + a->off, &v, 8);
 		}
-		if (!silent) /* (a clause that records nothing prints nothing, as in the target) */
+		if (speculating) {
+			/* the record goes to its speculation, printed if it is committed */
+			*sr.rec = (struct udt_rec){ .epid = e->epid, .timestamp = vm.timestamp,
+						    .cpu = vm.cpu };
+			memcpy(sr.rec + 1, data, e->rec_size);
+			udt__spec_publish(&sr, true);
+		} else if (!silent) {
+			/* (a clause that records nothing prints nothing, as in the target) */
 			print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp,
 								  .cpu = vm.cpu }, data);
-next:;
+		}
+next:
+		free(data);
 	}
 }
 
@@ -722,7 +793,10 @@ static void read_buffers(struct cs_trace *t, bool final)
 		 * events/s is 40 MB/s) would otherwise drop most of a second.
 		 */
 		uint64_t now = cs__now_ns();
-		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t)) {
+		/* a commit left to us is finished when its record is read: at cleanrate */
+		bool clean = t->spec_used && now - t->last_switch >= t->o.cleanrate_ns &&
+			     cs__spec_pending(t);
+		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t) || clean) {
 			switch_round(t, final);
 			t->last_switch = now;
 		}
@@ -784,6 +858,8 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
 	read_buffers(t, false);
+	cs__spec_clean(t, false);
+	cs__spec_report(t);
 	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
 	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
 		cs__agg_snap(t, false);
@@ -813,8 +889,10 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__detach(t);
 	read_buffers(t, true);
 	report_lost(t);
+	cs__spec_clean(t, true);
 	cs__agg_snap(t, true);
 	run_local(t, "END");
+	cs__spec_report(t);
 	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
 	fputc('\n', t->out);
 	cs__agg_snap(t, false); /* (what END aggregated) */

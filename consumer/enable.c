@@ -206,6 +206,8 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		return compile_printf(t, e, call, ctx, ret_err);
 	if (cs__agg_is_op(fn))
 		return cs__agg_compile_op(t, e, call, ctx, ret_err);
+	if (cs__spec_is_action(fn))
+		return cs__spec_compile(t, e, call, ctx, ret_err);
 	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
 		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
 					  "language's actions arrive with issue #4)",
@@ -262,6 +264,8 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 {
 	struct cs_ecb e = { .probe = pr, .clause = cl };
 
+	if (cs__spec_check_clause(t, cl, ret_err))
+		return -1;
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
@@ -441,6 +445,22 @@ static void add_unique(uint64_t **v, size_t *cnt, size_t *cap, uint64_t x)
 	UDT__PUSH(*v, *cnt, *cap, x);
 }
 
+/* The DIFO of value action ca in the area: its code, or one that returns its constant. */
+static uint32_t difo_src(struct area *a, const struct cs_action *ca)
+{
+	if (!ca->difo.is_const)
+		return area_put(a, ca->difo.bytes, ca->difo.sz);
+	/* a constant: a one-instruction DIFO keeps the runtime simple */
+	struct {
+		struct udt_difo h;
+		struct udt_insn i[2];
+		uint64_t c;
+	} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
+		 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
+		 (uint64_t)ca->difo.const_val };
+	return area_put(a, &k1, sizeof(k1));
+}
+
 /* The runtime's form of value action ca (not a constant string). */
 static struct udt_action runtime_action(struct area *a, const struct cs_action *ca)
 {
@@ -460,18 +480,8 @@ static struct udt_action runtime_action(struct area *a, const struct cs_action *
 	} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_var >= 0) {
 		ua.kind = UDT_ACT_TRACE_VAR;
 		ua.src = (uint32_t)ca->difo.direct_var;
-	} else if (ca->difo.is_const) {
-		/* a constant: a one-instruction DIFO keeps the runtime simple */
-		struct {
-			struct udt_difo h;
-			struct udt_insn i[2];
-			uint64_t c;
-		} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
-			 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
-			 (uint64_t)ca->difo.const_val };
-		ua.src = area_put(a, &k1, sizeof(k1));
 	} else {
-		ua.src = area_put(a, ca->difo.bytes, ca->difo.sz);
+		ua.src = difo_src(a, ca);
 	}
 	return ua;
 }
@@ -555,12 +565,24 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 				};
 				continue;
 			}
+			if (ca->kind == CS_ACT_SPECULATE || ca->kind == CS_ACT_COMMIT ||
+			    ca->kind == CS_ACT_DISCARD) {
+				acts[na++] = (struct udt_action){
+					.kind = ca->kind == CS_ACT_SPECULATE ? UDT_ACT_SPECULATE
+						: ca->kind == CS_ACT_COMMIT ? UDT_ACT_COMMIT
+									    : UDT_ACT_DISCARD,
+					.src = difo_src(&a, ca),
+				};
+				if (ca->kind == CS_ACT_SPECULATE)
+					u->flags |= UDT_ECB_SPEC;
+				continue;
+			}
 			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr ||
 			    ca->aggvar)
 				continue; /* the consumer's alone */
 			acts[na++] = runtime_action(&a, ca);
 		}
-		if (silent && !e->rec_size)
+		if (silent && !e->rec_size && !(u->flags & UDT_ECB_SPEC))
 			u->flags |= UDT_ECB_NOREC;
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
@@ -587,6 +609,17 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 	uint64_t none = 0;
 	h.gvar_off = area_put(&a, h.ngvars ? (const void *)t->local_gvars : &none,
 			      h.ngvars ? (size_t)h.ngvars * 8 : 8);
+	/* the speculations: their size, and those BEGIN handed out */
+	if (t->spec_used) {
+		size_t sz = sizeof(struct udt_area_spec) + (size_t)t->o.nspec * 4;
+		struct udt_area_spec *as = udt__xcalloc(1, sz);
+		as->specsize = t->o.specsize;
+		for (uint32_t i = 0; i < t->o.nspec; i++)
+			as->state[i] = cs__spec_begin_state(t, i);
+		h.nspec = t->o.nspec;
+		h.spec_off = area_put(&a, as, sz);
+		free(as);
+	}
 	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
 	h.sem_cnt = (uint32_t)t->sem_cnt;
 	h.sem_off = area_put(&a, t->sems, (t->sem_cnt ? t->sem_cnt : 1) * 8);
@@ -803,6 +836,7 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->local_tvars);
 	free(t->local_gvars);
 	cs__agg_free(t);
+	cs__spec_free(t);
 	cs_probes_free(&t->probes);
 	free(t);
 }

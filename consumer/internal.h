@@ -21,12 +21,15 @@ enum cs_act_kind {
 	CS_ACT_TRUNC,              /* trunc(@a[, n]): n is the value action after it, if any */
 	CS_ACT_NORMALIZE,          /* normalize(@a, n): n is the value action after it */
 	CS_ACT_DENORMALIZE,        /* denormalize(@a) */
+	CS_ACT_SPECULATE,          /* speculate(id): the record goes to speculation id (difo) */
+	CS_ACT_COMMIT,             /* commit(id) */
+	CS_ACT_DISCARD,            /* discard(id) */
 };
 
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
 static inline bool cs_act_silent(enum cs_act_kind k)
 {
-	return k == CS_ACT_AGG || k == CS_ACT_STMT;
+	return k == CS_ACT_AGG || k == CS_ACT_STMT || k == CS_ACT_COMMIT || k == CS_ACT_DISCARD;
 }
 
 struct cs_aggact;
@@ -131,6 +134,38 @@ void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var);
 /* trunc(): keep the `keep` largest entries (smallest if negative), none when all */
 void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep);
 void cs__agg_free_data(struct cs_trace *t);
+
+/* -- Speculations (spec.c) ----------------------------------------------------------- */
+
+struct udt_spectab;
+
+/* Is fn speculate, commit or discard? */
+bool cs__spec_is_action(const char *fn);
+/* Compile such a call into an action of e. */
+int cs__spec_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		     const struct dl_probe_ctx *ctx, char **ret_err);
+/* DTrace's rules on where speculate(), commit() and the others may be in clause cl. */
+int cs__spec_check_clause(struct cs_trace *t, const struct dl_clause *cl, char **ret_err);
+/* The speculations BEGIN and END use: the target's once it has them, else dtrace's own. */
+const struct udt_spectab *cs__spec_table(struct cs_trace *t);
+/* The state of speculation i as BEGIN left it (for the enabling area). */
+uint32_t cs__spec_begin_state(struct cs_trace *t, uint32_t i);
+/*
+ * commit() or discard() of id in table tab, from dtrace (BEGIN, END, or a
+ * commit record of the target's): a commit's records are printed now, once
+ * the target's threads are out of the speculation (waiting a little).
+ * UDT_SPEC_BADID for an ID past the table.
+ */
+int cs__spec_end(struct cs_trace *t, const struct udt_spectab *tab, uint64_t id, bool commit);
+/* A commit record (UDT_EPID_COMMIT) read from the target's buffers. */
+void cs__spec_commit_record(struct cs_trace *t, const struct udt_commit *c);
+/* Finish the speculations left busy; at the end (final) commits whose record was lost too. */
+void cs__spec_clean(struct cs_trace *t, bool final);
+/* Is a commit waiting for its record to be read (then buffers are switched at cleanrate)? */
+bool cs__spec_pending(struct cs_trace *t);
+/* DTrace's reports: speculative drops, failed speculations. */
+void cs__spec_report(struct cs_trace *t);
+void cs__spec_free(struct cs_trace *t);
 
 /* printf.c: a printf() format, parsed and checked when the script compiles */
 enum cs_pfclass {
@@ -249,8 +284,13 @@ struct cs_trace {
 	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
 	uint64_t *local_tvars;     /* BEGIN's and END's self-> variables */
 	uint64_t *local_gvars;     /* the global variables as BEGIN and END see them */
+	uint64_t local_rand[2];    /* BEGIN's and END's rand() state */
 	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
 	bool agg_fresh;            /* snapped since the records being printed were read */
+
+	/* speculations (spec.c) */
+	bool spec_used;            /* the program speculates: the session has nspec buffers */
+	struct cs_spec *spec;      /* dtrace's own speculations and the reports' counts */
 };
 
 /* enable.c */
@@ -274,6 +314,10 @@ void cs__run_begin(struct cs_trace *t);
 uint32_t cs__tbuf_count(struct cs_trace *t);
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);
 uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h);
+/* Print len bytes of whole records (committed speculations): the target's ECBs' and ours. */
+void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len);
+/* The target's speculations in the shared memory, or NULL. */
+const struct udt_spectab *cs__shm_spec(struct cs_trace *t);
 /* Every running thread of the target (of the system, on older kernels) passes a full barrier. */
 void cs__barrier_all(struct cs_trace *t);
 /* Wait (briefly) until *busy is not h + 1: a producer is out of half or table h. */

@@ -25,6 +25,10 @@ void cs_opts_init(struct cs_opts *o)
 	o->strsize = 256;
 	o->aggsize = 4ull << 20;
 	o->aggrate_ns = 1000000000ull;
+	/* DTrace's: one speculation of 32k, cleaned at 101hz */
+	o->nspec = 1;
+	o->specsize = 32u << 10;
+	o->cleanrate_ns = 9900990;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -180,10 +184,21 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 			o->aggsortkeypos = (uint32_t)v;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
+	} else if (!strcmp(name, "nspec")) {
+		if (cs_parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
+			return bad_value(name, value, ret_err);
+		o->nspec = (uint32_t)v;
+	} else if (!strcmp(name, "specsize")) {
+		/* a record must fit (the header and a value), and the runtime maps it whole */
+		if (cs_parse_size(value, &v) || v < 64 || v > (1ull << 30))
+			return bad_value(name, value, ret_err);
+		o->specsize = (v + 7) & ~7ull;
+	} else if (!strcmp(name, "cleanrate")) {
+		if (cs_parse_time(value, true, &v))
+			return bad_value(name, value, ret_err);
+		o->cleanrate_ns = v;
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
-		   !strcmp(name, "dynvarsize") ||
-		   !strcmp(name, "specsize") || !strcmp(name, "nspec") ||
-		   !strcmp(name, "cleanrate") || !strcmp(name, "statusrate") ||
+		   !strcmp(name, "dynvarsize") || !strcmp(name, "statusrate") ||
 		   !strcmp(name, "libdir")) {
 		/* (libdir and nolibs act when the libraries are read: cmd/dtrace/libdir.c) */
 		/* accepted; what they tune comes with issue #4 */

@@ -906,6 +906,43 @@ static struct val gen_copyinstr(struct cg *g, const struct dl_node *n, int r)
 	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true, .str_max = max };
 }
 
+/* The subroutines the runtime computes (UDT_OP_SUBR): speculation(), rand(), progenyof(pid). */
+static bool gen_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret)
+{
+	static const struct {
+		const char *name;
+		int subr;
+		size_t nargs;
+	} subrs[] = {
+		{ "speculation", UDT_SUBR_SPECULATION, 0 },
+		{ "rand", UDT_SUBR_RAND, 0 },
+		{ "progenyof", UDT_SUBR_PROGENYOF, 1 },
+	};
+	size_t k = 0;
+
+	while (k < UDT__ARRAY_SIZE(subrs) && strcmp(n->a->name, subrs[k].name))
+		k++;
+	if (k == UDT__ARRAY_SIZE(subrs))
+		return false;
+	if (n->arg_cnt != subrs[k].nargs)
+		cg_error(g, n, "%s( ) prototype mismatch: %zu arg%s passed, %zu expected",
+			 subrs[k].name, n->arg_cnt, n->arg_cnt == 1 ? "" : "s", subrs[k].nargs);
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	if (subrs[k].nargs) {
+		struct val a = gen(g, n->args[0], r);
+		if (a.cstr || a.strref || a.xl || a.is_addr || !is_int(a.type))
+			cg_error(g, n->args[0], "%s( ) argument #1 is incompatible with prototype:\n"
+				 "\tprototype: pid_t\n\t argument: %s", subrs[k].name,
+				 a.cstr || a.strref ? "string" : dl_type_cdecl(g->p, a.type, NULL));
+		materialize(g, &a, r, n);
+	}
+	emit(g, UDT_OP_SUBR, r, r, r, subrs[k].subr);
+	*ret = (struct val){ .type = named(g, "int"), .reg = r };
+	norm_reg(g, ret->type, r);
+	return true;
+}
+
 static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 {
 	const struct dl_probe *pr = g->ctx->probe;
@@ -1390,6 +1427,9 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 	case DL_N_CALL:
 		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "copyinstr"))
 			return gen_copyinstr(g, n, r);
+		struct val sv;
+		if (n->a->kind == DL_N_IDENT && gen_subr(g, n, r, &sv))
+			return sv;
 		cg_error(g, n, "%s() is not supported in an expression yet (issue #4)",
 			 n->a->kind == DL_N_IDENT ? n->a->name : "this function");
 	default:

@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 3
+#define UDT_ABI_VERSION 4
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -144,7 +144,9 @@ struct udt_area_hdr {
 	uint32_t nlocals;         /* clause-local variables (this->), at most UDT_MAX_LOCALS */
 	uint32_t ngvars;          /* global variables, at most UDT_MAX_GVARS: */
 	uint32_t gvar_off;        /* uint64_t[ngvars]: their values when the session starts */
-	uint32_t reserved[3];
+	uint32_t nspec;           /* speculative buffers (nspec option), at most UDT_MAX_NSPEC; 0: none */
+	uint32_t spec_off;        /* struct udt_area_spec: their size and states at the start */
+	uint32_t reserved[1];
 };
 
 /* The most clause-local variables (this->) a session may have. */
@@ -163,6 +165,12 @@ struct udt_area_hdr {
 #define UDT_ECB_DIRECT 0x1u
 /* UDT_ECB_NOREC: every action aggregates or only runs (UDT_ACT_DIFO); the ECB writes no record. */
 #define UDT_ECB_NOREC 0x2u
+/*
+ * UDT_ECB_SPEC: one action is UDT_ACT_SPECULATE and no action before it
+ * records: the record goes to the speculative buffer that action names, not
+ * to the thread's principal buffer (docs/runtime.md, "Speculations").
+ */
+#define UDT_ECB_SPEC 0x4u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
@@ -193,6 +201,9 @@ enum udt_act_kind {
 	UDT_ACT_TRACE_ARG = 5,    /* native argument src (size 8): no DIFO to run */
 	UDT_ACT_TRACE_VAR = 6,    /* builtin variable src (enum udt_var, size 8): no DIFO */
 	UDT_ACT_AGG = 7,          /* aggregate: src is the offset of a struct udt_aggdesc (size 0) */
+	UDT_ACT_SPECULATE = 8,    /* DIFO src gives a speculation ID: the record goes to its buffer */
+	UDT_ACT_COMMIT = 9,       /* DIFO src gives a speculation ID to commit (size 0) */
+	UDT_ACT_DISCARD = 10,     /* ... to discard (size 0) */
 };
 
 struct udt_action {
@@ -245,6 +256,15 @@ struct udt_shm_hdr {
 	uint64_t ngvars;
 	uint32_t flags;           /* UDT_SHM_* (0 from runtimes before it) */
 	uint32_t reserved;
+	/* speculations (version 4): struct udt_spec[nspec] at spec_off, their buffers of
+	   specsize bytes at spec_data_off + i * specsize, and what failed, process-wide */
+	uint64_t spec_off;
+	uint64_t spec_data_off;
+	uint64_t nspec;
+	uint64_t specsize;
+	uint64_t spec_drops;      /* records that did not fit in a speculative buffer */
+	uint64_t spec_busy;       /* speculation() failures while a buffer was being committed */
+	uint64_t spec_unavail;    /* speculation() failures with every buffer in use */
 };
 
 /*
@@ -415,6 +435,40 @@ struct udt_aggent {
 	/* the key (the aggregation's key_size bytes), then the value */
 };
 
+/* -- Speculations ------------------------------------------------------------------- */
+
+/*
+ * A speculative buffer (speculation(), speculate(), commit(), discard()).
+ * Process-wide, shared by the threads: speculate() reserves room with a
+ * compare-and-swap on off and announces itself in writers while it writes;
+ * commit() copies the records into the committing thread's principal buffer
+ * once no thread is writing. docs/runtime.md, "Speculations", has the
+ * protocol and its memory-ordering argument; runtime/spec.c implements it.
+ */
+enum udt_spec_state {
+	UDT_SPEC_INACTIVE = 0,    /* free for speculation() */
+	UDT_SPEC_ACTIVE = 1,      /* handed out: speculate() records into it */
+	UDT_SPEC_COMMITTING = 2,  /* commit() called; the copy waits for writers (busy) */
+	UDT_SPEC_DISCARDING = 3,  /* discard() called; the reset waits for writers (busy) */
+};
+
+#define UDT_MAX_NSPEC 4096
+
+struct udt_spec {
+	uint32_t state;           /* enum udt_spec_state */
+	uint32_t writers;         /* threads writing a record into it now */
+	uint64_t off;             /* bytes of its buffer reserved */
+	uint64_t pad[6];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct udt_spec) == 64, "a cache line per speculation");
+
+/* The area's speculations (udt_area_hdr.spec_off): what the runtime makes them from. */
+struct udt_area_spec {
+	uint64_t specsize;        /* bytes of each buffer */
+	uint32_t state[];         /* [nspec]: UDT_SPEC_ACTIVE for those BEGIN handed out */
+};
+
 /* -- Records ---------------------------------------------------------------------- */
 
 /* Every record starts with this header; size includes it and is 8-aligned. */
@@ -428,6 +482,17 @@ struct udt_rec {
 
 #define UDT_EPID_PAD 0xffffffffu   /* ring: filler up to the end of the buffer */
 #define UDT_EPID_ERROR 0xfffffffeu /* struct udt_rec + struct udt_err */
+#define UDT_EPID_COMMIT 0xfffffffdu /* struct udt_rec + struct udt_commit */
+
+/*
+ * A commit() the consumer finishes: another thread was writing into the
+ * speculation when it was committed, so its records are printed where this
+ * record is read, once the writers are done (docs/runtime.md).
+ */
+struct udt_commit {
+	uint32_t spec;            /* the speculation's index (ID - 1) */
+	uint32_t pad;
+};
 
 /* An error while running an ECB (fault-safe loads, division by zero...). */
 struct udt_err {

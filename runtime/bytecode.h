@@ -99,6 +99,7 @@ enum udt_op {
 	UDT_OP_STGV,      /* global variable imm = rs1 */
 	UDT_OP_STRCMP,    /* rd = -1, 0 or 1: the strings at rs1 and rs2 compared (strcmp), each
 			     at most imm & 0xffff and imm >> 16 bytes (0: UDT_STRCMP_MAX) */
+	UDT_OP_SUBR,      /* rd = subroutine imm (enum udt_subr) of rs1 and rs2 */
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
 
@@ -119,6 +120,14 @@ enum udt_var {
 	UDT_VAR_CNT,
 };
 
+/* Subroutines for UDT_OP_SUBR (runtime/subr.c), their arguments in rs1 and rs2. */
+enum udt_subr {
+	UDT_SUBR_SPECULATION = 0, /* a free speculation's ID, or 0 (counted as a failure) */
+	UDT_SUBR_RAND,            /* a pseudo-random int */
+	UDT_SUBR_PROGENYOF,       /* 1 if the process is rs1 or one of its descendants */
+	UDT_SUBR_CNT,
+};
+
 /* Why a DIFO stopped without returning. */
 enum udt_fault {
 	UDT_FAULT_NONE = 0,
@@ -127,7 +136,11 @@ enum udt_fault {
 	UDT_FAULT_BADARG,         /* LDARGR out of range */
 	UDT_FAULT_ILLOP,          /* cannot happen after verification */
 	UDT_FAULT_BADVAR,         /* a variable beyond those the session has */
+	UDT_FAULT_ILLOP_ARG,      /* an operation given what it cannot take (a speculation ID
+				     past nspec, a signal number): DTrace's "illegal operation" */
 };
+
+struct udt_spectab;
 
 /* What a running DIFO can see. */
 struct udt_vm_ctx {
@@ -144,6 +157,8 @@ struct udt_vm_ctx {
 	uint64_t *locals;         /* the fire's clause-local variables (this->), nlocals */
 	uint64_t *gvars;          /* the session's global variables, ngvars (shared by threads) */
 	uint32_t ngvars;
+	const struct udt_spectab *spec; /* the session's speculations, or NULL (runtime/spec.h) */
+	uint64_t *rand;           /* rand()'s state: the thread's own (two words), or NULL */
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;

@@ -55,6 +55,12 @@ static int check_difo(const uint8_t *area, uint32_t off, uint32_t *ret_insn)
 	return udt_difo_verify(d, (size_t)sz, ret_insn);
 }
 
+/* speculate(), commit(), discard(): a DIFO gives the speculation's ID; nothing recorded. */
+static bool is_spec_action(uint32_t kind)
+{
+	return kind == UDT_ACT_SPECULATE || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
+}
+
 /* An action that records (or is an aggregation's key or value) into rec_size bytes. */
 static int check_action(const uint8_t *area, const struct udt_action *act, uint32_t rec_size,
 			uint32_t *insn)
@@ -63,6 +69,8 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT || kind == UDT_ACT_DIFO ||
 		    kind == UDT_ACT_TRACE_STR;
 
+	if (is_spec_action(kind))
+		return act->size || !act->src || check_difo(area, act->src, insn) ? -EINVAL : 0;
 	if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
 		return -EINVAL;
 	if (difo && act->src && check_difo(area, act->src, insn))
@@ -107,7 +115,7 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	const struct udt_action *key = (const void *)(area + ad->key_off);
 	for (uint32_t k = 0; k < ad->key_cnt; k++)
 		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
-		    check_action(area, &key[k], ad->key_size, insn))
+		    is_spec_action(key[k].kind) || check_action(area, &key[k], ad->key_size, insn))
 			return -EINVAL;
 	if (ad->func == UDT_AGG_COUNT)
 		return ad->val.kind || ad->incr.kind ? -EINVAL : 0;
@@ -151,20 +159,31 @@ static int verify_area(struct udt_control *c, uint32_t area)
 		if (e->pred && check_difo(a, e->pred, &insn))
 			goto bad;
 		const struct udt_action *act = (const void *)(a + e->act_off);
-		bool silent = true;
+		bool silent = true, commits = false;
+		uint32_t speculates = 0, before = 0; /* records before the speculate() */
 		for (uint32_t k = 0; k < e->act_cnt; k++) {
-			if (act[k].kind == UDT_ACT_AGG) {
+			uint32_t kind = act[k].kind;
+			if (kind == UDT_ACT_AGG) {
 				if (check_aggdesc(a, &act[k], &insn))
 					goto bad;
 				continue;
 			}
-			silent &= act[k].kind == UDT_ACT_DIFO;
+			speculates += kind == UDT_ACT_SPECULATE;
+			commits |= kind == UDT_ACT_COMMIT;
+			silent &= kind == UDT_ACT_DIFO || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
+			before += !speculates && kind != UDT_ACT_DIFO && !is_spec_action(kind);
 			if (check_action(a, &act[k], e->rec_size, &insn))
 				goto bad;
 		}
-		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC)) ||
+		/* a speculative ECB records into its speculation only (nothing before the
+		   speculate()); a commit copies into the principal buffer, so it is only in an
+		   ECB that holds no principal record of its own */
+		bool spec = e->flags & UDT_ECB_SPEC;
+		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC | UDT_ECB_SPEC)) ||
 		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
-		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size)))
+		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size || spec)) ||
+		    (spec != (speculates > 0)) || speculates > 1 || (spec && before) ||
+		    (commits && !spec && !(e->flags & UDT_ECB_NOREC)))
 			goto bad;
 	}
 	return 0;
@@ -193,6 +212,8 @@ struct fire {
 	uint64_t *locals;         /* the fire's clause-local variables (this->) */
 	uint64_t *gvars;          /* the session's global variables */
 	uint32_t ngvars;
+	const struct udt_spectab *spec; /* the session's speculations, or NULL */
+	uint64_t *rand;           /* the thread's rand() state */
 };
 
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
@@ -212,6 +233,8 @@ static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 		.locals = f->locals,
 		.gvars = f->gvars,
 		.ngvars = f->ngvars,
+		.spec = f->spec,
+		.rand = f->rand,
 	};
 }
 
@@ -356,6 +379,80 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	return ok;
 }
 
+/* commit()'s sink: the speculation's records, copied whole into this thread's principal buffer. */
+static bool to_principal(void *arg, const uint8_t *recs, uint64_t len)
+{
+	const struct fire *f = arg;
+	struct udt_rec_ctx rc;
+	/* (one that does not fit is dropped and counted, as DTrace drops a commit) */
+	uint8_t *p = len <= UINT32_MAX ? udt__rec_reserve(f->shm, f->tb, &rc, (uint32_t)len) : NULL;
+
+	if (!p)
+		return false;
+	memcpy(p, recs, len);
+	udt__rec_commit(&rc);
+	return true;
+}
+
+/* A commit another thread is still writing into: the consumer finishes it where this is read. */
+static void commit_record(const struct fire *f, uint32_t spec)
+{
+	struct udt_rec_ctx rc;
+	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_commit);
+	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+
+	if (!r) {
+		udt__spec_abort_commit(f->spec, spec); /* no one would finish it: discarded */
+		return;
+	}
+	*r = (struct udt_rec){ .size = size, .epid = UDT_EPID_COMMIT, .timestamp = f->now,
+			       .cpu = f->cpu };
+	*(struct udt_commit *)(r + 1) = (struct udt_commit){ .spec = spec };
+	udt__rec_commit(&rc);
+}
+
+enum { SPEC_FAULT, SPEC_OK, SPEC_STOP };
+
+/*
+ * speculate(), commit() or discard() (action a of ECB e). speculate() gives
+ * the record its room in the speculation (*rec); without one (ID 0, a
+ * speculation not active, a full buffer) the rest of the clause is not run,
+ * as in DTrace. An ID past the session's is DTrace's "illegal operation".
+ */
+static int spec_action(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_ecb *e,
+		       const struct udt_action *a, struct udt_spec_rec *sr, struct udt_rec **rec)
+{
+	uint64_t id;
+	int rv;
+
+	if (!act_value(f, vm, a, &id))
+		return SPEC_FAULT;
+	if (a->kind == UDT_ACT_SPECULATE) {
+		if (LOAD_RELAXED(&f->shm->stopped))
+			return SPEC_STOP; /* exit() or a full fill buffer: nothing more is recorded */
+		rv = udt__spec_reserve(f->spec, id, (uint32_t)sizeof(struct udt_rec) + e->rec_size, sr);
+		if (rv == UDT_SPEC_OK) {
+			/* the size stays 0 until udt__spec_publish() */
+			*sr->rec = (struct udt_rec){ .epid = e->epid, .timestamp = f->now,
+						     .cpu = f->cpu };
+			*rec = sr->rec;
+			return SPEC_OK;
+		}
+	} else {
+		rv = udt__spec_end(f->spec, id, a->kind == UDT_ACT_COMMIT, to_principal, (void *)f);
+		if (rv == UDT_SPEC_DEFERRED && a->kind == UDT_ACT_COMMIT)
+			commit_record(f, (uint32_t)(id - 1));
+		if (rv != UDT_SPEC_BADID)
+			return SPEC_OK; /* (a discard left busy: the consumer's cleaner finishes it) */
+	}
+	if (rv != UDT_SPEC_BADID)
+		return SPEC_STOP;
+	vm->fault = UDT_FAULT_ILLOP_ARG;
+	vm->fault_insn = 0;
+	vm->fault_addr = 0;
+	return SPEC_FAULT;
+}
+
 /* Run one ECB: predicate, then its actions, into a record unless all aggregate. */
 static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 {
@@ -375,10 +472,13 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		if (!v)
 			return;
 	}
+	bool spec = e->flags & UDT_ECB_SPEC; /* the record goes where speculate() says */
+	struct udt_spec_rec sr;
+
 	if (e->flags & UDT_ECB_NOREC) {
 		if (LOAD_RELAXED(&f->shm->stopped))
 			return;
-	} else {
+	} else if (!spec) {
 		uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
 		r = udt__rec_reserve(f->shm, f->tb, &rc, size);
 		if (!r)
@@ -393,19 +493,31 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
 		bool ok;
 
-		if (act[k].kind == UDT_ACT_AGG)
+		if (act[k].kind == UDT_ACT_AGG) {
 			ok = aggregate(f, &vm, (const void *)(area + act[k].src));
-		else
+		} else if (is_spec_action(act[k].kind)) {
+			int rv = spec_action(f, &vm, e, &act[k], &sr, &r);
+			if (rv == SPEC_STOP)
+				return; /* (the verifier: no record of ours is open before it) */
+			ok = rv == SPEC_OK;
+			if (ok && act[k].kind == UDT_ACT_SPECULATE)
+				data = (uint8_t *)(r + 1);
+		} else {
 			ok = act_write(f, &vm, &act[k], data + act[k].off);
+		}
 		if (!ok) {
-			if (r)
+			if (r && spec)
+				udt__spec_publish(&sr, false);
+			else if (r)
 				udt__rec_abandon(&rc);
 			error_record(f, e->epid, k + 1, &vm);
 			return;
 		}
 		stop |= act[k].kind == UDT_ACT_EXIT; /* the status is recorded */
 	}
-	if (r)
+	if (r && spec)
+		udt__spec_publish(&sr, true);
+	else if (r)
 		udt__rec_commit(&rc);
 	if (stop)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
@@ -501,6 +613,8 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		.locals = locals,
 		.gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off),
 		.ngvars = (uint32_t)t->shm->ngvars,
+		.spec = t->spec.n ? &t->spec : NULL,
+		.rand = t->rand,
 	};
 	/* this-> lives for one fire, shared by its clauses, as in DTrace */
 	for (uint32_t i = 0; i < ah->nlocals; i++)

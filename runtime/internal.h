@@ -12,6 +12,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/probe_table.h"
 #include "runtime/safe.h"
+#include "runtime/spec.h"
 
 #define UDT_EXPORT __attribute__((visibility("default")))
 
@@ -55,6 +56,8 @@ struct udt_tls {
 	uint64_t ring_head_base;  /* ring: the multiples of bufsize that the head */
 	uint64_t ring_tail_base;  /* and the tail have passed (record.c) */
 	int32_t tid;
+	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
+	uint64_t rand[2];         /* rand()'s state (subr.c) */
 };
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));

@@ -50,6 +50,7 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	t->agg = NULL;
 	t->tvars = NULL;
 	t->ntvars = 0;
+	t->spec.n = 0;
 	t->shm = shm;
 	t->ring_head_base = t->ring_tail_base = 0;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
@@ -66,6 +67,18 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 	t->ntvars = (uint32_t)(shm->tvarsize / 8);
 	t->tvars = t->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
 						  (uint64_t)i * shm->tvarsize) : NULL;
+	if (shm->nspec) {
+		uint8_t *base = (uint8_t *)shm;
+		t->spec = (struct udt_spectab){
+			.spec = (struct udt_spec *)(void *)(base + shm->spec_off),
+			.n = (uint32_t)shm->nspec,
+			.data = base + shm->spec_data_off,
+			.size = shm->specsize,
+			.drops = &shm->spec_drops,
+			.busy = &shm->spec_busy,
+			.unavail = &shm->spec_unavail,
+		};
+	}
 	t->tb = tb;
 	return tb;
 }

@@ -177,6 +177,12 @@ static void register_membarrier(struct udt_shm_hdr *h)
 		__atomic_fetch_or(&h->flags, UDT_SHM_MB_EXPEDITED, __ATOMIC_RELEASE);
 }
 
+/* The speculations after all that, 64-aligned: their headers, then their buffers. */
+static uint64_t spec_bytes(uint32_t nspec, uint64_t specsize)
+{
+	return nspec ? 64 + (uint64_t)nspec * (sizeof(struct udt_spec) + specsize) : 0;
+}
+
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
 static int shm_create(struct udt_control *c, uint32_t session)
 {
@@ -192,16 +198,24 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	int fd = -1, err = 0;
 	void *m = MAP_FAILED;
 
+	uint32_t nspec = ah->nspec;
+	const struct udt_area_spec *as = (const void *)(area + ah->spec_off);
+
 	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536 || aggsize % 4096 ||
 	    aggsize >= ((uint64_t)1 << 32) || tvarsize % 8 || tvarsize > UDT_MAX_TVARS * 8 ||
 	    ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
-	    (uint64_t)ah->gvar_off + (uint64_t)ngvars * 8 > UDT_AREA_SZ)
+	    (uint64_t)ah->gvar_off + (uint64_t)ngvars * 8 > UDT_AREA_SZ || nspec > UDT_MAX_NSPEC ||
+	    (nspec && (ah->spec_off % 8 ||
+		       (uint64_t)ah->spec_off + sizeof(*as) + (uint64_t)nspec * 4 > UDT_AREA_SZ ||
+		       as->specsize % 8 || !as->specsize || as->specsize > ((uint64_t)1 << 31))))
 		return -EINVAL;
+	uint64_t specsize = nspec ? as->specsize : 0;
 	fd = memfd_create("udtrace", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax);
+		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) +
+				 spec_bytes(nspec, specsize);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -223,7 +237,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax);
+	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) + spec_bytes(nspec, specsize);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
@@ -237,6 +251,14 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->ngvars = ngvars;
 	if (ngvars)
 		memcpy((uint8_t *)m + h->gvar_off, area + ah->gvar_off, (size_t)ngvars * 8);
+	h->nspec = nspec;
+	h->specsize = specsize;
+	h->spec_off = (h->gvar_off + (uint64_t)ngvars * 8 + 63) & ~63ull;
+	h->spec_data_off = h->spec_off + (uint64_t)nspec * sizeof(struct udt_spec);
+	/* the speculations BEGIN handed out stay handed out (their IDs are in its variables) */
+	struct udt_spec *specs = (struct udt_spec *)(void *)((uint8_t *)m + h->spec_off);
+	for (uint32_t i = 0; i < nspec; i++)
+		specs[i].state = as->state[i] == UDT_SPEC_ACTIVE ? UDT_SPEC_ACTIVE : UDT_SPEC_INACTIVE;
 
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);

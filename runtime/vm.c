@@ -50,6 +50,7 @@
  */
 #include "runtime/bytecode.h"
 #include "runtime/safe.h"
+#include "runtime/subr.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -114,6 +115,7 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_LDGV] = USE_RD,
 	[UDT_OP_STGV] = USE_RS1,
 	[UDT_OP_STRCMP] = USE_RD | USE_RS1 | USE_RS2,
+	[UDT_OP_SUBR] = USE_RD | USE_RS1 | USE_RS2,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -150,6 +152,8 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	case UDT_OP_SEXT:
 	case UDT_OP_ZEXT:
 		return in_range(in->imm, 1, 65);
+	case UDT_OP_SUBR:
+		return in_range(in->imm, 0, UDT_SUBR_CNT);
 	case UDT_OP_LDTV:
 	case UDT_OP_STTV:
 	case UDT_OP_LDLV:
@@ -513,6 +517,14 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 					&bad))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, bad);
 			RD = (uint64_t)(int64_t)c;
+			break;
+		}
+		case UDT_OP_SUBR: {
+			uint64_t v = 0;
+			int f = udt__subr(ctx, (uint32_t)in->imm, RS1, RS2, &v);
+			if (f)
+				return fault(ctx, (uint32_t)f, pc, 0);
+			RD = v;
 			break;
 		}
 		case UDT_OP_LDGV:

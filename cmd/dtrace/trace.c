@@ -123,8 +123,8 @@ static struct dl_program *load_program(struct cmd_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
 		if (cs_opt_set(&o->copts, po[i].name, po[i].value, &err)) {
-			fprintf(stderr, "%s:%d:%d: error: %s\n", po[i].loc.file, po[i].loc.line,
-				po[i].loc.col, err);
+			fprintf(stderr, "%s: %s:%d:%d: error: %s\n", udt__progname, po[i].loc.file,
+				po[i].loc.line, po[i].loc.col, err);
 			free(err);
 			dl_program_free(p);
 			exit(1);

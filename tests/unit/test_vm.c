@@ -116,7 +116,7 @@ static const struct {
 	[UDT_OP_LDTV] = { "ldtv", "di" },    [UDT_OP_STTV] = { "sttv", "si" },
 	[UDT_OP_LDLV] = { "ldlv", "di" },    [UDT_OP_STLV] = { "stlv", "si" },
 	[UDT_OP_LDGV] = { "ldgv", "di" },    [UDT_OP_STGV] = { "stgv", "si" },
-	[UDT_OP_STRCMP] = { "strcmp", "dsti" },
+	[UDT_OP_STRCMP] = { "strcmp", "dsti" }, [UDT_OP_SUBR] = { "subr", "dsti" },
 	/* clang-format on */
 };
 
@@ -775,6 +775,35 @@ TEST(op_variables)
 	/* a negative index is refused before any run */
 	CHECK_EQ(rejected_at(fmt("ldi r0, 0; raw %d 0 0 0 -1; ret r0", UDT_OP_STTV)), 1);
 	CHECK_EQ(rejected_at(fmt("raw %d 0 0 0 -3; ret r0", UDT_OP_LDLV)), 0);
+}
+
+TEST(op_subr)
+{
+	/* progenyof(): this process is its own progeny and its parent's, not -1's */
+	char src[128];
+	snprintf(src, sizeof(src), "ldi r1, %d; subr r0, r1, r1, %d; ret r0", (int)getppid(),
+		 UDT_SUBR_PROGENYOF);
+	CHECK_EQ(eval(src), 1);
+	snprintf(src, sizeof(src), "ldi r1, -1; subr r0, r1, r1, %d; ret r0", UDT_SUBR_PROGENYOF);
+	CHECK_EQ(eval(src), 0);
+	/* (test_ctx's pid is 4242, not ours: it is its own progeny all the same) */
+	CHECK_EQ(eval(fmt("ldi r1, 4242; subr r0, r1, r1, %d; ret r0", UDT_SUBR_PROGENYOF)), 1);
+	/* rand(): a thread's state moves on */
+	uint64_t state[2] = { 0, 0 };
+	AUTO_DIFO b = assemble(fmt("subr r0, r0, r0, %d; ret r0", UDT_SUBR_RAND));
+	struct udt_vm_ctx ctx = test_ctx();
+	uint64_t a = 0, c = 0;
+	ctx.rand = state;
+	REQUIRE_EQ(udt_difo_verify(hdr(&b), b.sz, NULL), 0);
+	CHECK_EQ(udt_difo_run(hdr(&b), &ctx, &a), 0);
+	CHECK(state[0] || state[1]);
+	CHECK_EQ(udt_difo_run(hdr(&b), &ctx, &c), 0);
+	CHECK_NE(a, c);
+	/* speculation() without speculations: 0 */
+	CHECK_EQ(eval(fmt("subr r0, r0, r0, %d; ret r0", UDT_SUBR_SPECULATION)), 0);
+	/* an unknown subroutine is refused before any run */
+	CHECK_EQ(rejected_at(fmt("subr r0, r0, r0, %d; ret r0", UDT_SUBR_CNT)), 0);
+	CHECK_EQ(rejected_at("subr r0, r0, r0, -1; ret r0"), 0);
 }
 
 TEST(op_ldvar)

@@ -4,7 +4,8 @@
 UNIT_BINS += $(BUILD)/tests/test_vm
 
 $(BUILD)/tests/test_vm: $(BUILD)/obj/tests/unit/test_vm.o $(BUILD)/obj/runtime/vm.o \
-		$(BUILD)/obj/runtime/safe.o $(patsubst %.S,$(BUILD)/obj/%.o,$(RUNTIME_ASM))
+		$(BUILD)/obj/runtime/safe.o $(BUILD)/obj/runtime/subr.o $(BUILD)/obj/runtime/spec.o \
+		$(patsubst %.S,$(BUILD)/obj/%.o,$(RUNTIME_ASM))
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^

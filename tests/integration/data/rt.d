@@ -20,4 +20,8 @@ provider rt {
 	probe sig(int n);
 	probe mem(void *p);
 	probe info(rtmem_t *m, int n) : (rtinfo_t *m, int n, rtmem_t *m);
+	/* opens mode: an open(2) wrapped in entry, steps and return (speculation's example) */
+	probe open__entry(const char *path);
+	probe step(int n);
+	probe open__return(int fd);
 };

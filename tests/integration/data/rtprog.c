@@ -15,9 +15,16 @@
  *            before the first and after the last ("before B", "after A")
  *   crash    fire rt:::tick N times, then die of SIGSEGV
  *   exec     fire rt:::once, then exec "rtprog ticks N" (the same program, a new image)
+ *   handoff  a thread fires rt:::tick N times (arg0 = 1, arg1 = seq) and ends; then the
+ *            main thread fires rt:::once(N, "handoff"): work handed from one thread to another
+ *   opens    open(2) /proc/self/status, /nonexistent/file and /proc/self/stat in
+ *            try_open(): rt:::open-entry(path), rt:::step(1..3), rt:::open-return(fd)
+ *            with open's errno (the speculation chapter's example, in a process)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
@@ -40,6 +47,27 @@ static void *ticker(void *arg)
 	for (long i = 0; i < n; i++)
 		RT_TICK(thread, i);
 	return NULL;
+}
+
+/*
+ * An open(2) with probes around it; the fd is closed again. Not static: the
+ * probes' function is its name, which gcc would change in a local clone.
+ */
+int try_open(const char *path);
+__attribute__((noinline)) int try_open(const char *path)
+{
+	RT_OPEN_ENTRY(path);
+	RT_STEP(1);
+	errno = 0;
+	int fd = open(path, O_RDONLY);
+	int err = fd < 0 ? errno : 0;
+	RT_STEP(2);
+	if (fd >= 0)
+		close(fd);
+	RT_STEP(3);
+	errno = err; /* what D's errno shows at the return */
+	RT_OPEN_RETURN(fd);
+	return fd;
 }
 
 static volatile sig_atomic_t sigs;
@@ -144,6 +172,16 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], "ticks", num, "1", (char *)NULL);
 		perror("exec");
 		return 1;
+	} else if (!strcmp(mode, "handoff")) {
+		pthread_t t;
+		pthread_create(&t, NULL, ticker, (void *)1L);
+		pthread_join(t, NULL);
+		RT_ONCE((int)n, "handoff");
+	} else if (!strcmp(mode, "opens")) {
+		static const char *const paths[] = { "/proc/self/status", "/nonexistent/file",
+						     "/proc/self/stat" };
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			(void)try_open(paths[i]);
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)

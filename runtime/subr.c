@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's subroutines that the VM calls through UDT_OP_SUBR (bytecode.h, enum
+ * udt_subr): speculation(), rand() and progenyof(). They run on the probe
+ * path, in the traced process (and in dtrace for BEGIN and END), so they
+ * keep its rules: no lock, no allocation, errno left as it was; the only
+ * system calls are progenyof()'s (below).
+ */
+#include "runtime/bytecode.h"
+#include "runtime/spec.h"
+#include "runtime/subr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * rand(): xorshift128+ on two words of the thread's own (a weak generator,
+ * as DTrace's is: not for anything that must not be guessed), seeded from
+ * the thread, the time and the state's address at its first use.
+ */
+static uint64_t next_rand(struct udt_vm_ctx *ctx)
+{
+	uint64_t local[2] = { 0, 0 }, *s = ctx->rand ? ctx->rand : local;
+
+	if (!s[0] && !s[1]) {
+		uint64_t seed = ctx->timestamp ^ ((uint64_t)(uint32_t)ctx->tid << 32) ^
+				(uint64_t)(uintptr_t)s;
+		/* splitmix64 of the seed, so that close seeds give unrelated streams */
+		for (int i = 0; i < 2; i++) {
+			uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			s[i] = z ^ (z >> 31);
+		}
+	}
+	uint64_t x = s[0], y = s[1];
+	s[0] = y;
+	x ^= x << 23;
+	s[1] = x ^ y ^ (x >> 17) ^ (y >> 26);
+	return s[1] + y;
+}
+
+/* n in decimal at the end of buf (of at least 21 bytes); the first digit. */
+static char *utoa(uint64_t n, char *end)
+{
+	*--end = '\0';
+	do
+		*--end = (char)('0' + n % 10);
+	while (n /= 10);
+	return end;
+}
+
+/*
+ * The parent of process pid: getppid() for ourselves, else field 4 of
+ * /proc/PID/stat (after the command, which may hold spaces and parentheses,
+ * so read from the last ')'). -1 if it cannot be read.
+ */
+static int64_t parent_of(int64_t pid, int64_t self)
+{
+	char path[48] = "/proc/", num[24], buf[512];
+	const char *n = utoa((uint64_t)pid, num + sizeof(num));
+	size_t len = 6;
+
+	if (pid == self)
+		return (int64_t)syscall(SYS_getppid);
+	while (*n)
+		path[len++] = *n++;
+	for (const char *t = "/stat"; *t;)
+		path[len++] = *t++;
+	path[len] = '\0';
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t got = (ssize_t)syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	(void)syscall(SYS_close, fd);
+	if (got <= 0)
+		return -1;
+	buf[got] = '\0';
+	const char *p = NULL;
+	for (ssize_t i = 0; i < got; i++)
+		if (buf[i] == ')')
+			p = buf + i;
+	/* ") S 1234 ..." */
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	int64_t ppid = 0;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		ppid = ppid * 10 + (*p - '0');
+	return ppid;
+}
+
+/*
+ * progenyof(pid): the process is pid, or pid is one of its ancestors (as
+ * DTrace walks p_parent). Up the chain one /proc read a generation; at most
+ * 64 generations.
+ */
+static bool progeny(int64_t self, int64_t pid)
+{
+	int64_t cur = self;
+
+	if (pid == self)
+		return true;
+	for (int depth = 0; depth < 64; depth++) {
+		int64_t ppid = parent_of(cur, self);
+		if (ppid == pid)
+			return true;
+		if (ppid <= 0 || ppid == cur)
+			return false;
+		cur = ppid;
+	}
+	return false;
+}
+
+int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, uint64_t *ret)
+{
+	int saved_errno = errno;
+
+	(void)b;
+	switch (which) {
+	case UDT_SUBR_SPECULATION:
+		*ret = udt__spec_alloc(ctx->spec);
+		break;
+	case UDT_SUBR_RAND:
+		*ret = next_rand(ctx);
+		break;
+	case UDT_SUBR_PROGENYOF:
+		*ret = progeny(ctx->pid, (int64_t)(int32_t)a);
+		break;
+	default:
+		return UDT_FAULT_ILLOP; /* not reached: the verifier checked which */
+	}
+	errno = saved_errno;
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* D's subroutines behind UDT_OP_SUBR (runtime/subr.c). */
+#ifndef UDT_RUNTIME_SUBR_H
+#define UDT_RUNTIME_SUBR_H
+
+#include "runtime/bytecode.h"
+
+/*
+ * Subroutine which (enum udt_subr, checked by the verifier) of a and b for
+ * the DIFO running in ctx. Return: 0 with *ret set, or a fault (enum
+ * udt_fault). Async-signal-safe; errno is left as it was.
+ */
+int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, uint64_t *ret);
+
+#endif /* UDT_RUNTIME_SUBR_H */

@@ -1,0 +1,6 @@
+/* Aggregating actions are never speculative. */
+BEGIN
+{
+	speculate(1);
+	@counts = count();
+}

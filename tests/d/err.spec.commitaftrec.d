@@ -1,0 +1,6 @@
+/* A clause that commits records nothing before the commit()... */
+BEGIN
+{
+	trace(1);
+	commit(1);
+}

@@ -1,0 +1,6 @@
+/* Neither is exit(). */
+BEGIN
+{
+	speculate(1);
+	exit(0);
+}

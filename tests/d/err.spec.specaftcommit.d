@@ -1,0 +1,6 @@
+/* A clause that commits does not speculate after it. */
+BEGIN
+{
+	commit(1);
+	speculate(2);
+}

@@ -1,0 +1,6 @@
+/* speculate() comes before any data-recording action of its clause. */
+BEGIN
+{
+	printf("principal\n");
+	speculate(1);
+}

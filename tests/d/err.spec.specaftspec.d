@@ -1,0 +1,6 @@
+/* One speculation per clause. */
+BEGIN
+{
+	speculate(1);
+	speculate(2);
+}

@@ -1,0 +1,5 @@
+/* An ID is an integer. */
+BEGIN
+{
+	commit("one");
+}

@@ -1,0 +1,5 @@
+/* progenyof() takes a pid. */
+BEGIN
+{
+	trace(progenyof("init"));
+}
