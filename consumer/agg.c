@@ -408,7 +408,7 @@ static const struct {
 	enum cs_act_kind kind;
 	unsigned min_args, max_args;
 } aggops[] = {
-	{ "printa", CS_ACT_PRINTA, 1, 2 },
+	{ "printa", CS_ACT_PRINTA, 1, 1024 },
 	{ "clear", CS_ACT_CLEAR, 1, 1 },
 	{ "trunc", CS_ACT_TRUNC, 1, 2 },
 	{ "normalize", CS_ACT_NORMALIZE, 2, 2 },
@@ -493,6 +493,51 @@ static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
 	return 0;
 }
 
+/*
+ * printa() of several aggregations (from argument first on): they must
+ * have the same keys as the first, with DTrace's messages (dt_printa_validate()).
+ */
+static int printa_joined(struct cs_trace *t, const struct dl_node *call, bool fmt,
+			 struct cs_action *a, char **ret_err)
+{
+	size_t first = fmt ? 1 : 0, n = call->arg_cnt - first;
+	struct cs_aggvar *l = a->aggvar;
+
+	a->aggvars = udt__xcalloc(n, sizeof(*a->aggvars));
+	a->naggvars = n;
+	a->aggvars[0] = l;
+	for (size_t i = 1; i < n; i++) {
+		struct cs_aggvar *r = agg_arg(t, "printa", call, first + i, ret_err);
+		if (!r)
+			return -1;
+		a->aggvars[i] = r;
+		if (!l->keys_known || !r->keys_known)
+			continue; /* (checked where they are assigned) */
+		if (l->nkeys != r->nkeys) {
+			*ret_err = cs__at_err(call->args[first + i],
+					      udt__xasprintf("printa( ): @%s and @%s do not have "
+							     "matching key signatures: @%s has %zu "
+							     "key%s, @%s has %zu key%s", l->name, r->name,
+							     l->name, l->nkeys, plural(l->nkeys), r->name,
+							     r->nkeys, plural(r->nkeys)));
+			return -1;
+		}
+		for (size_t k = 0; k < l->nkeys; k++) {
+			if (l->keys[k].is_str == r->keys[k].is_str &&
+			    (l->keys[k].is_str || l->keys[k].size == r->keys[k].size))
+				continue;
+			*ret_err = cs__at_err(call->args[first + i],
+					      udt__xasprintf("printa( ): @%s[ ] key #%zu is incompatible "
+							     "with @%s:\n%9s key #%zu: %s\n%9s key #%zu: "
+							     "%s", r->name, k + 1, l->name, l->name, k + 1,
+							     key_type_name(&l->keys[k]), r->name, k + 1,
+							     key_type_name(&r->keys[k])));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 		       const struct dl_probe_ctx *ctx, char **ret_err)
 {
@@ -512,16 +557,22 @@ int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 							   ? aggops[op].min_args : aggops[op].max_args));
 		return -1;
 	}
-	bool fmt = aggops[op].kind == CS_ACT_PRINTA && call->arg_cnt == 2;
+	bool printa = aggops[op].kind == CS_ACT_PRINTA;
+	bool fmt = printa && call->arg_cnt >= 2 && call->args[0]->kind != DL_N_AGG;
 	struct cs_action a = { .kind = aggops[op].kind };
 	a.aggvar = agg_arg(t, fn, call, fmt ? 1 : 0, ret_err);
 	if (!a.aggvar)
 		return -1;
+	if (printa && call->arg_cnt > (fmt ? 2u : 1u) && printa_joined(t, call, fmt, &a, ret_err)) {
+		free(a.aggvars);
+		return -1;
+	}
 	if (fmt) {
 		a.pf = udt__xcalloc(1, sizeof(*a.pf));
 		if (printa_format(call, a.aggvar, a.pf, ret_err)) {
 			cs_printf_free(a.pf);
 			free(a.pf);
+			free(a.aggvars);
 			return -1;
 		}
 	}

@@ -708,6 +708,59 @@ static void print_dist_arg(FILE *out, const void *arg)
 	print_distribution(out, arg);
 }
 
+/* %@ of entry e: its value as printf() takes it (a distribution prints whole). */
+static void agg_arg(struct cs_pfarg *a, const struct merged *e)
+{
+	const struct cs_aggvar *var = e->var;
+	int64_t normal = var->normal ? var->normal : 1;
+
+	a->size = 8;
+	if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
+	    var->func == UDT_AGG_LLQUANTIZE) {
+		a->fn = print_dist_arg;
+		a->fn_arg = e;
+	} else if (var->func == UDT_AGG_STDDEV) {
+		a->v = stddev_of(e->val, normal);
+	} else if (var->func == UDT_AGG_AVG) {
+		a->v = (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
+	} else {
+		a->v = (uint64_t)(e->val[0] / normal);
+	}
+}
+
+/*
+ * printa(fmt, ...) of one row: the conversions take the keys (those of
+ * ents[0]) in order, and each %@ the value of the next aggregation (the
+ * last one again if there are more %@ than aggregations).
+ */
+static void print_formatted(FILE *out, const struct cs_printf *fmt, const struct merged *const *ents,
+			    size_t nents)
+{
+	const struct cs_aggvar *var = ents[0]->var;
+	struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
+	size_t na = 0, k = 0, agg = 0;
+
+	for (size_t c = 0; c < fmt->cnt && fmt->v[c].conv; c++) {
+		const struct cs_pfconv *cv = &fmt->v[c];
+		size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
+		for (size_t j = 0; j < take; j++) {
+			struct cs_pfarg *a = &args[na++];
+			if (cv->agg && j + 1 == take) {
+				agg_arg(a, ents[agg]);
+				if (agg + 1 < nents)
+					agg++;
+			} else if (k < var->nkeys) {
+				a->size = var->keys[k].size ? var->keys[k].size : 8;
+				a->v = ents[0]->keys[k].v;
+				a->s = ents[0]->keys[k].s;
+				k++;
+			}
+		}
+	}
+	cs_printf_print(out, fmt, args, na);
+	free(args);
+}
+
 void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt)
 {
 	size_t n;
@@ -716,43 +769,126 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
 	var->printed = true;
 	if (!fmt)
 		fputc('\n', t->out);
-	for (size_t i = 0; i < n && !fmt; i++)
-		print_entry(t->out, v[i]);
-	for (size_t i = 0; i < n && fmt; i++) {
-		const struct merged *e = v[i];
-		struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
-		size_t na = 0, k = 0;
-		int64_t normal = var->normal ? var->normal : 1;
-		for (size_t c = 0; c < fmt->cnt && fmt->v[c].conv; c++) {
-			const struct cs_pfconv *cv = &fmt->v[c];
-			size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
-			for (size_t j = 0; j < take; j++) {
-				struct cs_pfarg *a = &args[na++];
-				if (cv->agg && j + 1 == take) {
-					a->size = 8;
-					if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
-					    var->func == UDT_AGG_LLQUANTIZE) {
-						a->fn = print_dist_arg;
-						a->fn_arg = e;
-					} else if (var->func == UDT_AGG_STDDEV) {
-						a->v = stddev_of(e->val, normal);
-					} else if (var->func == UDT_AGG_AVG) {
-						a->v = (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
-					} else {
-						a->v = (uint64_t)(e->val[0] / normal);
-					}
-				} else if (k < var->nkeys) {
-					a->size = var->keys[k].size ? var->keys[k].size : 8;
-					a->v = e->keys[k].v;
-					a->s = e->keys[k].s;
-					k++;
-				}
-			}
-		}
-		cs_printf_print(t->out, fmt, args, na);
-		free(args);
+	for (size_t i = 0; i < n; i++) {
+		if (fmt)
+			print_formatted(t->out, fmt, (const struct merged *const *)&v[i], 1);
+		else
+			print_entry(t->out, v[i]);
 	}
 	free(v);
+}
+
+/* -- printa() of several aggregations --------------------------------------------------- */
+
+/*
+ * A row of a joined printa(): one key, and the entry of each aggregation
+ * for it (a zero-valued one, made here, for an aggregation without it).
+ */
+struct row {
+	size_t n;
+	struct merged *ent[];      /* [n] */
+};
+
+struct joinsort {
+	struct sortopts so;
+	size_t n;                  /* aggregations */
+	size_t first;              /* the one compared first (aggsortpos) */
+};
+
+/* As dt_aggregate_bundlecmp(): values from aggsortpos on, then the key (or the key first). */
+static int rowcmp(const void *pa, const void *pb, void *arg)
+{
+	const struct row *x = *(const struct row *const *)pa, *y = *(const struct row *const *)pb;
+	const struct joinsort *js = arg;
+	int r = 0;
+
+	if (js->so.bykey)
+		r = keycmp(x->ent[0], y->ent[0], js->so.keypos);
+	for (size_t i = 0; i < js->n && !r; i++) {
+		size_t j = (js->first + i) % js->n;
+		r = valcmp(x->ent[j], y->ent[j]);
+	}
+	if (!r && !js->so.bykey)
+		r = keycmp(x->ent[0], y->ent[0], js->so.keypos);
+	return js->so.rev ? -r : r;
+}
+
+void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, size_t n,
+			   const struct cs_printf *fmt)
+{
+	struct cs_aggstate *m = state(t);
+	struct row **rows = NULL;
+	size_t nrows = 0, cap = 0;
+
+	/* the rows: the keys any of them has, matched by the key's bytes (after the variable) */
+	for (size_t i = 0; i < m->cnt; i++) {
+		struct merged *e = &m->v[i];
+		size_t j = 0, r;
+		while (j < n && e->var != vars[j])
+			j++;
+		if (j == n)
+			continue;
+		for (r = 0; r < nrows; r++) {
+			const struct merged *k = NULL;
+			for (size_t q = 0; q < n && !k; q++)
+				k = rows[r]->ent[q];
+			if (k->cklen == e->cklen && !memcmp(k->ck + 4, e->ck + 4, e->cklen - 4))
+				break;
+		}
+		if (r == nrows) {
+			struct row *nr = udt__xcalloc(1, sizeof(*nr) + n * sizeof(nr->ent[0]));
+			nr->n = n;
+			UDT__PUSH(rows, nrows, cap, nr);
+		}
+		rows[r]->ent[j] = e;
+	}
+	/* and a zero-valued entry where an aggregation has none, as DTrace prints them */
+	struct merged *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));
+	for (size_t r = 0; r < nrows; r++) {
+		const struct merged *k = NULL;
+		for (size_t q = 0; q < n && !k; q++)
+			k = rows[r]->ent[q];
+		for (size_t j = 0; j < n; j++) {
+			if (rows[r]->ent[j])
+				continue;
+			struct merged *z = &zeros[r * n + j];
+			z->var = vars[j];
+			z->keys = k->keys;
+			z->vcnt = udt_agg_valsize(vars[j]->func, vars[j]->lq_levels) / 8;
+			z->val = udt__xcalloc(z->vcnt + 1, sizeof(*z->val));
+			rows[r]->ent[j] = z;
+		}
+	}
+	struct joinsort js = {
+		.so = { .bykey = t->o.aggsortkey, .keypos = t->o.aggsortkeypos,
+			.rev = t->o.aggsortrev },
+		.n = n,
+		.first = t->o.aggsortpos < n ? t->o.aggsortpos : 0,
+	};
+	if (nrows > 1)
+		qsort_r(rows, nrows, sizeof(*rows), rowcmp, &js);
+	if (!fmt)
+		fputc('\n', t->out);
+	for (size_t r = 0; r < nrows; r++) {
+		if (fmt) {
+			print_formatted(t->out, fmt, (const struct merged *const *)rows[r]->ent, n);
+			continue;
+		}
+		/* dt_print_aggs(): the keys once, then each aggregation's value */
+		for (size_t k = 0; k < vars[0]->nkeys; k++)
+			print_key(t->out, &vars[0]->keys[k], &rows[r]->ent[0]->keys[k]);
+		for (size_t j = 0; j < n; j++)
+			print_value(t->out, rows[r]->ent[j]);
+		fputc('\n', t->out);
+	}
+	for (size_t j = 0; j < n; j++)
+		vars[j]->printed = true;
+	for (size_t i = 0; i < nrows * n; i++)
+		free(zeros[i].val);
+	free(zeros);
+	for (size_t r = 0; r < nrows; r++)
+		free(rows[r]);
+	free(rows);
 }
 
 /*

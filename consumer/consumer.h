@@ -36,6 +36,7 @@ struct cs_opts {
 	bool aggsortkey;           /* aggregations print sorted by key, then value */
 	bool aggsortrev;           /* ... in reverse */
 	uint32_t aggsortkeypos;    /* the key component sorted by first */
+	uint32_t aggsortpos;       /* the aggregation of a printa() of several sorted by first */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 	uint32_t nspec;            /* speculative buffers (nspec) */
 	uint64_t specsize;         /* bytes of each (specsize) */

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -110,7 +111,7 @@ static void print_str(struct cs_trace *t, const char *s)
 static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_rec *hdr,
 				    const uint8_t *data, char *buf, size_t bufsz)
 {
-	struct cs_pfarg v = { .size = a->size ? a->size : 8 };
+	struct cs_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float };
 
 	if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
 		v.s = a->cstr;
@@ -129,9 +130,9 @@ static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_
 	return v;
 }
 
-/* printf() action k of e and the values after it. */
-static void print_printf(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-			 const struct udt_rec *hdr, const uint8_t *data)
+/* printf() (or system()) action k of e and the values after it, to out. */
+static void print_printf(FILE *out, const struct cs_ecb *e, size_t k, const struct udt_rec *hdr,
+			 const uint8_t *data)
 {
 	const struct cs_action *pa = &e->acts[k];
 	size_t n = pa->pf_nvals;
@@ -144,7 +145,7 @@ static void print_printf(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 			bufs[i] = udt__xmalloc(a->size + 1);
 		args[i] = action_value(a, hdr, data, bufs[i], a->size + 1);
 	}
-	cs_printf_print(t->out, pa->pf, args, n);
+	cs_printf_print(out, pa->pf, args, n);
 	for (size_t i = 0; i < n; i++)
 		free(bufs[i]);
 	free(bufs);
@@ -166,7 +167,10 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 		n = action_value(&e->acts[k + 1], hdr, data, NULL, 0);
 	switch (a->kind) {
 	case CS_ACT_PRINTA:
-		cs__agg_printa(t, a->aggvar, a->pf);
+		if (a->naggvars > 1)
+			cs__agg_printa_joined(t, a->aggvars, a->naggvars, a->pf);
+		else
+			cs__agg_printa(t, a->aggvar, a->pf);
 		break;
 	case CS_ACT_CLEAR:
 		cs__agg_clear(t, a->aggvar);
@@ -180,6 +184,55 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	default: /* denormalize */
 		a->aggvar->normal = 1;
 		break;
+	}
+}
+
+/*
+ * tracemem(), system() and setopt() (action k of e) when the record is
+ * read: the bytes printed, the command run (after what was printed before
+ * it, as DTrace flushes first), the option set.
+ */
+static void more_action(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+			const struct udt_rec *hdr, const uint8_t *data)
+{
+	const struct cs_action *a = &e->acts[k];
+
+	if (a->kind == CS_ACT_TRACEMEM) {
+		uint64_t n = a->size;
+		if (a->pf_nvals && k + 1 < e->act_cnt) {
+			int64_t dyn = (int64_t)action_value(&e->acts[k + 1], hdr, data, NULL, 0).v;
+			if (dyn > 0 && (uint64_t)dyn < n)
+				n = (uint64_t)dyn;
+		}
+		cs__print_tracemem(t->out, data + a->off, n);
+	} else if (a->kind == CS_ACT_SYSTEM) {
+		char *cmd = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&cmd, &len);
+		if (!m)
+			return;
+		print_printf(m, e, k, hdr, data);
+		if (fclose(m) == 0) {
+			fflush(t->out);
+			fflush(stdout);
+			if (system(cmd) == -1) {
+				fprintf(stderr, "dtrace: failed to run system(\"%s\"): %s\n", cmd,
+					strerror(errno));
+			}
+		}
+		free(cmd);
+	} else {
+		char *v[2] = { NULL, NULL };
+		for (size_t i = 0; i < a->pf_nvals && i < 2 && k + 1 + i < e->act_cnt; i++) {
+			const struct cs_action *x = &e->acts[k + 1 + i];
+			char *buf = udt__xmalloc(x->size + 1);
+			struct cs_pfarg s = action_value(x, hdr, data, buf, x->size + 1);
+			v[i] = udt__xstrdup(s.s ? s.s : "");
+			free(buf);
+		}
+		cs__setopt(t, e, v[0] ? v[0] : "", v[1]);
+		free(v[0]);
+		free(v[1]);
 	}
 }
 
@@ -203,7 +256,12 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		if (a->pf_value)
 			continue; /* printed by its printf() */
 		if (a->kind == CS_ACT_PRINTF) {
-			print_printf(t, e, k, hdr, data);
+			print_printf(t->out, e, k, hdr, data);
+			continue;
+		}
+		if (a->kind == CS_ACT_SYSTEM || a->kind == CS_ACT_SETOPT ||
+		    a->kind == CS_ACT_TRACEMEM) {
+			more_action(t, e, k, hdr, data);
 			continue;
 		}
 		if (a->from_hdr)
@@ -234,6 +292,10 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_SPECULATE:
 		case CS_ACT_COMMIT:
 		case CS_ACT_DISCARD:
+		case CS_ACT_RAISE:  /* done in the target */
+		case CS_ACT_TRACEMEM: /* above */
+		case CS_ACT_SYSTEM:
+		case CS_ACT_SETOPT:
 			break;
 		case CS_ACT_PRINTA:
 		case CS_ACT_CLEAR:
@@ -381,6 +443,7 @@ static void run_local(struct cs_trace *t, const char *which)
 		uint64_t v;
 		struct udt_spec_rec sr;
 		bool speculating = false;
+		int sig = 0;
 
 		if (strcmp(e->probe->name, which))
 			continue;
@@ -402,7 +465,9 @@ static void run_local(struct cs_trace *t, const char *which)
 				fault = cs__agg_local(t, a->agg, &vm);
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
 				   a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->aggvar ||
-				   a->off + 8 > e->rec_size + 8) {
+				   a->kind == CS_ACT_SYSTEM || a->kind == CS_ACT_SETOPT ||
+				   a->kind == CS_ACT_TRACEMEM || a->off + 8 > e->rec_size + 8) {
+				/* (no process here: strings and tracemem()'s bytes are empty) */
 				continue;
 			} else {
 				v = (uint64_t)a->difo.const_val;
@@ -420,6 +485,16 @@ static void run_local(struct cs_trace *t, const char *which)
 				speculating |= rv == UDT_SPEC_OK && a->kind == CS_ACT_SPECULATE;
 				if (rv != UDT_SPEC_BADID)
 					continue;
+				fault = 1;
+				vm.fault = UDT_FAULT_ILLOP_ARG;
+				vm.fault_insn = 0;
+			}
+			if (!fault && a->kind == CS_ACT_RAISE) {
+				/* raise() in BEGIN or END signals dtrace, whose context they run in */
+				if (v < 65) {
+					sig = (int)v;
+					continue;
+				}
 				fault = 1;
 				vm.fault = UDT_FAULT_ILLOP_ARG;
 				vm.fault_insn = 0;
@@ -449,6 +524,8 @@ static void run_local(struct cs_trace *t, const char *which)
 			print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp,
 								  .cpu = vm.cpu }, data);
 		}
+		if (sig)
+			raise(sig);
 next:
 		free(data);
 	}

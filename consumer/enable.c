@@ -82,6 +82,7 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 		a->kind = CS_ACT_TRACE;
 		a->size = dl_type_trace_size(a->difo.type, &a->is_signed);
 		a->from_hdr = a->difo.direct_var == UDT_VAR_TIMESTAMP;
+		a->is_float = dl_type_argclass(a->difo.type) == DL_ARG_FLOAT;
 	}
 	return 0;
 }
@@ -123,6 +124,8 @@ static enum cs_pfvalue pf_value(struct cs_trace *t, const struct cs_action *a, c
 		return CS_PFV_PTR;
 	if (dl_type_argclass(d->type) == DL_ARG_INT)
 		return CS_PFV_INT;
+	if (a->is_float)
+		return CS_PFV_FLOAT;
 	return CS_PFV_OTHER;
 }
 
@@ -134,18 +137,22 @@ char *cs__at_err(const struct dl_node *n, char *msg)
 	return s;
 }
 
-/* printf(format, values...): the format's action, then one value action for each value. */
-static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
-			  const struct dl_probe_ctx *ctx, char **ret_err)
+/*
+ * printf(format, values...), and system(format, values...) (fn, kind): the
+ * format's action, then one value action for each value.
+ */
+int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		       const struct dl_probe_ctx *ctx, const char *fn, enum cs_act_kind kind,
+		       char **ret_err)
 {
 	const struct dl_node *fmt = call->arg_cnt ? call->args[0] : NULL;
-	struct cs_action pa = { .kind = CS_ACT_PRINTF, .pf = udt__xcalloc(1, sizeof(*pa.pf)) };
+	struct cs_action pa = { .kind = kind, .pf = udt__xcalloc(1, sizeof(*pa.pf)) };
 	size_t nv = call->arg_cnt ? call->arg_cnt - 1 : 0, first;
 	char *msg = NULL;
 
 	if (!fmt) {
-		*ret_err = cs__at_err(call, udt__xstrdup("printf( ) prototype mismatch: 0 args passed, "
-						     "1 expected"));
+		*ret_err = cs__at_err(call, udt__xasprintf("%s( ) prototype mismatch: 0 args passed, "
+							   "1 expected", fn));
 		free(pa.pf);
 		return -1;
 	}
@@ -157,9 +164,9 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 			dl_difo_free(&d);
 		}
 		free(msg);
-		*ret_err = cs__at_err(fmt, udt__xasprintf("printf( ) argument #1 is incompatible with "
+		*ret_err = cs__at_err(fmt, udt__xasprintf("%s( ) argument #1 is incompatible with "
 						      "prototype:\n\tprototype: string constant\n"
-						      "\t argument: %s", ty));
+						      "\t argument: %s", fn, ty));
 		free(pa.pf);
 		return -1;
 	}
@@ -182,10 +189,12 @@ static int compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 		}
 	}
-	if (!err && cs_printf_check("printf", e->acts[first - 1].pf, kinds, names, nv, &msg)) {
-		size_t k = nv;
-		/* the argument the message is about, for its location */
-		if (sscanf(msg, "printf( ) argument #%zu", &k) == 1 && k >= 2 && k - 2 < nv)
+	if (!err && cs_printf_check(fn, e->acts[first - 1].pf, kinds, names, nv, &msg)) {
+		size_t k = 0, fl = strlen(fn);
+		/* the argument the message is about ("fn( ) argument #k"), for its location */
+		if (!strncmp(msg, fn, fl) && !strncmp(msg + fl, "( ) argument #", 14))
+			k = strtoul(msg + fl + 14, NULL, 10);
+		if (k >= 2 && k - 2 < nv)
 			*ret_err = cs__at_err(call->args[k - 1], msg);
 		else
 			*ret_err = cs__at_err(call, msg);
@@ -203,7 +212,9 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	struct cs_action a = { 0 };
 
 	if (!strcmp(fn, "printf"))
-		return compile_printf(t, e, call, ctx, ret_err);
+		return cs__compile_printf(t, e, call, ctx, fn, CS_ACT_PRINTF, ret_err);
+	if (cs__act_is_more(fn))
+		return cs__act_compile(t, e, call, ctx, ret_err);
 	if (cs__agg_is_op(fn))
 		return cs__agg_compile_op(t, e, call, ctx, ret_err);
 	if (cs__spec_is_action(fn))
@@ -251,6 +262,7 @@ static void free_ecb(struct cs_ecb *e)
 	dl_difo_free(&e->pred);
 	for (size_t i = 0; i < e->act_cnt; i++) {
 		dl_difo_free(&e->acts[i].difo);
+		free(e->acts[i].aggvars);
 		if (e->acts[i].pf) {
 			cs_printf_free(e->acts[i].pf);
 			free(e->acts[i].pf);
@@ -577,8 +589,18 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 					u->flags |= UDT_ECB_SPEC;
 				continue;
 			}
+			if (ca->kind == CS_ACT_TRACEMEM || ca->kind == CS_ACT_RAISE) {
+				acts[na++] = (struct udt_action){
+					.kind = ca->kind == CS_ACT_RAISE ? UDT_ACT_RAISE
+									 : UDT_ACT_TRACEMEM,
+					.src = difo_src(&a, ca),
+					.size = ca->kind == CS_ACT_RAISE ? 0 : ca->size,
+					.off = ca->kind == CS_ACT_RAISE ? 0 : ca->off,
+				};
+				continue;
+			}
 			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr ||
-			    ca->aggvar)
+			    ca->aggvar || ca->kind == CS_ACT_SYSTEM || ca->kind == CS_ACT_SETOPT)
 				continue; /* the consumer's alone */
 			acts[na++] = runtime_action(&a, ca);
 		}
@@ -667,6 +689,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	pid_t pid = t->proc ? t->proc->pid : 0;
 	int err;
 
+	if (cs__act_check_destructive(t, ret_err))
+		return -1;
 	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
 	if (t->o.policy == UDT_POLICY_FILL) {
 		uint64_t end_sz = 0;

@@ -24,12 +24,17 @@ enum cs_act_kind {
 	CS_ACT_SPECULATE,          /* speculate(id): the record goes to speculation id (difo) */
 	CS_ACT_COMMIT,             /* commit(id) */
 	CS_ACT_DISCARD,            /* discard(id) */
+	CS_ACT_TRACEMEM,           /* tracemem(addr, size[, dynsize]): size bytes; dynsize after */
+	CS_ACT_RAISE,              /* raise(sig) (-w): in the target, as the fire ends */
+	CS_ACT_SYSTEM,             /* system(format, ...) (-w): as printf, run by /bin/sh */
+	CS_ACT_SETOPT,             /* setopt(name[, value]): the values after it */
 };
 
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
 static inline bool cs_act_silent(enum cs_act_kind k)
 {
-	return k == CS_ACT_AGG || k == CS_ACT_STMT || k == CS_ACT_COMMIT || k == CS_ACT_DISCARD;
+	return k == CS_ACT_AGG || k == CS_ACT_STMT || k == CS_ACT_COMMIT || k == CS_ACT_DISCARD ||
+	       k == CS_ACT_RAISE;
 }
 
 struct cs_aggact;
@@ -40,6 +45,7 @@ struct cs_action {
 	bool is_signed;
 	bool is_str;               /* a constant string */
 	bool from_hdr;             /* trace(timestamp): the record header's, not recorded again */
+	bool is_float;             /* the bits of a float (size 4) or a double (size 8) */
 	const char *cstr;
 	int64_t cval;
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
@@ -49,6 +55,8 @@ struct cs_action {
 	size_t pf_nvals;           /* the values after it that are its own */
 	struct cs_aggact *agg;     /* CS_ACT_AGG */
 	struct cs_aggvar *aggvar;  /* printa() and the other actions on an aggregation */
+	struct cs_aggvar **aggvars; /* printa() of several: all of them (aggvar is the first) */
+	size_t naggvars;
 };
 
 /* An enabling: one clause on one probe (or on BEGIN or END, run here). */
@@ -130,10 +138,27 @@ uint64_t cs__agg_last_snap(struct cs_trace *t);
 void cs__agg_print_all(struct cs_trace *t);
 /* printa(): DTrace's default output when fmt is NULL */
 void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt);
+/* printa() of n aggregations with the same keys: keys once, a value of each (fmt: %@ in turn) */
+void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, size_t n,
+			   const struct cs_printf *fmt);
 void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var);
 /* trunc(): keep the `keep` largest entries (smallest if negative), none when all */
 void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep);
 void cs__agg_free_data(struct cs_trace *t);
+
+/* -- tracemem(), raise(), system(), setopt() (actions.c) ------------------------------- */
+
+/* Is fn one of them? */
+bool cs__act_is_more(const char *fn);
+/* Compile such a call into actions of e (and the values they take). */
+int cs__act_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		    const struct dl_probe_ctx *ctx, char **ret_err);
+/* tracemem()'s bytes as DTrace prints them (a hex dump), size of them. */
+void cs__print_tracemem(FILE *out, const uint8_t *bytes, uint64_t size);
+/* setopt(name, value) when its record is read; DTrace's message when it cannot be set. */
+void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, const char *value);
+/* Before anything runs: "Destructive actions not allowed" without -w. 0, or -1 with ret_err. */
+int cs__act_check_destructive(struct cs_trace *t, char **ret_err);
 
 /* -- Speculations (spec.c) ----------------------------------------------------------- */
 
@@ -175,6 +200,8 @@ enum cs_pfclass {
 	CS_PF_STR,                 /* s S */
 	CS_PF_TIME,                /* Y */
 	CS_PF_WIDTH,               /* a '*' width or precision */
+	CS_PF_FLOAT,               /* e E f g G */
+	CS_PF_LDOUBLE,             /* Le LE Lf Lg LG: no D value is a long double here */
 };
 
 #define CS_PF_STAR (-2)            /* width or precision given by a value */
@@ -197,7 +224,7 @@ struct cs_printf {
 };
 
 /* What an argument of printf() is. */
-enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER };
+enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER, CS_PFV_FLOAT };
 
 /* A value for printing: an integer of size bytes, or a string. */
 struct cs_pfarg {
@@ -206,6 +233,7 @@ struct cs_pfarg {
 	const char *s;
 	void (*fn)(FILE *out, const void *arg); /* prints the value itself (a distribution) */
 	const void *fn_arg;
+	bool is_float;             /* v holds the bits of a float (size 4) or a double (8) */
 };
 
 /* 0, or -1 with DTrace's message (no location) in *ret_err. */
@@ -288,6 +316,8 @@ struct cs_trace {
 	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
 	bool agg_fresh;            /* snapped since the records being printed were read */
 
+	bool destructive_used;     /* system() or raise(): only with -w */
+
 	/* speculations (spec.c) */
 	bool spec_used;            /* the program speculates: the session has nspec buffers */
 	struct cs_spec *spec;      /* dtrace's own speculations and the reports' counts */
@@ -297,6 +327,10 @@ struct cs_trace {
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err);
+/* printf(), and system() (fn, kind): the format and the values it takes. */
+int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		       const struct dl_probe_ctx *ctx, const char *fn, enum cs_act_kind kind,
+		       char **ret_err);
 /* Compile x into value action a of e, placed in its record. */
 int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
 		      const struct dl_node *call, const struct dl_probe_ctx *ctx,

@@ -177,11 +177,13 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 	} else if (!strcmp(name, "aggsortrev")) {
 		o->aggsortrev = true;
 	} else if (!strcmp(name, "aggsortkeypos") || !strcmp(name, "aggsortpos")) {
-		/* (aggsortpos chooses among the aggregations of one printa(): one here) */
+		/* (aggsortpos: which aggregation of a printa() of several sorts first) */
 		if (!value || cs_parse_size(value, &v) || v > 255)
 			return bad_value(name, value, ret_err);
 		if (!strcmp(name, "aggsortkeypos"))
 			o->aggsortkeypos = (uint32_t)v;
+		else
+			o->aggsortpos = (uint32_t)v;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(name, "nspec")) {

@@ -6,7 +6,9 @@
  * A format is split into conversions, each with the text before it (a last
  * one with no conversion holds the trailing text). A conversion is C's:
  * flags (- + space # 0 '), a width and a precision (digits or * for a value),
- * a length (hh h l ll j z t) and one of d i o u x X c s S p Y. As in DTrace,
+ * a length (hh h l ll j z t) and one of d i o u x X c s S p Y, or e E f g G
+ * (of a float or a double read from the process: D's values are integers,
+ * and DTrace refuses these conversions for them too). As in DTrace,
  * integers are formatted at the size of their D type (or of the length
  * given), %p is hexadecimal without a prefix, %S escapes what is not
  * printable, and %Y formats a walltimestamp as "2026 Nov 22 05:54:05".
@@ -35,6 +37,10 @@ static const char *class_proto(enum cs_pfclass c)
 		return "int64_t, uint64_t, int, or long";
 	case CS_PF_WIDTH:
 		return "int";
+	case CS_PF_FLOAT:
+		return "float, double, or long double";
+	case CS_PF_LDOUBLE:
+		return "long double";
 	}
 	return "?";
 }
@@ -42,6 +48,15 @@ static const char *class_proto(enum cs_pfclass c)
 /* The class of conversion character c with length len; false if undefined. */
 static bool conv_class(char c, const char *len, enum cs_pfclass *ret)
 {
+	bool ld = !strcmp(len, "L");
+
+	if (strchr("eEfgG", c)) {
+		/* DTrace's %e... take a float, a double or a long double; %Le... a long double */
+		*ret = ld ? CS_PF_LDOUBLE : CS_PF_FLOAT;
+		return ld || !*len;
+	}
+	if (ld)
+		return false;
 	switch (c) {
 	case 'd':
 	case 'i':
@@ -132,7 +147,7 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 			}
 		}
 		size_t nl = 0;
-		while (*p && strchr("hljzt", *p) && nl + 1 < sizeof(c.len))
+		while (*p && strchr("hljztL", *p) && nl + 1 < sizeof(c.len))
 			c.len[nl++] = *p++;
 		if (!*p) {
 			free(c.prefix);
@@ -144,7 +159,7 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 		snprintf(c.spec, sizeof(c.spec), "%.*s", (int)(p - start), start);
 		if ((strcmp(c.len, "") && strcmp(c.len, "h") && strcmp(c.len, "hh") &&
 		     strcmp(c.len, "l") && strcmp(c.len, "ll") && strcmp(c.len, "j") &&
-		     strcmp(c.len, "z") && strcmp(c.len, "t")) ||
+		     strcmp(c.len, "z") && strcmp(c.len, "t") && strcmp(c.len, "L")) ||
 		    !conv_class(c.conv, c.len, &c.cls)) {
 			*ret_err = udt__xasprintf("format conversion #%zu is undefined: %s", n, c.spec);
 			free(c.prefix);
@@ -173,6 +188,10 @@ static bool compatible(enum cs_pfclass want, enum cs_pfvalue vc)
 		return vc == CS_PFV_INT || vc == CS_PFV_PTR;
 	case CS_PF_STR:
 		return vc == CS_PFV_STR;
+	case CS_PF_FLOAT:
+		return vc == CS_PFV_FLOAT;
+	case CS_PF_LDOUBLE:
+		return false;
 	}
 	return false;
 }
@@ -318,9 +337,28 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		case 'p':
 			snprintf(tail, room, "llx");
 			break;
+		case 'e':
+		case 'E':
+		case 'f':
+		case 'g':
+		case 'G':
+			snprintf(tail, room, "%c", c->conv);
+			break;
 		default:
 			snprintf(tail, room, "ll%c", c->conv);
 			break;
+		}
+		double d = 0;
+		if (a->is_float) {
+			/* the bits as recorded: a float's in the low 4 bytes, or a double's */
+			if (a->size == 4) {
+				float fl;
+				uint32_t bits = (uint32_t)a->v;
+				memcpy(&fl, &bits, 4);
+				d = fl;
+			} else {
+				memcpy(&d, &a->v, 8);
+			}
 		}
 		if (c->conv == 'c') {
 			v = (unsigned char)a->v;
@@ -347,6 +385,8 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 	} while (0)
 		if (str)
 			PF_ONE(str);
+		else if (c->cls == CS_PF_FLOAT)
+			PF_ONE(d);
 		else if (c->conv == 'c')
 			PF_ONE((int)v);
 		else

@@ -140,6 +140,14 @@ static bool is_str(struct dl_qtype t)
 	return dl_type_resolve(t).t->kind == DL_STRING;
 }
 
+/* A float or a double (a long double is not loaded: no register holds it). */
+static bool is_float(struct dl_qtype t)
+{
+	struct dl_qtype r = dl_type_resolve(t);
+
+	return r.t->kind == DL_FLOAT && (r.t->size == 4 || r.t->size == 8);
+}
+
 static unsigned width(struct dl_qtype t)
 {
 	struct dl_qtype r = dl_type_resolve(t);
@@ -160,7 +168,8 @@ static bool is_signed(struct dl_qtype t)
 
 unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed)
 {
-	unsigned w = is_int(qt) ? width(qt) / 8 : 8;
+	/* (a float is recorded as its 4 bytes, as DTrace's, and trace() prints them so) */
+	unsigned w = is_int(qt) || is_float(qt) ? width(qt) / 8 : 8;
 
 	*ret_signed = is_int(qt) && is_signed(qt);
 	return w == 1 || w == 2 || w == 4 ? w : 8;
@@ -459,7 +468,9 @@ static struct val load_at(struct cg *g, struct dl_qtype t, int r, int32_t off,
 		}
 		return (struct val){ .type = t, .reg = r, .is_addr = true };
 	}
-	if (!is_int(t) && !is_ptr(t))
+	/* a float or a double: its bits, for printf()'s %e %f %g (D does no arithmetic on them) */
+	bool fp = is_float(t);
+	if (!is_int(t) && !is_ptr(t) && !fp)
 		cg_error(g, n, "loading a %s from the process is not supported yet (issue #4)",
 			 dl_type_cdecl(g->p, t, NULL));
 	unsigned w = is_ptr(t) ? 64 : width(t);
@@ -1049,10 +1060,21 @@ static uint32_t str_addr(struct cg *g, struct val *v, int r, const struct dl_nod
 	return max <= 0xffff ? (uint32_t)max : 0; /* (STRCMP's bound; a longer one is UDT_STRCMP_MAX) */
 }
 
+/* D does no arithmetic on floating point: a float or double is only printed (printf's %f...). */
+static void no_float(struct cg *g, const struct dl_node *n, struct val v, const char *op)
+{
+	if (!v.cstr && !v.strref && is_float(v.type))
+		cg_error(g, n, "%s cannot be applied to a floating-point value: D only prints them "
+			 "(printf's %%e, %%f, %%g)", op);
+}
+
 static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
 {
 	struct val a = gen(g, n->a, r);
 	struct val b = gen(g, n->b, r + 1);
+
+	no_float(g, n, a, "a comparison");
+	no_float(g, n, b, "a comparison");
 	struct dl_qtype tint = named(g, "int");
 
 	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type) || a.strref || b.strref) {
@@ -1117,6 +1139,7 @@ static struct val gen_logical(struct cg *g, const struct dl_node *n, int r)
 	struct dl_qtype tint = named(g, "int");
 	struct val a = gen(g, n->a, r);
 
+	no_float(g, n, a, "a logical operator");
 	if (a.cstr)
 		cg_error(g, n, "operands of %s must be scalars", dl_op_name(n->op));
 	if (a.is_const && n->op != T_LXOR) {
@@ -1272,6 +1295,8 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		return gen_addrof(g, n, r);
 	struct val a = gen(g, n->a, r);
 
+	if (n->op != '*')
+		no_float(g, n, a, "a unary operator");
 	if (a.cstr || is_str(a.type))
 		cg_error(g, n, "operator %s cannot be applied to a string", dl_op_name(n->op));
 	struct dl_qtype t = n->op == '!' ? named(g, "int") : n->op == '*' ? a.type
@@ -1298,7 +1323,7 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		if (r0.t->kind != DL_PTR)
 			cg_error(g, n, "operator * requires an operand of pointer type");
 		struct dl_qtype to = r0.t->ref;
-		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to))
+		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to) && !is_float(to))
 			cg_error(g, n, "dereferencing %s is not supported yet (issue #4)",
 				 dl_type_cdecl(g->p, a.type, NULL));
 		materialize(g, &a, r, n);
@@ -1314,6 +1339,7 @@ static struct val gen_cast(struct cg *g, const struct dl_node *n, int r)
 	struct val a = gen(g, n->a, r);
 	struct dl_qtype to = n->type;
 
+	no_float(g, n, a, "a cast");
 	if (!is_int(to) && !is_ptr(to))
 		cg_error(g, n, "cannot cast to %s yet (issue #4)", dl_type_cdecl(g->p, to, NULL));
 	if (a.cstr)

@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 4
+#define UDT_ABI_VERSION 5
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -204,6 +204,8 @@ enum udt_act_kind {
 	UDT_ACT_SPECULATE = 8,    /* DIFO src gives a speculation ID: the record goes to its buffer */
 	UDT_ACT_COMMIT = 9,       /* DIFO src gives a speculation ID to commit (size 0) */
 	UDT_ACT_DISCARD = 10,     /* ... to discard (size 0) */
+	UDT_ACT_TRACEMEM = 11,    /* DIFO src gives an address: size bytes copied from there */
+	UDT_ACT_RAISE = 12,       /* DIFO src gives a signal, sent to the thread as the fire ends */
 };
 
 struct udt_action {

@@ -30,6 +30,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static uint32_t verified_session;
 
@@ -69,8 +71,11 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT || kind == UDT_ACT_DIFO ||
 		    kind == UDT_ACT_TRACE_STR;
 
-	if (is_spec_action(kind))
+	if (is_spec_action(kind) || kind == UDT_ACT_RAISE)
 		return act->size || !act->src || check_difo(area, act->src, insn) ? -EINVAL : 0;
+	if (kind == UDT_ACT_TRACEMEM)
+		return !act->size || !act->src || check_difo(area, act->src, insn) ||
+		       (uint64_t)act->off + act->size > rec_size ? -EINVAL : 0;
 	if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
 		return -EINVAL;
 	if (difo && act->src && check_difo(area, act->src, insn))
@@ -115,7 +120,8 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	const struct udt_action *key = (const void *)(area + ad->key_off);
 	for (uint32_t k = 0; k < ad->key_cnt; k++)
 		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
-		    is_spec_action(key[k].kind) || check_action(area, &key[k], ad->key_size, insn))
+		    is_spec_action(key[k].kind) || key[k].kind == UDT_ACT_RAISE ||
+		    key[k].kind == UDT_ACT_TRACEMEM || check_action(area, &key[k], ad->key_size, insn))
 			return -EINVAL;
 	if (ad->func == UDT_AGG_COUNT)
 		return ad->val.kind || ad->incr.kind ? -EINVAL : 0;
@@ -170,8 +176,9 @@ static int verify_area(struct udt_control *c, uint32_t area)
 			}
 			speculates += kind == UDT_ACT_SPECULATE;
 			commits |= kind == UDT_ACT_COMMIT;
-			silent &= kind == UDT_ACT_DIFO || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
-			before += !speculates && kind != UDT_ACT_DIFO && !is_spec_action(kind);
+			bool quiet = kind == UDT_ACT_DIFO || kind == UDT_ACT_RAISE; /* records nothing */
+			silent &= quiet || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
+			before += !speculates && !quiet && !is_spec_action(kind);
 			if (check_action(a, &act[k], e->rec_size, &insn))
 				goto bad;
 		}
@@ -214,6 +221,7 @@ struct fire {
 	uint32_t ngvars;
 	const struct udt_spectab *spec; /* the session's speculations, or NULL */
 	uint64_t *rand;           /* the thread's rand() state */
+	uint32_t *raise;          /* raise()'s signal, sent when the fire is over */
 };
 
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
@@ -324,6 +332,14 @@ static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 		return false;
 	if (a->kind == UDT_ACT_TRACE_STR) {
 		if (udt__safe_str(dst, v, a->size)) {
+			vm->fault = UDT_FAULT_BADADDR;
+			vm->fault_addr = v;
+			vm->fault_insn = 0;
+			return false;
+		}
+	} else if (a->kind == UDT_ACT_TRACEMEM) {
+		/* tracemem(): the bytes as they are, fault-safe */
+		if (udt__safe_copy(dst, v, a->size)) {
 			vm->fault = UDT_FAULT_BADADDR;
 			vm->fault_addr = v;
 			vm->fault_insn = 0;
@@ -453,6 +469,27 @@ static int spec_action(const struct fire *f, struct udt_vm_ctx *vm, const struct
 	return SPEC_FAULT;
 }
 
+/*
+ * raise(sig): the signal is sent to the thread when the fire is over (so
+ * that a handler's probes are not lost to the nesting guard); DTrace's
+ * "illegal operation" for a number past the last signal.
+ */
+static bool raise_action(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a)
+{
+	uint64_t sig;
+
+	if (!act_value(f, vm, a, &sig))
+		return false;
+	if (sig >= 65) {
+		vm->fault = UDT_FAULT_ILLOP_ARG;
+		vm->fault_insn = 0;
+		vm->fault_addr = 0;
+		return false;
+	}
+	*f->raise = (uint32_t)sig;
+	return true;
+}
+
 /* Run one ECB: predicate, then its actions, into a record unless all aggregate. */
 static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 {
@@ -502,6 +539,8 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 			ok = rv == SPEC_OK;
 			if (ok && act[k].kind == UDT_ACT_SPECULATE)
 				data = (uint8_t *)(r + 1);
+		} else if (act[k].kind == UDT_ACT_RAISE) {
+			ok = raise_action(f, &vm, &act[k]);
 		} else {
 			ok = act_write(f, &vm, &act[k], data + act[k].off);
 		}
@@ -529,6 +568,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	struct udt_control *c = &udt__control;
 	struct udt_tls *t = &udt__tls;
 	int saved_errno;
+	uint32_t sig = 0;          /* raise()'s, if a clause raised one */
 
 	/* pairs with the consumer's write of state after the whole session setup */
 	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
@@ -615,6 +655,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		.ngvars = (uint32_t)t->shm->ngvars,
 		.spec = t->spec.n ? &t->spec : NULL,
 		.rand = t->rand,
+		.raise = &sig,
 	};
 	/* this-> lives for one fire, shared by its clauses, as in DTrace */
 	for (uint32_t i = 0; i < ah->nlocals; i++)
@@ -633,6 +674,9 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	}
 out:
 	udt__safe_fire_end();
-	*t->errp = saved_errno;
 	t->depth = 0;
+	/* raise(): delivered as the call returns; its handler may fire probes of its own */
+	if (sig)
+		(void)syscall(SYS_tgkill, (long)c->pid, (long)t->tid, (long)sig);
+	*t->errp = saved_errno;
 }

@@ -455,6 +455,8 @@ int cmd_trace(struct cmd_opts *o)
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
 	}
+	if (o->copts.destructive)
+		notice(&o->copts, "allowing destructive actions");
 	if (o->exit_after_compile) {
 		ret = 0;
 		goto out;

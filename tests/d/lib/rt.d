@@ -15,6 +15,8 @@ typedef struct rtmem {
 	uint32_t u32;
 	int64_t s64;
 	char *str;
+	float f;
+	double d;
 } rtmem_t;
 
 typedef struct rtinfo {

@@ -17,6 +17,7 @@
  *   exec     fire rt:::once, then exec "rtprog ticks N" (the same program, a new image)
  *   handoff  a thread fires rt:::tick N times (arg0 = 1, arg1 = seq) and ends; then the
  *            main thread fires rt:::once(N, "handoff"): work handed from one thread to another
+ *   raise    fire rt:::tick N times; SIGUSR1's handler fires rt:::sig(signals so far)
  *   opens    open(2) /proc/self/status, /nonexistent/file and /proc/self/stat in
  *            try_open(): rt:::open-entry(path), rt:::step(1..3), rt:::open-return(fd)
  *            with open's errno (the speculation chapter's example, in a process)
@@ -147,7 +148,10 @@ int main(int argc, char **argv)
 			uint32_t u32;
 			int64_t s64;
 			const char *str;
-		} m = { -8, 200, -1600, 60000, -320000, 4000000000u, -6400000000000ll, "a string" };
+			float f;
+			double d;
+		} m = { -8, 200, -1600, 60000, -320000, 4000000000u, -6400000000000ll, "a string",
+			0.15625f, -1234.5678 };
 		RT_MEM(&m);
 		RT_INFO(&m, 42);
 	} else if (!strcmp(mode, "clock")) {
@@ -177,6 +181,10 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, ticker, (void *)1L);
 		pthread_join(t, NULL);
 		RT_ONCE((int)n, "handoff");
+	} else if (!strcmp(mode, "raise")) {
+		signal(SIGUSR1, on_alarm); /* (the signal mode's handler: one site for rt:::sig) */
+		for (long i = 0; i < n; i++)
+			RT_TICK(0, i);
 	} else if (!strcmp(mode, "opens")) {
 		static const char *const paths[] = { "/proc/self/status", "/nonexistent/file",
 						     "/proc/self/stat" };

@@ -1,0 +1,6 @@
+/* @target: raise 1 */
+/* raise() too. */
+rt$target:::tick
+{
+	raise(10);
+}

@@ -1,0 +1,5 @@
+/* system() is destructive: tracing does not start without -w. */
+BEGIN
+{
+	system("echo no");
+}
