@@ -267,6 +267,7 @@ struct udt_shm_hdr {
 	uint64_t spec_drops;      /* records that did not fit in a speculative buffer */
 	uint64_t spec_busy;       /* speculation() failures while a buffer was being committed */
 	uint64_t spec_unavail;    /* speculation() failures with every buffer in use */
+	uint64_t ring_chunk;      /* ring: the tail moves a chunk of this many bytes at a time */
 };
 
 /*

@@ -135,7 +135,8 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	return is_value(&ad->incr) ? check_action(area, &ad->incr, 8, insn) : -EINVAL;
 }
 
-static int verify_area(struct udt_control *c, uint32_t area)
+/* Once per session: out of the probe path's way. */
+static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, uint32_t area)
 {
 	const uint8_t *a = c->areas[area & 1];
 	const struct udt_area_hdr *ah = (const void *)a;
@@ -224,6 +225,29 @@ struct fire {
 	uint32_t *raise;          /* raise()'s signal, sent when the fire is over */
 };
 
+/*
+ * The rest of a fire's state, for the clauses that run the VM: the
+ * thread's variables and aggregation tables, the session's globals, the
+ * fire's clause-local variables (this->: zero, shared by its clauses, as in
+ * DTrace), and the start of its loads (safe.c).
+ */
+static void fire_vm(struct fire *f, struct udt_tls *t, uint32_t nlocals, uint64_t *locals)
+{
+	f->agg = t->agg;
+	f->aggsize = t->aggsize;
+	f->tvars = t->tvars;
+	f->ntvars = t->ntvars;
+	f->nlocals = nlocals;
+	f->locals = locals;
+	f->gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off);
+	f->ngvars = (uint32_t)t->shm->ngvars;
+	f->spec = t->spec.n ? &t->spec : NULL;
+	f->rand = t->rand;
+	for (uint32_t i = 0; i < nlocals; i++)
+		locals[i] = 0;
+	udt__safe_fire_begin();
+}
+
 static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 {
 	*vm = (struct udt_vm_ctx){
@@ -272,7 +296,8 @@ static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
  * argument or one of timestamp, cpu, pid and tid, 8 bytes each in order. The
  * common one-liner, recorded with no VM.
  */
-static void run_direct(const struct fire *f, const struct udt_ecb *e)
+static inline __attribute__((always_inline)) void run_direct(const struct fire *f,
+							     const struct udt_ecb *e)
 {
 	const struct udt_action *act = (const void *)(f->area + e->act_off);
 	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
@@ -281,18 +306,22 @@ static void run_direct(const struct fire *f, const struct udt_ecb *e)
 
 	if (!r)
 		return;
-	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now, .cpu = f->cpu };
+	/* in locals: the stores into the record could alias *f, as the compiler sees it */
+	const uint64_t *args = f->args, now = f->now;
+	uint32_t nargs = f->nargs, cpu = f->cpu, n = e->act_cnt;
+
+	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
 	uint64_t *data = (uint64_t *)(void *)(r + 1);
-	for (uint32_t k = 0; k < e->act_cnt; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		uint32_t src = act[k].src;
 		uint64_t v;
 
 		if (act[k].kind == UDT_ACT_TRACE_ARG)
-			v = src < f->nargs ? f->args[src] : 0;
+			v = src < nargs ? args[src] : 0;
 		else if (src == UDT_VAR_TIMESTAMP)
-			v = f->now;
+			v = now;
 		else if (src == UDT_VAR_CPU)
-			v = f->cpu;
+			v = cpu;
 		else
 			v = (uint64_t)(int64_t)(src == UDT_VAR_PID ? f->pid : f->tid);
 		data[k] = v;
@@ -562,6 +591,38 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
 }
 
+/* Does ECB e apply to the site at pc? (An ECB of a probe in one function only.) */
+static inline bool site_matches(const struct udt_ecb *e, uint64_t pc)
+{
+	return !e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi);
+}
+
+/*
+ * The ECBs of a fire from e on, once one of them needs the VM: this frame
+ * holds the fire's clause-local variables (this->), which the common fire,
+ * of direct ECBs only, does without.
+ */
+static __attribute__((noinline)) void run_chain_vm(struct fire *f, const struct udt_ecb *e,
+						   const struct udt_ecb *ecbs, uint64_t pc,
+						   uint32_t nlocals)
+{
+	uint64_t locals[UDT_MAX_LOCALS];
+
+	fire_vm(f, &udt__tls, nlocals, locals);
+	for (;;) {
+		if (site_matches(e, pc)) {
+			if (e->flags & UDT_ECB_DIRECT)
+				run_direct(f, e);
+			else
+				run_ecb(f, e);
+		}
+		if (!e->next)
+			break;
+		e = &ecbs[e->next - 1];
+	}
+	udt__safe_fire_end();
+}
+
 UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
 			  uint64_t a1, uint64_t a2, uint64_t a3)
 {
@@ -578,7 +639,6 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		return;
 	}
 	t->depth = 1;
-	udt__safe_fire_begin();
 	if (!t->errp)
 		t->errp = &errno;
 	saved_errno = *t->errp;
@@ -630,50 +690,34 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 			goto out;
 		}
 	}
-	if (!t->tid)
-		t->tid = udt__gettid();
 	const uint64_t regs[4] = { a0, a1, a2, a3 };
-	uint64_t locals[UDT_MAX_LOCALS];
-	const struct fire f = {
-		.shm = t->shm,
-		.tb = tb,
-		.area = area,
-		.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0,
-		.nargs = nargs,
-		.cpu = udt__getcpu(),
-		.now = now,
-		.pid = c->pid,
-		.tid = t->tid,
-		.err = saved_errno,
-		.agg = t->agg,
-		.aggsize = t->aggsize,
-		.tvars = t->tvars,
-		.ntvars = t->ntvars,
-		.nlocals = ah->nlocals,
-		.locals = locals,
-		.gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off),
-		.ngvars = (uint32_t)t->shm->ngvars,
-		.spec = t->spec.n ? &t->spec : NULL,
-		.rand = t->rand,
-		.raise = &sig,
-	};
-	/* this-> lives for one fire, shared by its clauses, as in DTrace */
-	for (uint32_t i = 0; i < ah->nlocals; i++)
-		locals[i] = 0;
+	/* what a direct ECB needs; the rest when one needs the VM (run_chain_vm()) */
+	struct fire f;
+	f.shm = t->shm;
+	f.tb = tb;
+	f.area = area;
+	f.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
+	f.nargs = nargs;
+	f.cpu = udt__getcpu();
+	f.now = now;
+	f.pid = c->pid;
+	f.tid = t->tid;
+	f.err = saved_errno;
+	f.raise = &sig;
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {
-		if (!e->pc_hi || (pc >= e->pc_lo && pc < e->pc_hi)) {
-			if (e->flags & UDT_ECB_DIRECT)
-				run_direct(&f, e);
-			else
-				run_ecb(&f, e);
+		if (site_matches(e, pc)) {
+			if (!(e->flags & UDT_ECB_DIRECT)) {
+				run_chain_vm(&f, e, ecbs, pc, ah->nlocals);
+				break;
+			}
+			run_direct(&f, e);
 		}
 		if (!e->next)
 			break;
 		e = &ecbs[e->next - 1];
 	}
 out:
-	udt__safe_fire_end();
 	t->depth = 0;
 	/* raise(): delivered as the call returns; its handler may fire probes of its own */
 	if (sig)

@@ -53,8 +53,9 @@ struct udt_tls {
 	uint64_t *tvars;          /* its thread-local variables (self->), or NULL */
 	uint32_t ntvars;
 	int *errp;                /* this thread's errno */
-	uint64_t ring_head_base;  /* ring: the multiples of bufsize that the head */
-	uint64_t ring_tail_base;  /* and the tail have passed (record.c) */
+	uint64_t ring_end;        /* ring: the end of the chunk the head is in (monotonic) */
+	uint64_t ring_lap;        /* and the monotonic position of the half's start on this lap */
+	uint64_t ring_chunk;      /* the chunk's bytes (record.c) */
 	int32_t tid;
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */

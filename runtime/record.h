@@ -24,7 +24,7 @@ struct udt_rec_ctx {
  * fire is lost). Sets udt__tls's tb, data and shm.
  */
 struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session);
-/* ring: room for size bytes at the head of half (record.c). */
+/* ring: room for size bytes at the head of half, in a new chunk (record.c). */
 void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
 			struct udt_rec_ctx *rc, uint32_t size);
 
@@ -40,14 +40,16 @@ static inline void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *t
 	rc->tb = tb;
 	rc->size = size;
 	if (policy == UDT_POLICY_RING) {
+		struct udt_tls *t = &udt__tls;
+		uint64_t head = tb->off[0];
+
 		rc->which = 0;
-		rc->half = udt__tls.data;
-		if (size > shm->bufsize) {
-			tb->drops[0]++;
-			return NULL;
-		}
+		rc->half = t->data;
 		STORE_RELAXED(&tb->busy, 1);
-		return udt__ring_reserve(shm, tb, rc->half, rc, size);
+		if (head + size > t->ring_end)
+			return udt__ring_reserve(shm, tb, rc->half, rc, size);
+		rc->off = head;
+		return rc->half + (head - t->ring_lap);
 	}
 	a = policy == UDT_POLICY_FILL ? 0 : LOAD_RELAXED(&tb->active) & 1;
 	/* announce the half, then check it is still the active one (record.c) */

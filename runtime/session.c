@@ -183,6 +183,31 @@ static uint64_t spec_bytes(uint32_t nspec, uint64_t specsize)
 	return nspec ? 64 + (uint64_t)nspec * (sizeof(struct udt_spec) + specsize) : 0;
 }
 
+/*
+ * ring: the chunk the tail moves by (record.c). A sixteenth of the half, or
+ * an eighth, a quarter, a half while the session's largest record (its
+ * ECBs', or an error record) would not fit in one. The half is a multiple
+ * of 128 bytes, so chunks are of 8.
+ */
+static uint64_t ring_chunk(uint64_t B, const uint8_t *area)
+{
+	const struct udt_area_hdr *ah = (const void *)area;
+	uint64_t maxrec = sizeof(struct udt_rec) + sizeof(struct udt_err);
+	uint64_t n = 16;
+
+	/* the area may not be verified yet (the -c handshake makes the memory first) */
+	if (ah->ecb_off <= UDT_AREA_SZ &&
+	    ah->ecb_cnt <= (UDT_AREA_SZ - ah->ecb_off) / sizeof(struct udt_ecb)) {
+		const struct udt_ecb *e = (const void *)(area + ah->ecb_off);
+		for (uint32_t i = 0; i < ah->ecb_cnt; i++)
+			if (sizeof(struct udt_rec) + (uint64_t)e[i].rec_size > maxrec)
+				maxrec = sizeof(struct udt_rec) + (uint64_t)e[i].rec_size;
+	}
+	while (n > 2 && B / n < maxrec)
+		n /= 2;
+	return B / n;
+}
+
 /* Make the shared memory of a session. Called by the one thread that won the CAS. */
 static int shm_create(struct udt_control *c, uint32_t session)
 {
@@ -195,6 +220,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	const struct udt_area_hdr *ah = (const void *)area;
 	uint32_t ngvars = ah->ngvars;
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
+	bool ring = LOAD_RELAXED(&c->policy) == UDT_POLICY_RING;
 	int fd = -1, err = 0;
 	void *m = MAP_FAILED;
 
@@ -214,6 +240,9 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	if (fd < 0)
 		return -errno;
 	for (;;) {
+		/* ring: whole chunks (ring_chunk()) */
+		if (ring)
+			bufsize = bufsize < 128 ? 128 : bufsize & ~127ull;
 		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) +
 				 spec_bytes(nspec, specsize);
 
@@ -249,6 +278,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->tvarsize = tvarsize;
 	h->gvar_off = h->tvar_off + (uint64_t)tmax * tvarsize;
 	h->ngvars = ngvars;
+	h->ring_chunk = ring ? ring_chunk(bufsize, area) : 0;
 	if (ngvars)
 		memcpy((uint8_t *)m + h->gvar_off, area + ah->gvar_off, (size_t)ngvars * 8);
 	h->nspec = nspec;

@@ -141,11 +141,26 @@ fi
 	-c './rtprog ticks 100000 1' >out.txt 2>err.txt
 drop_final_empty out.txt
 printed=$(grep -c '^[0-9]' out.txt)
-if [ "$printed" -gt 0 ] && [ "$printed" -lt 1000 ] && [ "$(tail -1 out.txt)" = 99999 ] &&
+# 4096 bytes of 32-byte records hold 128; the tail moves a chunk (1/16) at a time
+if [ "$printed" -ge 120 ] && [ "$printed" -le 128 ] && [ "$(tail -1 out.txt)" = 99999 ] &&
 	[ "$(head -1 out.txt)" = $((100000 - printed)) ]; then
-	ok "ring: the newest $printed records, oldest to newest"
+	ok "ring: the newest $printed records (of the 128 the buffer holds), oldest to newest"
 else
 	fail "ring: the newest records, oldest to newest" "printed $printed" "$(head -2 out.txt)" "$(tail -2 out.txt)"
+fi
+# records of two sizes (32 and 48 bytes): chunks end in pads, nothing is lost between
+"$DTRACE" -q -x bufpolicy=ring -b 8k -n 'rt*:::tick /arg1 % 3/ { printf("%d\n", arg1); }
+	rt*:::tick /arg1 % 3 == 0/ { printf("%d %d %d\n", arg1, arg1, arg1); }' \
+	-c './rtprog ticks 100000 1' >out.txt 2>err.txt
+drop_final_empty out.txt
+first=$(head -1 out.txt | cut -d' ' -f1)
+bytes=$(awk 'NF == 1 { b += 32 } NF == 3 { b += 48 } END { print b }' out.txt)
+gaps=$(awk -v n="$first" '$1 != n || (NF == 3) != (n % 3 == 0) { bad++ } { n++ } END { print bad + 0 }' out.txt)
+if [ "$(tail -1 out.txt)" = "99999 99999 99999" ] && [ "$gaps" = 0 ] && [ "$bytes" -ge 7680 ] &&
+	[ "$bytes" -le 8192 ]; then
+	ok "ring, two record sizes: ${bytes} of 8192 bytes kept, every record from $first to the last"
+else
+	fail "ring, two record sizes" "first $first, $bytes bytes, $gaps out of order" "$(tail -2 out.txt)"
 fi
 
 # -p: attach to a running process
