@@ -29,7 +29,8 @@ void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *h
 			struct udt_rec_ctx *rc, uint32_t size);
 
 /* Reserve size bytes in tb, this thread's buffer; NULL if the record is dropped. */
-static inline void *udt__rec_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb,
+static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_shm_hdr *shm,
+								     struct udt_tbuf *tb,
 				     struct udt_rec_ctx *rc, uint32_t size)
 {
 	uint32_t policy = shm->policy, a;
