@@ -41,6 +41,7 @@ struct cs_opts {
 	uint32_t nspec;            /* speculative buffers (nspec) */
 	uint64_t specsize;         /* bytes of each (specsize) */
 	uint64_t cleanrate_ns;     /* how often busy speculations are finished (cleanrate) */
+	bool prof_timer;           /* profclock=timer: CPU-time timers, not perf events */
 };
 
 void cs_opts_init(struct cs_opts *o);
@@ -76,6 +77,9 @@ struct cs_probe {
 	uint64_t dispatch;         /* address of the object's udt__dispatch */
 	uint64_t pc_lo, pc_hi;     /* the function's extent, when the probe has several */
 	struct dl_probe *dprobe;   /* types for args[] (built from the table), or NULL */
+	uint32_t prof_kind;        /* a profile provider probe: enum udt_prof_kind; 0 not one */
+	uint32_t prof_index;       /* its index in the session's table (sem is its key) */
+	uint64_t prof_ns;          /* its interval */
 };
 
 struct cs_probes {
@@ -87,6 +91,18 @@ struct cs_probes {
 /* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
 void cs_probes_free(struct cs_probes *ps);
+
+/*
+ * cs_probes_add_profile() - the profile provider creates its probes on
+ * demand (docs/profile.md): if desc names profile-n or tick-n (no glob),
+ * add that probe to ps unless it is there.
+ * Return: 1 (it is in ps), 0 (desc names no such probe), or -1 with
+ * *ret_err (malloc'ed): an interval under 200 microseconds, or not one.
+ */
+int cs_probes_add_profile(struct cs_probes *ps, const char *desc, char **ret_err);
+
+/* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
+void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc);
 
 /* The process $target names in probe descriptions (cs_probes_load() sets it). */
 void cs_probes_set_target(int pid);
@@ -123,6 +139,13 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 
 /* Attach to the target (if any), enable everything, run BEGIN. 0, or -1 with *ret_err. */
 int cs_trace_start(struct cs_trace *t, char **ret_err);
+
+/*
+ * cs_trace_arm() - make sure the target's runtime has armed the timers of the
+ * session's profile and tick probes (a -c command did at its handshake; a
+ * -p process gets a brief ptrace injection). Return: 0, or -1 with *ret_err.
+ */
+int cs_trace_arm(struct cs_trace *t, char **ret_err);
 
 /* Map the session's buffers if the target has made them. 0, or -1 after a message. */
 int cs_trace_map(struct cs_trace *t);

@@ -54,7 +54,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 	/* and finish busy speculations at cleanrate */
 	if (t->shm && t->spec_used && iv > t->o.cleanrate_ns)
 		iv = t->o.cleanrate_ns;
-	return iv;
+	/* and no later than the next tick-n probe */
+	uint64_t tick = cs__ticks_due_in(t);
+	return tick < iv ? tick : iv;
 }
 
 bool cs_trace_exited(const struct cs_trace *t)
@@ -405,6 +407,11 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
 
+/*
+ * Run the clauses of probe `which` (BEGIN, END, or a tick-n probe) here: with
+ * dtrace's pid and thread, self-> of its own, and the global variables the
+ * target shares once its buffers are mapped (BEGIN's copy before).
+ */
 static void run_local(struct cs_trace *t, const char *which)
 {
 	/* this-> lives for the whole of BEGIN (or END), self-> for dtrace's thread */
@@ -419,9 +426,12 @@ static void run_local(struct cs_trace *t, const char *which)
 		t->local_gvars = udt__xcalloc(ngvars + 1, sizeof(*t->local_gvars));
 	/* END sees the globals as the target left them (the shared memory outlives it) */
 	const struct udt_shm_hdr *sh = (const void *)t->shm;
-	if (!strcmp(which, "END") && sh && ngvars && sh->ngvars == ngvars &&
-	    sh->gvar_off + ngvars * 8 <= t->shm_size)
+	uint64_t *gvars = t->local_gvars;
+	bool shared = sh && ngvars && sh->ngvars == ngvars && sh->gvar_off + ngvars * 8 <= t->shm_size;
+	if (!strcmp(which, "END") && shared)
 		memcpy(t->local_gvars, t->shm + sh->gvar_off, ngvars * 8);
+	else if (strcmp(which, "BEGIN") && shared)
+		gvars = (uint64_t *)(void *)(t->shm + sh->gvar_off); /* a tick: the live ones */
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
 	     i++) {
 		struct cs_ecb *e = &t->ecbs[i];
@@ -435,7 +445,7 @@ static void run_local(struct cs_trace *t, const char *which)
 			.ntvars = (uint32_t)ntvars,
 			.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL),
 			.locals = locals,
-			.gvars = t->local_gvars,
+			.gvars = gvars,
 			.ngvars = (uint32_t)ngvars,
 			.spec = t->spec_used ? cs__spec_table(t) : NULL,
 			.rand = t->local_rand,
@@ -534,6 +544,11 @@ next:
 void cs__run_begin(struct cs_trace *t)
 {
 	run_local(t, "BEGIN");
+}
+
+void cs__run_probe(struct cs_trace *t, const char *name)
+{
+	run_local(t, name);
 }
 
 /* -- Buffers ------------------------------------------------------------------------------------ */
@@ -937,6 +952,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	read_buffers(t, false);
 	cs__spec_clean(t, false);
 	cs__spec_report(t);
+	cs__ticks_run(t); /* the tick-n probes due (after the records made before them) */
 	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
 	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
 		cs__agg_snap(t, false);

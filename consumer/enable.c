@@ -36,6 +36,14 @@
 
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
 
+/* The name field of a probe description. */
+static const char *name_of(const char *desc)
+{
+	const char *c = strrchr(desc, ':');
+
+	return c ? c + 1 : desc;
+}
+
 static bool is_core(const char *desc)
 {
 	return !strcmp(desc, "BEGIN") || !strcmp(desc, "END") || !strcmp(desc, "dtrace:::BEGIN") ||
@@ -278,6 +286,8 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 
 	if (cs__spec_check_clause(t, cl, ret_err))
 		return -1;
+	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
+		return -1;
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
@@ -349,7 +359,8 @@ static void order_ecbs(struct cs_trace *t)
 	for (int group = 0; group < 3; group++) {
 		for (size_t i = 0; i < t->ecb_cnt; i++) {
 			const struct cs_probe *pr = t->ecbs[i].probe;
-			bool local = !pr->module;
+			/* BEGIN, END and tick-n run here; profile-n in the target */
+			bool local = !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
 			int g = !local ? 0 : !strcmp(pr->name, "BEGIN") ? 1 : 2;
 			if (g != group)
 				continue;
@@ -371,7 +382,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	struct cs_trace *t = udt__xcalloc(1, sizeof(*t));
 	size_t cl_cnt;
 	struct dl_clause *const *cls = dl_program_clauses(prog, &cl_cnt);
-	char execname[64] = "";
+	char *execname = t->execname; /* compiled code keeps pointers to it: t's lifetime */
 
 	t->prog = prog;
 	t->proc = proc;
@@ -380,9 +391,24 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	cs__clock_start(&t->clock_start);
 	cs_probes_load(&t->probes, proc);
 	if (proc)
-		(void)cs_proc_execname(proc, execname, sizeof(execname));
+		(void)cs_proc_execname(proc, t->execname, sizeof(t->execname));
 	if (cs__agg_declare(t, ret_err))
 		goto fail;
+	/* the profile provider's probes the clauses name, made before any ECB points to a probe */
+	for (size_t c = 0; c < cl_cnt; c++) {
+		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
+			const char *desc = cls[c]->pdescs[d];
+			int made = cs_probes_add_profile(&t->probes, desc, ret_err);
+			if (made < 0)
+				goto fail;
+			if (made && !proc && strncmp(name_of(desc), "tick-", 5)) {
+				*ret_err = udt__xasprintf("invalid probe specifier %s: the profile "
+							  "provider samples a process: use -p PID or "
+							  "-c CMD", desc);
+				goto fail;
+			}
+		}
+	}
 
 	/* in the order of the script, which is the order D declares its variables in */
 	for (size_t c = 0; c < cl_cnt; c++) {
@@ -397,14 +423,16 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 				struct cs_probe *pr = &t->probes.v[i];
 				if (!cs_pdesc_match(desc, pr))
 					continue;
-				if (!core && !pr->module)
+				if (!core && !pr->module && !pr->prof_kind)
 					continue; /* a glob over dtrace:::ERROR and friends */
 				struct dl_probe_ctx ctx = {
 					.prov = pr->prov, .mod = pr->mod, .func = pr->func,
 					.name = pr->name,
-					.execname = pr->module ? execname : "dtrace",
+					.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE
+							    ? execname : "dtrace",
 					.probe = pr->dprobe,
-					.pid = proc ? (int)proc->pid : (int)getpid(),
+					.pid = proc && pr->prof_kind != UDT_PROF_TICK ? (int)proc->pid
+										       : (int)getpid(),
 				};
 				if (compile_ecb(t, cl, pr, &ctx, ret_err))
 					goto fail;
@@ -623,6 +651,8 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 				last = &ecbs[last->next - 1];
 			last->next = (uint32_t)i + 1;
 		}
+		if (e->probe->prof_kind)
+			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
 		add_unique(&t->sems, &t->sem_cnt, &t->sem_cap, u->sem);
 		add_unique(&t->disps, &t->disp_cnt, &t->disp_cap, e->probe->dispatch);
 	}
@@ -644,9 +674,17 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 	}
 	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
 	h.sem_cnt = (uint32_t)t->sem_cnt;
-	h.sem_off = area_put(&a, t->sems, (t->sem_cnt ? t->sem_cnt : 1) * 8);
+	/* (a session of profile probes only sets no semaphore) */
+	h.sem_off = area_put(&a, t->sem_cnt ? (const void *)t->sems : &none,
+			     (t->sem_cnt ? t->sem_cnt : 1) * 8);
 	h.disp_cnt = (uint32_t)t->disp_cnt;
-	h.disp_off = area_put(&a, t->disps, (t->disp_cnt ? t->disp_cnt : 1) * 8);
+	h.disp_off = area_put(&a, t->disp_cnt ? (const void *)t->disps : &none,
+			      (t->disp_cnt ? t->disp_cnt : 1) * 8);
+	struct udt_prof prof[UDT_PROF_MAX];
+	h.prof_cnt = (uint32_t)cs__prof_table(t, prof);
+	if (h.prof_cnt)
+		h.prof_off = area_put(&a, prof, h.prof_cnt * sizeof(prof[0]));
+	h.prof_flags = t->o.prof_timer ? UDT_PROF_F_TIMER : 0;
 	h.used = (uint32_t)a.used;
 	memcpy(a.buf, &h, sizeof(h));
 	free(ecbs);
@@ -704,6 +742,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	}
 	if (!t->target_ecbs) {
 		cs__run_begin(t);
+		cs__ticks_start(t);
 		return 0;
 	}
 	if (cs_proc_lookup(t->proc, "udt__control", &t->ctl, &rt_mod) ||
@@ -741,6 +780,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	cs__run_begin(t);
 	if (t->exited)
 		return 0;
+	cs__ticks_start(t);
 	area = build_area(t, &area_sz, ret_err);
 	if (!area)
 		return -1;
@@ -799,6 +839,64 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	return 0;
 }
 
+/* Does the session have profile or tick probes (timers the runtime arms)? */
+static bool has_prof(const struct cs_trace *t)
+{
+	for (size_t i = 0; i < t->target_ecbs; i++)
+		if (t->ecbs[i].probe->prof_kind)
+			return true;
+	return false;
+}
+
+static uint32_t rd32(struct cs_trace *t, uint64_t addr)
+{
+	uint32_t v = 0;
+
+	(void)cs_proc_read(t->proc, addr, &v, sizeof(v));
+	return v;
+}
+
+int cs_trace_arm(struct cs_trace *t, char **ret_err)
+{
+	char *why = NULL;
+	pid_t pid = t->proc ? t->proc->pid : 0;
+
+	if (!t->attached || t->target_gone || !has_prof(t))
+		return 0;
+	if (rd32(t, CTL_FIELD(prof_armed)) != t->session &&
+	    cs__inject_sync(t->proc, t->ctl, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+		if (!t->sem_cnt) {
+			*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: "
+						  "could not run code in it to start its timers: %s",
+						  (int)pid, why);
+			free(why);
+			return -1;
+		}
+		/* the session's first fire of another probe arms them (fire.c) */
+		fflush(t->out);
+		fprintf(stderr, "dtrace: pid %d: could not run code in it to start the profile "
+			"provider's timers (%s): they start when one of its probes fires\n",
+			(int)pid, why);
+		free(why);
+		return 0;
+	}
+	free(why);
+	if (rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+		int32_t e = (int32_t)rd32(t, CTL_FIELD(prof_errno));
+		*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: %s",
+					  (int)pid, e > 0 ? strerror(e) : "its timers could not be armed");
+		return -1;
+	}
+	if (rd32(t, CTL_FIELD(prof_mode)) == UDT_PROF_MODE_TIMER && !t->o.prof_timer &&
+	    !t->o.quiet) {
+		fflush(t->out);
+		fprintf(stderr, "dtrace: pid %d may not use perf events (kernel.perf_event_paranoid): "
+			"its profile probes are timed by the kernel's tick, and faster ones fire in "
+			"bursts\n", (int)pid);
+	}
+	return 0;
+}
+
 /* End the session in the target (if it is still ours) and undo its enablings. */
 void cs__detach(struct cs_trace *t)
 {
@@ -837,6 +935,13 @@ void cs__detach(struct cs_trace *t)
 	}
 	free(sems);
 	free(disps);
+	/* the profile provider's timers and handler go too (a -p process runs nothing of ours
+	   by itself to notice; without ptrace, its next timer signal does it) */
+	if (rd32(t, CTL_FIELD(prof_armed)) == t->session) {
+		char *why = NULL;
+		(void)cs__inject_sync(t->proc, t->ctl, &why);
+		free(why);
+	}
 }
 
 void cs__heartbeat(struct cs_trace *t)
@@ -861,6 +966,7 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->local_gvars);
 	cs__agg_free(t);
 	cs__spec_free(t);
+	cs__ticks_free(t);
 	cs_probes_free(&t->probes);
 	free(t);
 }

@@ -272,6 +272,7 @@ struct cs_trace {
 	struct cs_opts o;
 	FILE *out;
 	struct cs_probes probes;
+	char execname[64];         /* the target's, for execname in its probes' clauses */
 	struct cs_ecb *ecbs;       /* target ECBs first, then BEGIN's and END's */
 	size_t ecb_cnt, ecb_cap, target_ecbs;
 
@@ -321,7 +322,32 @@ struct cs_trace {
 	/* speculations (spec.c) */
 	bool spec_used;            /* the program speculates: the session has nspec buffers */
 	struct cs_spec *spec;      /* dtrace's own speculations and the reports' counts */
+
+	/* the tick-n probes, run here (profile.c) */
+	struct cs_tick {
+		const struct cs_probe *probe;
+		uint64_t next;     /* CLOCK_MONOTONIC ns of its next fire */
+	} *ticks;
+	size_t tick_cnt;
 };
+
+/* profile.c: the session's profile probes as the runtime reads them; their count */
+size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret);
+/* A clause for profile provider probe pr: no self-> (the chapter's rule). 0, or -1 with *ret_err. */
+int cs__prof_check_clause(const struct dl_clause *cl, const struct cs_probe *pr, char **ret_err);
+/* The tick-n probes run here: start their clocks (after BEGIN), run those due, and say
+   how long until the next one is (UINT64_MAX: none). */
+void cs__ticks_start(struct cs_trace *t);
+void cs__ticks_run(struct cs_trace *t);
+uint64_t cs__ticks_due_in(const struct cs_trace *t);
+void cs__ticks_free(struct cs_trace *t);
+
+/*
+ * inject.c: run the runtime's udt__profile_sync() in one thread of p (whose
+ * control block is at ctl) by ptrace, restoring the thread exactly.
+ * Return: 0, or a negative errno with *ret_err (malloc'ed) saying why.
+ */
+int cs__inject_sync(struct cs_proc *p, uint64_t ctl, char **ret_err);
 
 /* enable.c */
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
@@ -344,6 +370,8 @@ void cs__heartbeat(struct cs_trace *t);
 
 /* drain.c */
 void cs__run_begin(struct cs_trace *t);
+/* Run the clauses of the local probe named name (a tick-n probe) here, as BEGIN's are. */
+void cs__run_probe(struct cs_trace *t, const char *name);
 /* The thread buffers of the session's shared memory: count, buffer i, its aggregation table h (NULL if none). */
 uint32_t cs__tbuf_count(struct cs_trace *t);
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);

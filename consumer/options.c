@@ -199,6 +199,14 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_time(value, true, &v))
 			return bad_value(name, value, ret_err);
 		o->cleanrate_ns = v;
+	} else if (!strcmp(name, "profclock")) {
+		/* how profile-n samples are timed (docs/profile.md) */
+		if (value && !strcmp(value, "auto"))
+			o->prof_timer = false;
+		else if (value && !strcmp(value, "timer"))
+			o->prof_timer = true;
+		else
+			return bad_value(name, value, ret_err);
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
 		   !strcmp(name, "dynvarsize") || !strcmp(name, "statusrate") ||
 		   !strcmp(name, "libdir")) {

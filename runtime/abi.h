@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 5
+#define UDT_ABI_VERSION 6
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -119,7 +119,12 @@ struct udt_control {
 	uint64_t tsc_mult;        /* ns per TSC tick, 32.32 fixed point */
 	uint64_t aggsize;         /* C: bytes of aggregation table per thread, 0 when none */
 	uint64_t tvarsize;        /* C: bytes of thread-local variables (self->) per thread */
-	uint64_t reserved[2];
+	/* The profile provider's timers (docs/profile.md): udt__profile_sync() arms them for the
+	   session's profile probes, or removes them once the session is over. */
+	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync() */
+	uint32_t prof_armed;      /* R: the session whose timers are armed, 0 none */
+	int32_t prof_errno;       /* R: why the last arming failed, 0 if it did not */
+	uint32_t prof_mode;       /* R: enum udt_prof_mode of the profile probes' timers */
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -146,7 +151,50 @@ struct udt_area_hdr {
 	uint32_t gvar_off;        /* uint64_t[ngvars]: their values when the session starts */
 	uint32_t nspec;           /* speculative buffers (nspec option), at most UDT_MAX_NSPEC; 0: none */
 	uint32_t spec_off;        /* struct udt_area_spec: their size and states at the start */
-	uint32_t reserved[1];
+	/* (version 6) */
+	uint32_t prof_cnt;        /* profile probes, at most UDT_PROF_MAX: */
+	uint32_t prof_off;        /* struct udt_prof[prof_cnt] */
+	uint32_t prof_flags;      /* UDT_PROF_F_* */
+};
+
+/*
+ * The profile provider (docs/profile.md): the session's profile-n probes,
+ * each an interval (tick-n probes run in the consumer, never here). They
+ * have no semaphore: their ECBs are keyed by UDT_PROF_KEY(i), i their index
+ * in the area's table, an odd number that no semaphore address can be
+ * (semaphores are 2-byte aligned).
+ */
+#define UDT_PROF_MAX 16
+#define UDT_PROF_MIN_NS 200000ull /* intervals under 200 us are refused (DTrace's limit) */
+#define UDT_PROF_KEY(i) ((uint64_t)(i) * 2 + 1)
+
+/* udt_area_hdr.prof_flags */
+#define UDT_PROF_F_TIMER 0x1u     /* time samples with CPU-time timers, not perf events */
+
+enum udt_prof_kind {
+	UDT_PROF_PROFILE = 1,     /* profile-n: in every thread that runs, every n of its CPU time */
+	UDT_PROF_TICK = 2,        /* tick-n: in dtrace itself, every n of wall time (never in a table) */
+};
+
+/* udt_control.prof_mode: how the profile probes' samples are timed */
+enum udt_prof_mode {
+	UDT_PROF_MODE_NONE = 0,
+	UDT_PROF_MODE_PERF = 1,   /* a perf_event task clock per thread: high resolution */
+	UDT_PROF_MODE_TIMER = 2,  /* a CLOCK_THREAD_CPUTIME_ID timer per thread: the kernel's tick */
+};
+
+/*
+ * The stack the consumer's injected call runs on (udt__inject_stack, in
+ * libudtrace's .bss): its entry point udt__profile_entry is started with the
+ * stack pointer at the end of it (docs/profile.md, "Arming").
+ */
+#define UDT_INJECT_STACK_SZ 65536
+
+struct udt_prof {
+	uint64_t interval_ns;     /* at least UDT_PROF_MIN_NS */
+	uint32_t kind;            /* enum udt_prof_kind */
+	uint32_t reserved;
+	char name[48];            /* as the script wrote it ("profile-997"), for dtrace -l -p */
 };
 
 /* The most clause-local variables (this->) a session may have. */

@@ -5,7 +5,8 @@
 # tests/unit/test_runtime links the same sources into an ASan binary.
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
 		runtime/spec.c runtime/subr.c \
-		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c
+		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
+		runtime/profile.c
 # The direct loads of safe.c (x86-64 only), in assembly
 RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \

@@ -660,6 +660,9 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 			goto out;
 		}
 		STORE_RELEASE(&verified_session, session);
+		/* a session with profile or tick probes arms their timers (profile.c) */
+		if (((const struct udt_area_hdr *)c->areas[area_idx])->prof_cnt)
+			udt__profile_sync(false);
 	}
 	const uint8_t *area = c->areas[area_idx];
 	const struct udt_area_hdr *ah = (const void *)area;

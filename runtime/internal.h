@@ -107,6 +107,16 @@ static inline uint64_t udt__clock(const struct udt_control *c)
 	return udt__now_ns();
 }
 
+/*
+ * profile.c: arm the timers of the session's profile and tick probes, or
+ * remove them when no session wants them (docs/profile.md). wait: may wait
+ * (briefly) for another thread's handler; a handler never does.
+ * Async-signal-safe.
+ */
+void udt__profile_sync(bool wait);
+/* The signal context of the profile or tick fire running in this thread, or NULL. */
+extern __thread const void *udt__prof_uc __attribute__((tls_model("initial-exec")));
+
 int32_t udt__gettid(void);
 uint32_t udt__getcpu_slow(void);
 

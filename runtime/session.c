@@ -448,8 +448,10 @@ static void sync_with_consumer(void)
 		if (n != 1 || b != 'S')
 			break;
 		struct udt_control *c = &udt__control;
-		if (LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE)
+		if (LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE) {
 			(void)udt__shm_get(c, LOAD_RELAXED(&c->session));
+			udt__profile_sync(true); /* the profile provider's timers, if it has any */
+		}
 		b = 'M';
 	}
 	close((int)fd);

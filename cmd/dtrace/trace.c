@@ -400,9 +400,20 @@ int cmd_list(struct cmd_opts *o)
 		return 1;
 	}
 	cs_probes_load(&ps, tg.have ? &tg.proc : NULL);
-	for (size_t i = 0; i < ncl; i++)
-		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
+	/* the profile provider's probes: those enabled in the process, and those named here */
+	if (tg.have)
+		cs_probes_add_live(&ps, &tg.proc);
+	for (size_t i = 0; i < ncl; i++) {
+		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
+			char *err = NULL;
 			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
+			if (cs_probes_add_profile(&ps, cls[i]->pdescs[d], &err) < 0) {
+				fprintf(stderr, "%s: %s\n", udt__progname, err);
+				free(err);
+				ret = 1;
+			}
+		}
+	}
 	FILE *out = open_output(o);
 	cs_list(&ps, descs, desc_cnt, o->verbose, out);
 	for (size_t d = 0; d < desc_cnt && !o->copts.zdefs; d++) {
@@ -472,6 +483,11 @@ int cmd_trace(struct cmd_opts *o)
 		goto out;
 	}
 	target_release(&tg, t);
+	if (cs_trace_arm(t, &err)) {
+		fprintf(stderr, "%s: %s\n", udt__progname, err);
+		(void)cs_trace_stop(t);
+		goto out;
+	}
 
 	enum cs_work w = CS_WORK_MORE;
 	bool have_target = tg.have;
