@@ -457,7 +457,6 @@ static void run_local(struct cs_trace *t, const char *which)
 
 		if (strcmp(e->probe->name, which))
 			continue;
-		uint8_t *data = udt__xcalloc(1, e->rec_size + 8);
 		if (e->has_pred) {
 			if (e->pred.is_const)
 				v = (uint64_t)e->pred.const_val;
@@ -466,6 +465,7 @@ static void run_local(struct cs_trace *t, const char *which)
 			if (!v)
 				continue;
 		}
+		uint8_t *data = udt__xcalloc(1, e->rec_size + 8); /* (after the predicate: freed below) */
 		bool silent = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *a = &e->acts[k];
