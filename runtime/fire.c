@@ -591,6 +591,50 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
 }
 
+/*
+ * The first ECB of probe (semaphore) key in the session's enablings, or
+ * NULL: verified once per session, then found by the area's hash, and kept
+ * in the thread's one-probe cache (udt_tls.hit_*), which the next fire of the
+ * same probe by this thread uses instead.
+ */
+static __attribute__((noinline)) const struct udt_ecb *
+find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t key)
+{
+	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
+
+	if (LOAD_ACQUIRE(&verified_session) != session) {
+		if (verify_area(c, area_idx)) {
+			STORE_RELAXED(&c->bad_session, session);
+			udt__session_end(c, session, UDT_STATE_DETACHED);
+			return NULL;
+		}
+		STORE_RELEASE(&verified_session, session);
+		/* a session with profile or tick probes arms their timers (profile.c) */
+		if (((const struct udt_area_hdr *)c->areas[area_idx])->prof_cnt)
+			udt__profile_sync(false);
+	}
+	const uint8_t *area = c->areas[area_idx];
+	const struct udt_area_hdr *ah = (const void *)area;
+	const struct udt_ecb *ecbs = (const void *)(area + ah->ecb_off);
+	const uint32_t *hash = (const void *)(area + ah->hash_off);
+	uint32_t mask = (1u << ah->hash_bits) - 1, slot = udt_sem_hash(key, ah->hash_bits);
+
+	for (uint32_t probes = 0; probes <= mask; probes++, slot = (slot + 1) & mask) {
+		uint32_t h = hash[slot];
+		if (!h)
+			break;
+		if (ecbs[h - 1].sem == key) {
+			t->hit_sem = key;
+			t->hit_ecb = &ecbs[h - 1];
+			t->hit_ecbs = ecbs;
+			t->hit_area = area;
+			t->hit_session = session;
+			return &ecbs[h - 1];
+		}
+	}
+	return NULL;
+}
+
 /* Does ECB e apply to the site at pc? (An ECB of a probe in one function only.) */
 static inline bool site_matches(const struct udt_ecb *e, uint64_t pc)
 {
@@ -603,12 +647,12 @@ static inline bool site_matches(const struct udt_ecb *e, uint64_t pc)
  * of direct ECBs only, does without.
  */
 static __attribute__((noinline)) void run_chain_vm(struct fire *f, const struct udt_ecb *e,
-						   const struct udt_ecb *ecbs, uint64_t pc,
-						   uint32_t nlocals)
+						   const struct udt_ecb *ecbs, uint64_t pc)
 {
 	uint64_t locals[UDT_MAX_LOCALS];
+	const struct udt_area_hdr *ah = (const void *)f->area;
 
-	fire_vm(f, &udt__tls, nlocals, locals);
+	fire_vm(f, &udt__tls, ah->nlocals, locals);
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT)
@@ -652,37 +696,14 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		udt__session_end(c, session, UDT_STATE_DEADMAN);
 		goto out;
 	}
-	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
-	if (LOAD_ACQUIRE(&verified_session) != session) {
-		if (verify_area(c, area_idx)) {
-			STORE_RELAXED(&c->bad_session, session);
-			udt__session_end(c, session, UDT_STATE_DETACHED);
-			goto out;
-		}
-		STORE_RELEASE(&verified_session, session);
-		/* a session with profile or tick probes arms their timers (profile.c) */
-		if (((const struct udt_area_hdr *)c->areas[area_idx])->prof_cnt)
-			udt__profile_sync(false);
-	}
-	const uint8_t *area = c->areas[area_idx];
-	const struct udt_area_hdr *ah = (const void *)area;
-	const struct udt_ecb *ecbs = (const void *)(area + ah->ecb_off);
-	const uint32_t *hash = (const void *)(area + ah->hash_off);
 	uint64_t key = (uint64_t)(uintptr_t)sem;
-	uint32_t mask = (1u << ah->hash_bits) - 1, slot = udt_sem_hash(key, ah->hash_bits);
-	const struct udt_ecb *e = NULL;
-
-	for (uint32_t probes = 0; probes <= mask; probes++, slot = (slot + 1) & mask) {
-		uint32_t h = hash[slot];
-		if (!h)
-			break;
-		if (ecbs[h - 1].sem == key) {
-			e = &ecbs[h - 1];
-			break;
-		}
-	}
+	const struct udt_ecb *e = t->hit_session == session && t->hit_sem == key
+					  ? t->hit_ecb
+					  : find_ecbs(c, t, session, key);
 	if (!e)
-		goto out; /* enabled by another tracer, not by this session */
+		goto out; /* enabled by another tracer, not by this session (or refused) */
+	const uint8_t *area = t->hit_area;
+	const struct udt_ecb *ecbs = t->hit_ecbs;
 
 	/* this thread's buffer: at hand once the consumer has the shared memory (shm_fd closed) */
 	struct udt_tbuf *tb = t->tb;
@@ -711,7 +732,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (!(e->flags & UDT_ECB_DIRECT)) {
-				run_chain_vm(&f, e, ecbs, pc, ah->nlocals);
+				run_chain_vm(&f, e, ecbs, pc);
 				break;
 			}
 			run_direct(&f, e);

@@ -59,6 +59,12 @@ struct udt_tls {
 	int32_t tid;
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */
+	/* the probe of this thread's last fire in session hit_session (fire.c: find_ecbs()) */
+	uint32_t hit_session;
+	uint64_t hit_sem;
+	const struct udt_ecb *hit_ecb;     /* its first ECB */
+	const struct udt_ecb *hit_ecbs;    /* the area's ECBs */
+	const uint8_t *hit_area;
 };
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
