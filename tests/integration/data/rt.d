@@ -24,4 +24,7 @@ provider rt {
 	probe open__entry(const char *path);
 	probe step(int n);
 	probe open__return(int fd);
+	/* writes mode: write(2) wrapped in entry and return (the aggregation chapter's examples) */
+	probe write__entry(int fd, const void *buf, size_t size);
+	probe write__return(long ret);
 };

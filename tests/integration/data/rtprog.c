@@ -21,6 +21,12 @@
  *   opens    open(2) /proc/self/status, /nonexistent/file and /proc/self/stat in
  *            try_open(): rt:::open-entry(path), rt:::step(1..3), rt:::open-return(fd)
  *            with open's errno (the speculation chapter's example, in a process)
+ *   writes   N rounds of write(2)s to /dev/null on fds 20, 21, 29 and 30, each wrapped in
+ *            rt:::write-entry(fd, buf, size) and rt:::write-return(bytes), then
+ *            rt:::tick(0, round) and a pause of THREADS ms (default none): even rounds
+ *            write k * 100 bytes 10 * k times (k = 1..12), odd ones 10 * (11 - k) times
+ *            (k = 1..10), on fd 20, 21, 29, 30 in turn from (k % 4) on (the
+ *            aggregation chapter's examples, in a process)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -190,6 +196,30 @@ int main(int argc, char **argv)
 						     "/proc/self/stat" };
 		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 			(void)try_open(paths[i]);
+	} else if (!strcmp(mode, "writes")) {
+		static const int fds[] = { 20, 21, 29, 30 };
+		static char buf[1200];
+		int null = open("/dev/null", O_WRONLY);
+		long pause = argc > 3 ? atol(argv[3]) : 0;
+		for (int i = 0; i < 4; i++)
+			dup2(null, fds[i]);
+		close(null);
+		for (long r = 0; r < n; r++) {
+			for (int k = 1; k <= (r % 2 ? 10 : 12); k++) {
+				int times = r % 2 ? 10 * (11 - k) : 10 * k;
+				for (int j = 0; j < times; j++) {
+					int fd = fds[(k + j) % 4];
+					RT_WRITE_ENTRY(fd, buf, (size_t)k * 100);
+					long ret = (long)write(fd, buf, (size_t)k * 100);
+					RT_WRITE_RETURN(ret);
+				}
+			}
+			RT_TICK(0, r);
+			if (pause > 0) {
+				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
+				nanosleep(&ts, NULL);
+			}
+		}
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)
