@@ -980,6 +980,8 @@ static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 		v.type = ct;
 	emit(g, UDT_OP_LDARG, r, 0, 0, (int32_t)idx.cval);
 	norm_reg(g, v.type, r);
+	/* a D string argument is the address of its characters in the process */
+	v.strref = is_str(v.type);
 	return v;
 }
 

@@ -6,14 +6,18 @@
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
 		runtime/spec.c runtime/subr.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
-		runtime/profile.c
+		runtime/profile.c runtime/elfmem.c runtime/dynprov.c
 # The direct loads of safe.c (x86-64 only), in assembly
 RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
 		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
+# libffi places a dynamic probe's arguments for external tracers (runtime/dynprov.c)
+LIBFFI_CFLAGS := $(shell $(PKG_CONFIG) --cflags libffi 2>/dev/null)
+LIBFFI_LIBS := $(shell $(PKG_CONFIG) --libs libffi 2>/dev/null || echo -lffi)
+RUNTIME_LIBS := $(LIBFFI_LIBS) -ldl -lpthread
 RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \
-		 -Isdk/include $(CFLAGS) $(EXTRA_CFLAGS)
+		 -Isdk/include $(LIBFFI_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 
 $(BUILD)/obj-pic/%.o: %.c
 	$(call msg,CC,$< [pic])
@@ -29,7 +33,7 @@ $(BUILD)/lib/$(RUNTIME_SONAME): $(RUNTIME_PIC_OBJS) runtime/libudtrace.map
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -shared -Wl,-soname,$(RUNTIME_SONAME) -Wl,--version-script=runtime/libudtrace.map \
-		-Wl,-z,now -Wl,-z,relro -o $@ $(RUNTIME_PIC_OBJS) -lpthread
+		-Wl,-z,now -Wl,-z,relro -o $@ $(RUNTIME_PIC_OBJS) $(RUNTIME_LIBS)
 
 $(BUILD)/lib/libudtrace.so: $(BUILD)/lib/$(RUNTIME_SONAME)
 	$(Q)ln -sf $(RUNTIME_SONAME) $@
@@ -46,7 +50,8 @@ $(BUILD)/lib/pkgconfig/udtrace.pc: Makefile runtime/build.mk
 	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: udtrace' 'Description: userland DTrace runtime' 'Version: 0.1' \
 		'Cflags: -I$${includedir}' \
-		'Libs: -L$${libdir} -Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state' >$@
+		'Libs: -L$${libdir} -Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state' \
+		'Libs.private: $(RUNTIME_LIBS)' >$@
 
 RUNTIME_TARGETS := $(BUILD)/lib/$(RUNTIME_SONAME) $(BUILD)/lib/libudtrace.so \
 		   $(BUILD)/lib/libudtrace.a $(BUILD)/lib/pkgconfig/udtrace.pc

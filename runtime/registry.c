@@ -7,9 +7,12 @@
  * at exit or dlclose. The registry is a fixed array with a count that only
  * grows, exported as udt__registry so that a consumer can read it from
  * outside with process_vm_readv (to notice libraries loaded after it
- * attached). Registration takes one atomic add; a slot is never reused: an
- * unregistered table's slot is zeroed. No lock, no allocation: constructors
- * may run in any order and in any thread (dlopen).
+ * attached). An unregistered table's slot is zeroed, and registration takes
+ * the first zeroed slot (a compare-and-swap), else a new one (one atomic
+ * add): dynamic providers come and go all the time (docs/dynamic-
+ * providers.md), and the array must not fill up with their dead slots. A
+ * reader sees each slot either empty or holding a table. No lock, no
+ * allocation: constructors may run in any order and in any thread (dlopen).
  *
  * Unregistering matters to a live session: the object's semaphores and
  * udt__dispatch pointer are about to be unmapped, so their addresses are
@@ -28,6 +31,19 @@ UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
 	if (!table || table->magic != UDT_TABLE_MAGIC)
 		return;
 	udt__registry.size = sizeof(udt__registry); /* a constructor may come before ours */
+	uint32_t n = LOAD_ACQUIRE(&udt__registry.cnt);
+	for (i = 0; i < n && i < UDT_REG_MAX; i++) {
+		uint64_t empty = 0;
+
+		/* pairs with the consumer's read of the slot after it reads cnt */
+		if (LOAD_RELAXED(&udt__registry.slots[i].table) == 0 &&
+		    __atomic_compare_exchange_n(&udt__registry.slots[i].table, &empty,
+						(uint64_t)(uintptr_t)table, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+			return;
+		}
+	}
 	i = __atomic_fetch_add(&udt__registry.cnt, 1, __ATOMIC_RELAXED);
 	if (i >= UDT_REG_MAX)
 		return; /* a consumer still finds the table in the object's file */
