@@ -28,6 +28,7 @@ include runtime/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk
+include samples/dynprobes/build.mk
 include tests/build.mk
 
 .PHONY: all test check demo bench test-interop install clean format golden-update
