@@ -5,7 +5,8 @@
 UNIT_BINS += $(BUILD)/tests/test_dynprov
 
 $(BUILD)/tests/test_dynprov: $(BUILD)/obj/tests/unit/test_dynprov.o \
-		$(patsubst %.c,$(BUILD)/obj/%.o,$(RUNTIME_SRCS))
+		$(patsubst %.c,$(BUILD)/obj/%.o,$(RUNTIME_SRCS)) \
+		$(patsubst %.S,$(BUILD)/obj/%.o,$(RUNTIME_ASM))
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
