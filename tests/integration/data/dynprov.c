@@ -9,7 +9,8 @@
  *	dynprov loop        load, print "path PATH" (what bpftrace opens) and
  *	                    "ready PID" on stderr, fire both every 10 ms until
  *	                    standard input says "unload" (the provider is freed,
- *	                    the program fires on: "unloaded") or closes
+ *	                    the program goes on: "unloaded after I", the last i
+ *	                    fired) or closes
  *	dynprov cycles N    create, add, load, fire, free N times; print the
  *	                    resident set size before and after ("rss KB KB")
  */
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 			udt_provider_free(prov);
 			prov = NULL;
 			hello = all = NULL;
-			fprintf(stderr, "unloaded\n");
+			fprintf(stderr, "unloaded after %d\n", i); /* the last i fired */
 		}
 	}
 	udt_provider_free(prov);
