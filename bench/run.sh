@@ -34,6 +34,10 @@ die() { echo "bench: $*" >&2; exit 1; }
 run_enabled() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/enabled.sh" || echo "bench: bench/enabled.sh failed"
 }
+# run_dynprov: dynamic probes against .d probes (bench/dynprov.sh), which needs none either
+run_dynprov() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/dynprov.sh" || echo "bench: bench/dynprov.sh failed"
+}
 # run_http: the HTTP server's benchmark, which needs none either
 run_http() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/http.sh" || echo "bench: bench/http.sh failed"
@@ -62,6 +66,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	run_enabled
 	echo
 	run_http
+	echo
+	run_dynprov
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
@@ -70,6 +76,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_enabled
 	echo
 	run_http
+	echo
+	run_dynprov
 	exit 0
 fi
 have_valgrind=1
@@ -324,3 +332,5 @@ echo
 run_enabled
 echo
 run_http
+echo
+run_dynprov

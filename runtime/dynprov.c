@@ -663,53 +663,67 @@ static void fire(const struct udt_probe *pr, const volatile unsigned short *sem,
 		fn(sem, pr->narg, (uint64_t)(uintptr_t)v, 0, 0, 0);
 }
 
-UDT_EXPORT void udt_probe_fire(struct udt_probe *pr, ...)
+/*
+ * The enabled probe's arguments from the variadic list. Out of line, so that
+ * the disabled path of udt_probe_fire() sets up no frame for the values.
+ */
+__attribute__((noinline)) static void fire_va(const struct udt_probe *pr,
+					      const volatile unsigned short *sem, va_list *ap)
 {
-	const volatile unsigned short *sem;
-	uint64_t v[UDT_PROBE_MAX_ARGS] = { 0 };
-	va_list ap;
+	uint64_t v[UDT_PROBE_MAX_ARGS];
 
-	if (!pr || !enabled(pr, &sem))
-		return;
-	va_start(ap, pr);
+	v[1] = v[2] = v[3] = 0; /* the registers of a short probe's dispatch */
 	for (uint32_t i = 0; i < pr->narg; i++) {
 		switch (pr->type[i]) {
 		case UDT_TYPE_INT8:
 		case UDT_TYPE_INT16:
 		case UDT_TYPE_INT32:
-			v[i] = widen(pr->type[i], (uint64_t)(int64_t)va_arg(ap, int), 0);
+			v[i] = widen(pr->type[i], (uint64_t)(int64_t)va_arg(*ap, int), 0);
 			break;
 		case UDT_TYPE_UINT8:
 		case UDT_TYPE_UINT16:
 		case UDT_TYPE_UINT32:
-			v[i] = widen(pr->type[i], va_arg(ap, unsigned int), 0);
+			v[i] = widen(pr->type[i], va_arg(*ap, unsigned int), 0);
 			break;
 		case UDT_TYPE_INT64:
-			v[i] = (uint64_t)va_arg(ap, int64_t);
+			v[i] = (uint64_t)va_arg(*ap, int64_t);
 			break;
 		case UDT_TYPE_UINT64:
-			v[i] = va_arg(ap, uint64_t);
+			v[i] = va_arg(*ap, uint64_t);
 			break;
 		case UDT_TYPE_STRING:
 		case UDT_TYPE_POINTER:
-			v[i] = (uint64_t)(uintptr_t)va_arg(ap, const void *);
+			v[i] = (uint64_t)(uintptr_t)va_arg(*ap, const void *);
 			break;
 		case UDT_TYPE_DOUBLE:
-			v[i] = widen(UDT_TYPE_DOUBLE, 0, va_arg(ap, double));
+			v[i] = widen(UDT_TYPE_DOUBLE, 0, va_arg(*ap, double));
 			break;
 		}
 	}
-	va_end(ap);
+	if (!pr->narg)
+		v[0] = 0;
 	fire(pr, sem, v);
+}
+
+UDT_EXPORT void udt_probe_fire(struct udt_probe *pr, ...)
+{
+	const volatile unsigned short *sem;
+	va_list ap;
+
+	if (!pr || !enabled(pr, &sem))
+		return;
+	va_start(ap, pr);
+	fire_va(pr, sem, &ap);
+	va_end(ap);
 }
 
 UDT_EXPORT void udt_probe_firev(struct udt_probe *pr, const union udt_value *values, size_t cnt)
 {
 	const volatile unsigned short *sem;
-	uint64_t v[UDT_PROBE_MAX_ARGS] = { 0 };
 
 	if (!pr || !enabled(pr, &sem))
 		return;
+	uint64_t v[UDT_PROBE_MAX_ARGS] = { 0 };
 	for (uint32_t i = 0; i < pr->narg && i < cnt && values; i++) {
 		if (pr->type[i] == UDT_TYPE_DOUBLE)
 			v[i] = widen(UDT_TYPE_DOUBLE, 0, values[i].d);
