@@ -49,7 +49,8 @@ get() { echo "$res" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 d=$(get d_ns) y=$(get dyn_ns) doff=$(get d_off_ns) yoff=$(get dyn_off_ns)
 printf '   %-44s %10s %10s\n' "variant" "ns/fire" "vs .d"
 printf '   %-44s %10.2f %10s\n' ".d probe (dtrace -h/-G), enabled" "$d" "1.00x"
-printf '   %-44s %10.2f %9.2fx\n' "dynamic probe (udt_probe_fire), enabled" "$y" "$(echo "$y / $d" | bc -l)"
+ratio=$(awk -v y="$y" -v d="$d" 'BEGIN { printf "%.2f", y / d }')
+printf '   %-44s %10.2f %9.2fx\n' "dynamic probe (udt_probe_fire), enabled" "$y" "$ratio"
 printf '   %-44s %10.2f %10s\n' ".d probe, nothing tracing" "$doff" ""
 printf '   %-44s %10.2f %10s\n' "dynamic probe, nothing tracing" "$yoff" ""
-printf '   ratio dynamic / .d, enabled: %.2fx (target: within 2x)\n' "$(echo "$y / $d" | bc -l)"
+printf '   ratio dynamic / .d, enabled: %.2fx (target: within 2x)\n' "$ratio"
