@@ -15,7 +15,9 @@ gcc -std=c99 $FLAGS "$D/sdt_ip.c" -o sdt_ip &&
 	g++ -x c++ -std=c++11 -Wold-style-cast $FLAGS "$D/sdt_ip.c" -o sdt_ip++ &&
 	gcc $FLAGS "$D/sdt_xlate.c" -o sdt_xlate &&
 	gcc $FLAGS -fPIC -shared -DSDT_LIB "$D/sdt_lib.c" -o libsdt.so &&
-	gcc $FLAGS "$D/sdt_lib.c" -L. -lsdt -Wl,-rpath,"$WORK" -o sdt_lib ||
+	gcc $FLAGS "$D/sdt_lib.c" -L. -lsdt -Wl,-rpath,"$WORK" -o sdt_lib &&
+	gcc $FLAGS -DSDT_DLOPEN "$D/sdt_lib.c" -L"$BUILD/lib" -Wl,-rpath,"$BUILD/lib" \
+		-Wl,--no-as-needed -ludtrace -ldl -o sdt_dlopen ||
 	{ fail "build the SDT programs"; finish; exit; }
 
 expect_eq "no -G object and no runtime needed to link and run" "$(./sdt_ip 3 2>/dev/null)" \
@@ -86,6 +88,26 @@ expect_eq "dtrace -p traces a running process's SDT probe" "$(echo "$out" | grep
 exec 4>&-
 wait "$lpid"
 expect_eq "the traced process ran on and ended normally" "$(sed 's/[0-9]*$/N/' loop.out)" "done N"
+
+# dlopen after start: the provider's constructor registers it; dlclose unregisters it
+rm -f dctl
+mkfifo dctl
+./sdt_dlopen <dctl >dl.out 2>dl.err &
+dlpid=$!
+exec 5>dctl
+wait_line() { for _ in $(seq 1 100); do grep -q "^$1" dl.err && return 0; sleep 0.05; done; return 1; }
+wait_line ready
+listed() { "$DTRACE" -l -n 'lib$target:::' -p "$dlpid" 2>&1 | awk 'NR > 1 && !/^dtrace:/ { print $3, $NF } /does not match/ { print "none" }'; }
+expect_eq "before dlopen: no lib provider" "$(listed)" "none"
+echo open >&5
+wait_line opened
+expect_eq "dlopen'ed after the runtime started: registered by its constructor" "$(listed)" "libsdt.so call"
+echo close >&5
+wait_line closed
+expect_eq "dlclose'd: unregistered" "$(listed)" "none"
+exec 5>&-
+wait "$dlpid"
+expect_eq "the program ended normally" "$(cat dl.out)" "done"
 
 # External tracers see the same sites
 if gdb_usable; then
