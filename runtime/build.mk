@@ -12,12 +12,16 @@ RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
 		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
-# libffi places a dynamic probe's arguments for external tracers (runtime/dynprov.c)
+# libffi places a dynamic probe's arguments for external tracers (runtime/dynprov.c).
+# It is not linked: the runtime opens it by its soname, found here, when a program
+# adds its first dynamic probe, so that no other process maps it.
 LIBFFI_CFLAGS := $(shell $(PKG_CONFIG) --cflags libffi 2>/dev/null)
-LIBFFI_LIBS := $(shell $(PKG_CONFIG) --libs libffi 2>/dev/null || echo -lffi)
-RUNTIME_LIBS := $(LIBFFI_LIBS) -ldl -lpthread
+LIBFFI_SONAME := $(or $(shell objdump -p $$($(CC) -print-file-name=libffi.so) 2>/dev/null | \
+			awk '/SONAME/ { print $$2 }'),libffi.so.8)
+RUNTIME_LIBS := -ldl -lpthread
 RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \
-		 -Isdk/include $(LIBFFI_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+		 -Isdk/include $(LIBFFI_CFLAGS) -DUDT_LIBFFI_SONAME='"$(LIBFFI_SONAME)"' \
+		 $(CFLAGS) $(EXTRA_CFLAGS)
 
 $(BUILD)/obj-pic/%.o: %.c
 	$(call msg,CC,$< [pic])

@@ -53,6 +53,7 @@
 #include <fcntl.h>
 #include <ffi.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,25 +70,64 @@
 
 #define NAME_MAX_LEN 128
 
+/*
+ * libffi, bound when the first probe is added (dlopen of the soname the
+ * build found, UDT_LIBFFI_SONAME): a process that makes no dynamic provider
+ * never maps it, and libudtrace does not need it. Its types by name, in the
+ * order of enum ffi_t.
+ */
+enum ffi_t { F_S8, F_U8, F_S16, F_U16, F_S32, F_U32, F_S64, F_U64, F_PTR, F_VOID, F_CNT };
+
+static const char *const ffi_type_names[F_CNT] = {
+	"ffi_type_sint8", "ffi_type_uint8", "ffi_type_sint16", "ffi_type_uint16",
+	"ffi_type_sint32", "ffi_type_uint32", "ffi_type_sint64", "ffi_type_uint64",
+	"ffi_type_pointer", "ffi_type_void",
+};
+
+static struct {
+	pthread_once_t once;
+	bool ok;
+	ffi_status (*prep_cif)(ffi_cif *, ffi_abi, unsigned int, ffi_type *, ffi_type **);
+	void (*call)(ffi_cif *, void (*)(void), void *, void **);
+	ffi_type *type[F_CNT];
+} ffi = { .once = PTHREAD_ONCE_INIT };
+
+static void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void ffi_bind(void)
+{
+	void *h = dlopen(UDT_LIBFFI_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		debug("dynamic providers: %s: external tracers' sites will not be called", dlerror());
+		return;
+	}
+	*(void **)&ffi.prep_cif = dlsym(h, "ffi_prep_cif");
+	*(void **)&ffi.call = dlsym(h, "ffi_call");
+	ffi.ok = ffi.prep_cif && ffi.call;
+	for (int i = 0; i < F_CNT; i++)
+		ffi.ok &= (ffi.type[i] = dlsym(h, ffi_type_names[i])) != NULL;
+}
+
 /* How each type travels: its name in the table, the note's size, D's kind, libffi's type. */
 static const struct {
 	const char *name;
 	int8_t size;              /* negative: signed */
 	uint8_t kind;
-	ffi_type *ffi;
+	uint8_t ffi;              /* enum ffi_t */
 } types[] = {
-	[UDT_TYPE_INT8] = { "int8_t", -1, UDT_ARG_INT, &ffi_type_sint8 },
-	[UDT_TYPE_UINT8] = { "uint8_t", 1, UDT_ARG_INT, &ffi_type_uint8 },
-	[UDT_TYPE_INT16] = { "int16_t", -2, UDT_ARG_INT, &ffi_type_sint16 },
-	[UDT_TYPE_UINT16] = { "uint16_t", 2, UDT_ARG_INT, &ffi_type_uint16 },
-	[UDT_TYPE_INT32] = { "int32_t", -4, UDT_ARG_INT, &ffi_type_sint32 },
-	[UDT_TYPE_UINT32] = { "uint32_t", 4, UDT_ARG_INT, &ffi_type_uint32 },
-	[UDT_TYPE_INT64] = { "int64_t", -8, UDT_ARG_INT, &ffi_type_sint64 },
-	[UDT_TYPE_UINT64] = { "uint64_t", 8, UDT_ARG_INT, &ffi_type_uint64 },
-	[UDT_TYPE_STRING] = { "string", 8, UDT_ARG_STRING, &ffi_type_pointer },
-	[UDT_TYPE_POINTER] = { "void *", 8, UDT_ARG_PTR, &ffi_type_pointer },
+	[UDT_TYPE_INT8] = { "int8_t", -1, UDT_ARG_INT, F_S8 },
+	[UDT_TYPE_UINT8] = { "uint8_t", 1, UDT_ARG_INT, F_U8 },
+	[UDT_TYPE_INT16] = { "int16_t", -2, UDT_ARG_INT, F_S16 },
+	[UDT_TYPE_UINT16] = { "uint16_t", 2, UDT_ARG_INT, F_U16 },
+	[UDT_TYPE_INT32] = { "int32_t", -4, UDT_ARG_INT, F_S32 },
+	[UDT_TYPE_UINT32] = { "uint32_t", 4, UDT_ARG_INT, F_U32 },
+	[UDT_TYPE_INT64] = { "int64_t", -8, UDT_ARG_INT, F_S64 },
+	[UDT_TYPE_UINT64] = { "uint64_t", 8, UDT_ARG_INT, F_U64 },
+	[UDT_TYPE_STRING] = { "string", 8, UDT_ARG_STRING, F_PTR },
+	[UDT_TYPE_POINTER] = { "void *", 8, UDT_ARG_PTR, F_PTR },
 	/* D has no floating point: a double is its value as an int64_t (udtrace.h) */
-	[UDT_TYPE_DOUBLE] = { "int64_t", -8, UDT_ARG_INT, &ffi_type_sint64 },
+	[UDT_TYPE_DOUBLE] = { "int64_t", -8, UDT_ARG_INT, F_S64 },
 };
 
 struct udt_probe {
@@ -97,7 +137,8 @@ struct udt_probe {
 	uint32_t narg;
 	enum udt_type type[UDT_PROBE_MAX_ARGS];
 	ffi_type *ffi[UDT_PROBE_MAX_ARGS];
-	ffi_cif cif;
+	ffi_cif cif;              /* when cif_ok: libffi was bound */
+	bool cif_ok;
 	/* Where the fire path looks; while not loaded, at never_enabled and no_dispatch. */
 	const volatile unsigned short *sem;
 	udt__dispatch_fn *dispatch;
@@ -141,7 +182,6 @@ static inline bool enabled(const struct udt_probe *pr, const volatile unsigned s
 }
 
 
-static void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void debug(const char *fmt, ...)
 {
 	const char *d = getenv("UDT_DEBUG");
@@ -297,13 +337,18 @@ UDT_EXPORT int udt_provider_add_probe(struct udt_provider *prov, const char *fun
 		}
 	}
 	pr->narg = (uint32_t)type_cnt;
-	for (size_t i = 0; i < type_cnt; i++) {
+	for (size_t i = 0; i < type_cnt; i++)
 		pr->type[i] = type[i];
-		pr->ffi[i] = types[type[i]].ffi;
-	}
-	if (ffi_prep_cif(&pr->cif, FFI_DEFAULT_ABI, pr->narg, &ffi_type_void, pr->ffi) != FFI_OK) {
-		probe_free(pr);
-		return -EINVAL;
+	pthread_once(&ffi.once, ffi_bind);
+	if (ffi.ok) {
+		for (size_t i = 0; i < type_cnt; i++)
+			pr->ffi[i] = ffi.type[types[type[i]].ffi];
+		if (ffi.prep_cif(&pr->cif, FFI_DEFAULT_ABI, pr->narg, ffi.type[F_VOID], pr->ffi) !=
+		    FFI_OK) {
+			probe_free(pr);
+			return -EINVAL;
+		}
+		pr->cif_ok = true;
 	}
 	pr->sem = &never_enabled;
 	pr->dispatch = &no_dispatch;
@@ -647,12 +692,12 @@ static void fire(const struct udt_probe *pr, const volatile unsigned short *sem,
 	const volatile uint8_t *site = pr->site;
 	udt__dispatch_fn fn;
 
-	if (site_traced(site)) {
+	if (pr->cif_ok && site_traced(site)) {
 		void *av[UDT_PROBE_MAX_ARGS];
 
 		for (uint32_t i = 0; i < pr->narg; i++)
 			av[i] = &v[i]; /* little-endian: each type's bytes start the slot */
-		ffi_call((ffi_cif *)&pr->cif, (void (*)(void))(uintptr_t)site, NULL, av);
+		ffi.call((ffi_cif *)&pr->cif, (void (*)(void))(uintptr_t)site, NULL, av);
 	}
 	fn = LOAD_RELAXED(pr->dispatch);
 	if (!fn)

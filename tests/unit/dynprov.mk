@@ -11,4 +11,4 @@ $(BUILD)/tests/test_dynprov: $(BUILD)/obj/tests/unit/test_dynprov.o \
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LIBS)
 
-$(BUILD)/obj/runtime/dynprov.o: EXTRA_CFLAGS += $(LIBFFI_CFLAGS)
+$(BUILD)/obj/runtime/dynprov.o: EXTRA_CFLAGS += $(LIBFFI_CFLAGS) -DUDT_LIBFFI_SONAME='"$(LIBFFI_SONAME)"'
