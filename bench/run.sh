@@ -4,9 +4,10 @@
 # (1) the cost of a disabled probe site (callgrind instructions and ns per
 # call), (2) the speed of dtrace -h and -G on a 479-probe provider; then
 # bench/enabled.sh, the enabled-probe benchmark (3 to 5, against LTTng-UST and
-# a uprobe), and bench/http.sh, the sample HTTP server's throughput with and
-# without tracing. Prints ratios; never fails on a number. Builds into
-# $BUILD/bench/.
+# a uprobe), bench/http.sh, the sample HTTP server's throughput with and
+# without tracing (6), bench/dynprov.sh, dynamic probes (7), and
+# bench/dlang.sh, what D clauses cost at a probe (8). Prints ratios; never
+# fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -42,6 +43,10 @@ run_dynprov() {
 run_http() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/http.sh" || echo "bench: bench/http.sh failed"
 }
+# run_dlang: the D clauses' benchmark, nor does it
+run_dlang() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/dlang.sh" || echo "bench: bench/dlang.sh failed"
+}
 # run CMD...: run it quietly; on failure show its output and stop
 run() {
 	local out
@@ -68,6 +73,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	run_http
 	echo
 	run_dynprov
+	echo
+	run_dlang
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
@@ -78,6 +85,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_http
 	echo
 	run_dynprov
+	echo
+	run_dlang
 	exit 0
 fi
 have_valgrind=1
@@ -334,3 +343,5 @@ echo
 run_http
 echo
 run_dynprov
+echo
+run_dlang

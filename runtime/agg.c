@@ -24,6 +24,19 @@ static uint64_t key_hash(uint32_t aggid, const uint8_t *key, uint32_t n)
 	return h;
 }
 
+/* Keys of ks bytes (8-aligned) equal? A word at a time: see udt__agg_key_zero(). */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t ks)
+{
+	for (uint32_t i = 0; i < ks; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
 uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize)
 {
 	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
@@ -136,7 +149,7 @@ void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc 
 
 	for (uint32_t off = hash[slot]; off;) {
 		struct udt_aggent *x = (struct udt_aggent *)(void *)(table + off - 1);
-		if (x->aggid == ad->aggid && !memcmp(x + 1, key, ks)) {
+		if (x->aggid == ad->aggid && key_eq((const uint8_t *)(x + 1), key, ks)) {
 			e = x;
 			break;
 		}

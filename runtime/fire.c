@@ -410,7 +410,7 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	uint8_t *table = f->agg + a * f->aggsize;
 	uint8_t *key = udt__agg_scratch(table, f->aggsize);
 	if (key) {
-		memset(key, 0, ad->key_size);
+		udt__agg_key_zero(key, ad->key_size);
 		for (uint32_t k = 0; k < ad->key_cnt && ok; k++)
 			ok = act_write(f, vm, &ka[k], key + ka[k].off);
 		if (ok && ad->val.kind)
