@@ -5,9 +5,10 @@
 # call), (2) the speed of dtrace -h and -G on a 479-probe provider; then
 # bench/enabled.sh, the enabled-probe benchmark (3 to 5, against LTTng-UST and
 # a uprobe), bench/http.sh, the sample HTTP server's throughput with and
-# without tracing (6), bench/dynprov.sh, dynamic probes (7), and
-# bench/dlang.sh, what D clauses cost at a probe (8). Prints ratios; never
-# fails on a number. Builds into $BUILD/bench/.
+# without tracing (6), bench/dynprov.sh, dynamic probes (7), bench/dlang.sh,
+# what D clauses cost at a probe (8), and bench/profile.sh, what profiling at
+# 997 Hz costs (9). Prints ratios; never fails on a number. Builds into
+# $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -47,6 +48,10 @@ run_http() {
 run_dlang() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/dlang.sh" || echo "bench: bench/dlang.sh failed"
 }
+# run_profile: what profiling costs (bench/profile.sh), which needs none either
+run_profile() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
+}
 # run CMD...: run it quietly; on failure show its output and stop
 run() {
 	local out
@@ -75,6 +80,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	run_dynprov
 	echo
 	run_dlang
+	echo
+	run_profile
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
@@ -87,6 +94,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_dynprov
 	echo
 	run_dlang
+	echo
+	run_profile
 	exit 0
 fi
 have_valgrind=1
@@ -345,3 +354,5 @@ echo
 run_dynprov
 echo
 run_dlang
+echo
+run_profile

@@ -271,6 +271,10 @@ static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct
 
 static const char *key_type_name(const struct cs_aggkey *k)
 {
+	static const char *const addr[] = { "", "uaddr( )", "usym( )", "umod( )", "stack" };
+
+	if (k->sym)
+		return addr[k->sym];
 	if (k->is_str)
 		return "string";
 	return k->size == 8 ? "int64_t" : k->size == 4 ? "int" : k->size == 2 ? "short" : "char";
@@ -293,7 +297,9 @@ static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct d
 			goto fail;
 		ag->nkeys++;
 		a->from_hdr = false; /* a key is built whole in the target */
-		proto[k].is_str = a->kind == CS_ACT_TRACE_STR || a->is_str;
+		/* (a stack or an address is named when taken: a string, stack.c) */
+		proto[k].is_str = a->kind == CS_ACT_TRACE_STR || a->is_str || a->sym;
+		proto[k].sym = a->sym;
 		proto[k].size = proto[k].is_str ? 0 : a->size;
 		cs__place(a, &ag->key_size);
 	}
@@ -317,7 +323,7 @@ static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct d
 		goto fail;
 	}
 	for (size_t k = 0; k < n; k++) {
-		if (proto[k].is_str == v->keys[k].is_str)
+		if (proto[k].is_str == v->keys[k].is_str && proto[k].sym == v->keys[k].sym)
 			continue;
 		*ret_err = cs__at_err(ix->args[k],
 				      udt__xasprintf("@%s[ ] argument #%zu is incompatible with "

@@ -114,8 +114,8 @@ static void combine(struct merged *e, const int64_t *val, size_t vcnt)
  * string key may fill its strsize bytes with no NUL), and its canonical form:
  * the variable, then each component, for merging.
  */
-static struct kval *entry_key(const struct cs_aggact *ag, const uint8_t *key, uint8_t **ret_ck,
-			      size_t *ret_cklen)
+static struct kval *entry_key(struct cs_trace *t, const struct cs_aggact *ag, const uint8_t *key,
+			      uint8_t **ret_ck, size_t *ret_cklen)
 {
 	const struct cs_aggvar *var = ag->var;
 	struct kval *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
@@ -131,12 +131,18 @@ static struct kval *entry_key(const struct cs_aggact *ag, const uint8_t *key, ui
 			cklen += 9;
 			continue;
 		}
-		const char *src = a->kind == CS_ACT_TRACE_CONST ? (a->cstr ? a->cstr : "")
-								: (const char *)key + a->off;
-		size_t n = a->kind == CS_ACT_TRACE_CONST ? strlen(src) : strnlen(src, a->size);
-		char *str = udt__xmalloc(n + 1);
-		memcpy(str, src, n);
-		str[n] = 0;
+		char *str;
+		if (var->keys[k].sym) {
+			str = cs__stack_key_text(t, a, key); /* a stack or an address: its name */
+		} else {
+			const char *src = a->kind == CS_ACT_TRACE_CONST ? (a->cstr ? a->cstr : "")
+									: (const char *)key + a->off;
+			size_t len = a->kind == CS_ACT_TRACE_CONST ? strlen(src) : strnlen(src, a->size);
+			str = udt__xmalloc(len + 1);
+			memcpy(str, src, len);
+			str[len] = 0;
+		}
+		size_t n = strlen(str);
 		keys[k].s = str;
 		cklen += n + 2;
 	}
@@ -257,7 +263,7 @@ static void take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 
 		uint8_t *ck;
 		size_t cklen;
-		struct kval *keys = entry_key(ag, key, &ck, &cklen);
+		struct kval *keys = entry_key(t, ag, key, &ck, &cklen);
 		combine(lookup(m, var, ck, cklen, keys, vs / 8), val, vs / 8);
 		free_keys(keys, var->nkeys);
 		free(ck);
@@ -541,6 +547,10 @@ static int entcmp(const void *pa, const void *pb, void *arg)
 
 static void print_key(FILE *out, const struct cs_aggkey *k, const struct kval *v)
 {
+	if (k->sym == CS_ADDR_USTACK) {
+		fputs(v->s, out); /* a newline, then a frame a line (stack.c) */
+		return;
+	}
 	if (k->is_str) {
 		fprintf(out, "  %-50s", v->s);
 		return;
@@ -691,14 +701,88 @@ static void print_entry(FILE *out, const struct merged *e)
 	fputc('\n', out);
 }
 
+/* A folded line and its value (-x aggfmt=folded). */
+struct folded {
+	char *text;
+	int64_t val;
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+/*
+ * The n entries at v (of one variable keyed by a stack) as FlameGraph's
+ * folded lines, "frame;frame;... value", ordered by their text; entries
+ * that fold to the same line (stacks that differ only in offsets) are one.
+ */
+static void print_folded(FILE *out, struct merged *const *v, size_t n)
+{
+	const struct cs_aggvar *var = n ? v[0]->var : NULL;
+	int64_t normal = var && var->normal ? var->normal : 1;
+	struct folded *f = udt__xcalloc(n + 1, sizeof(*f));
+	const char **keys = udt__xcalloc(var ? var->nkeys + 1 : 1, sizeof(*keys));
+	uint64_t *ints = udt__xcalloc(var ? var->nkeys + 1 : 1, sizeof(*ints));
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < var->nkeys; k++) {
+			keys[k] = v[i]->keys[k].s;
+			ints[k] = v[i]->keys[k].v;
+		}
+		f[i] = (struct folded){ cs__stack_fold(var, keys, ints), v[i]->val[0] };
+	}
+	if (n > 1)
+		qsort(f, n, sizeof(*f), folded_cmp);
+	for (size_t i = 0; i < n;) {
+		int64_t val = f[i].val;
+		size_t j = i + 1;
+		for (; j < n && !strcmp(f[j].text, f[i].text); j++) {
+			if (var->func == UDT_AGG_MIN)
+				val = f[j].val < val ? f[j].val : val;
+			else if (var->func == UDT_AGG_MAX)
+				val = f[j].val > val ? f[j].val : val;
+			else
+				val += f[j].val;
+		}
+		fprintf(out, "%s %lld\n", f[i].text, (long long)(val / normal));
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(f[i].text);
+	free(f);
+	free(keys);
+	free(ints);
+}
+
+/* The entries at v (sorted, so a variable's are together), folded where they can be. */
+static void print_entries(struct cs_trace *t, struct merged **v, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		const struct cs_aggvar *var = v[i]->var;
+		size_t j = i + 1;
+
+		while (j < n && v[j]->var == var)
+			j++;
+		if (t->o.agg_folded && cs__stack_foldable(var)) {
+			print_folded(t->out, v + i, j - i);
+		} else {
+			for (size_t k = i; k < j; k++)
+				print_entry(t->out, v[k]);
+		}
+		i = j;
+	}
+}
+
 void cs__agg_print_all(struct cs_trace *t)
 {
-	size_t n;
+	size_t n, m = 0;
 	struct merged **v = sorted(t, NULL, false, &n);
 
 	for (size_t i = 0; i < n; i++)
 		if (!v[i]->var->printed)
-			print_entry(t->out, v[i]);
+			v[m++] = v[i];
+	print_entries(t, v, m);
 	free(v);
 }
 
@@ -767,14 +851,12 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
 	struct merged **v = sorted(t, var, false, &n);
 
 	var->printed = true;
-	if (!fmt)
+	if (!fmt && !(t->o.agg_folded && cs__stack_foldable(var)))
 		fputc('\n', t->out);
-	for (size_t i = 0; i < n; i++) {
-		if (fmt)
-			print_formatted(t->out, fmt, (const struct merged *const *)&v[i], 1);
-		else
-			print_entry(t->out, v[i]);
-	}
+	if (!fmt)
+		print_entries(t, v, n);
+	for (size_t i = 0; fmt && i < n; i++)
+		print_formatted(t->out, fmt, (const struct merged *const *)&v[i], 1);
 	free(v);
 }
 

@@ -41,7 +41,16 @@ struct cs_opts {
 	uint32_t nspec;            /* speculative buffers (nspec) */
 	uint64_t specsize;         /* bytes of each (specsize) */
 	uint64_t cleanrate_ns;     /* how often busy speculations are finished (cleanrate) */
-	bool prof_timer;           /* profclock=timer: CPU-time timers, not perf events */
+	uint32_t prof_clock;       /* profclock: enum cs_profclock */
+	uint32_t ustackframes;     /* ustack()'s frames when not given (ustackframes) */
+	bool agg_folded;           /* aggfmt=folded: stack-keyed aggregations as folded lines */
+};
+
+/* How profile-n's samples are timed (profclock; docs/profile.md). */
+enum cs_profclock {
+	CS_PROFCLOCK_AUTO,         /* the tick's timers, perf events under 1 ms */
+	CS_PROFCLOCK_TIMER,        /* CPU-time timers (the kernel's tick) */
+	CS_PROFCLOCK_PERF,         /* perf event clocks (hrtimers) */
 };
 
 void cs_opts_init(struct cs_opts *o);

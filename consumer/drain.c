@@ -266,6 +266,10 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			more_action(t, e, k, hdr, data);
 			continue;
 		}
+		if (a->sym) {
+			cs__stack_print(t, a, data); /* ustack(), usym()... */
+			continue;
+		}
 		if (a->from_hdr)
 			v = hdr->timestamp;
 		else if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
@@ -296,6 +300,7 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_DISCARD:
 		case CS_ACT_RAISE:  /* done in the target */
 		case CS_ACT_TRACEMEM: /* above */
+		case CS_ACT_USTACK:
 		case CS_ACT_SYSTEM:
 		case CS_ACT_SETOPT:
 			break;
@@ -987,7 +992,8 @@ int cs_trace_stop(struct cs_trace *t)
 	run_local(t, "END");
 	cs__spec_report(t);
 	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
-	fputc('\n', t->out);
+	if (!t->o.agg_folded) /* (folded output is lines a flame graph reads, and only those) */
+		fputc('\n', t->out);
 	cs__agg_snap(t, false); /* (what END aggregated) */
 	cs__agg_print_all(t);
 	fflush(t->out);

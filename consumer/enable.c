@@ -69,6 +69,10 @@ static int check_difo(const struct dl_difo *d, const struct dl_node *at, char **
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err)
 {
+	/* ustack(), usym() and the others: stack.c */
+	int r = cs__stack_compile(t, x, ctx, a, ret_err);
+	if (r)
+		return r < 0 ? -1 : 0;
 	if (dl_compile(t->prog, x, ctx, &a->difo, ret_err))
 		return -1;
 	if (check_difo(&a->difo, at, ret_err)) {
@@ -99,7 +103,7 @@ void cs__place(struct cs_action *a, uint32_t *size)
 {
 	if (a->from_hdr || a->kind == CS_ACT_TRACE_CONST) {
 		/* every record's header holds the fire's timestamp; constants are ours */
-	} else if (a->kind == CS_ACT_TRACE_STR) {
+	} else if (a->kind == CS_ACT_TRACE_STR || a->kind == CS_ACT_USTACK) {
 		a->off = *size;
 		*size += (a->size + 7) & ~7u;
 	} else {
@@ -227,6 +231,13 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		return cs__agg_compile_op(t, e, call, ctx, ret_err);
 	if (cs__spec_is_action(fn))
 		return cs__spec_compile(t, e, call, ctx, ret_err);
+	if (cs__stack_is_func(fn)) {
+		/* ustack(), usym()...: recorded like trace()'s value (stack.c) */
+		if (cs__compile_value(t, e, call, call, ctx, &a, ret_err))
+			return -1;
+		UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
+		return 0;
+	}
 	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
 		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
 					  "language's actions arrive with issue #4)",
@@ -283,6 +294,8 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		       const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	struct cs_ecb e = { .probe = pr, .clause = cl };
+
+	t->cur_probe = pr;
 
 	if (cs__spec_check_clause(t, cl, ret_err))
 		return -1;
@@ -510,7 +523,11 @@ static struct udt_action runtime_action(struct area *a, const struct cs_action *
 		.off = ca->off,
 	};
 
-	if (ca->kind == CS_ACT_TRACE_STR) {
+	if (ca->kind == CS_ACT_USTACK) {
+		ua.kind = UDT_ACT_USTACK;
+		ua.src = ca->nframes;
+		ua.size = ca->nframes * 8;
+	} else if (ca->kind == CS_ACT_TRACE_STR) {
 		ua.kind = UDT_ACT_TRACE_STR;
 		ua.size = ca->size;
 		ua.src = area_put(a, ca->difo.bytes, ca->difo.sz);
@@ -684,7 +701,9 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 	h.prof_cnt = (uint32_t)cs__prof_table(t, prof);
 	if (h.prof_cnt)
 		h.prof_off = area_put(&a, prof, h.prof_cnt * sizeof(prof[0]));
-	h.prof_flags = t->o.prof_timer ? UDT_PROF_F_TIMER : 0;
+	h.prof_flags = t->o.prof_clock == CS_PROFCLOCK_TIMER  ? UDT_PROF_F_TIMER
+		       : t->o.prof_clock == CS_PROFCLOCK_PERF ? UDT_PROF_F_PERF
+							    : 0;
 	h.used = (uint32_t)a.used;
 	memcpy(a.buf, &h, sizeof(h));
 	free(ecbs);
@@ -819,6 +838,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		return -1;
 	}
 	t->attached = true;
+	cs__stack_start(t);
 	/* the dispatch pointers before the semaphores: a site that sees its semaphore set
 	   must find the runtime */
 	for (size_t i = 0; i < t->disp_cnt && !err; i++)
@@ -887,8 +907,7 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 					  (int)pid, e > 0 ? strerror(e) : "its timers could not be armed");
 		return -1;
 	}
-	if (rd32(t, CTL_FIELD(prof_mode)) == UDT_PROF_MODE_TIMER && !t->o.prof_timer &&
-	    !t->o.quiet) {
+	if ((rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.quiet) {
 		fflush(t->out);
 		fprintf(stderr, "dtrace: pid %d may not use perf events (kernel.perf_event_paranoid): "
 			"its profile probes are timed by the kernel's tick, and faster ones fire in "
@@ -967,6 +986,7 @@ void cs_trace_close(struct cs_trace *t)
 	cs__agg_free(t);
 	cs__spec_free(t);
 	cs__ticks_free(t);
+	cs__syms_free(t->syms);
 	cs_probes_free(&t->probes);
 	free(t);
 }

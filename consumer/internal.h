@@ -28,6 +28,16 @@ enum cs_act_kind {
 	CS_ACT_RAISE,              /* raise(sig) (-w): in the target, as the fire ends */
 	CS_ACT_SYSTEM,             /* system(format, ...) (-w): as printf, run by /bin/sh */
 	CS_ACT_SETOPT,             /* setopt(name[, value]): the values after it */
+	CS_ACT_USTACK,             /* ustack(n): nframes return addresses (stack.c) */
+};
+
+/* How an address is printed (stack.c, symbol.c): a trace()d value is an integer. */
+enum cs_addrfmt {
+	CS_ADDR_NONE,
+	CS_ADDR_UADDR,              /* uaddr(): module`function+0xoff */
+	CS_ADDR_USYM,               /* usym(), ufunc(): module`function */
+	CS_ADDR_UMOD,               /* umod(): module */
+	CS_ADDR_USTACK,             /* ustack(): a frame a line */
 };
 
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
@@ -46,6 +56,8 @@ struct cs_action {
 	bool is_str;               /* a constant string */
 	bool from_hdr;             /* trace(timestamp): the record header's, not recorded again */
 	bool is_float;             /* the bits of a float (size 4) or a double (size 8) */
+	uint8_t sym;               /* enum cs_addrfmt: an address (or a stack) to name when printed */
+	uint32_t nframes;          /* CS_ACT_USTACK */
 	const char *cstr;
 	int64_t cval;
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
@@ -75,7 +87,8 @@ struct cs_ecb {
 
 /* A key component's type, fixed by the aggregation's first use. */
 struct cs_aggkey {
-	bool is_str;
+	bool is_str;               /* (a stack or an address too: named when taken, stack.c) */
+	uint8_t sym;               /* enum cs_addrfmt */
 	unsigned size;             /* an integer's display size: 1, 2, 4 or 8 */
 };
 
@@ -272,6 +285,9 @@ struct cs_trace {
 	struct cs_opts o;
 	FILE *out;
 	struct cs_probes probes;
+	const struct cs_probe *cur_probe; /* the probe a clause is being compiled for */
+	struct cs_syms *syms;      /* the target's addresses named (stack.c) */
+	bool names_addrs;          /* the program records stacks or addresses */
 	char execname[64];         /* the target's, for execname in its probes' clauses */
 	struct cs_ecb *ecbs;       /* target ECBs first, then BEGIN's and END's */
 	size_t ecb_cnt, ecb_cap, target_ecbs;
@@ -330,6 +346,38 @@ struct cs_trace {
 	} *ticks;
 	size_t tick_cnt;
 };
+
+/* stack.c: ustack() and the address functions; kernel-only functions refused */
+bool cs__stack_is_func(const char *fn);
+/* Compile call x if it is one of them: 1 (a filled in), 0 (not one), -1 with *ret_err. */
+int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct dl_probe_ctx *ctx,
+		      struct cs_action *a, char **ret_err);
+/* The program names addresses: read the process's mappings now (at the attach). */
+void cs__stack_start(struct cs_trace *t);
+/* Print stack or address action a of a record (data), as dt_consume.c does. */
+void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_t *data);
+/* The text of key component a (a stack or an address) of an aggregation key (malloc'ed). */
+char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const uint8_t *key);
+/* Is v printed folded with -x aggfmt=folded (a stack key, an integer value)? */
+bool cs__stack_foldable(const struct cs_aggvar *v);
+/* An entry's keys folded into one line ("frame;frame;...", other keys first); malloc'ed. */
+char *cs__stack_fold(const struct cs_aggvar *v, const char *const *keys, const uint64_t *ints);
+/* The first node of clause cl that pred accepts, or NULL. */
+const struct dl_node *cs__clause_find(const struct dl_clause *cl,
+				      bool (*pred)(const struct dl_node *));
+
+/* symbol.c: the target's addresses named (docs/profile.md, "Stacks") */
+struct cs_syms;
+struct cs_syms *cs__syms_new(pid_t pid);
+void cs__syms_free(struct cs_syms *s);
+/*
+ * cs__syms_name() - pc as DTrace names it: "module`function+0xoff" (or
+ * "module`function" for usym()/ufunc() and at the function's start,
+ * "module" for umod(), "module`0x..." without a symbol, "0x..." outside any
+ * module). ret: pc is a return address (looked up one byte before). The
+ * string stays valid until s is freed.
+ */
+const char *cs__syms_name(struct cs_syms *s, uint64_t pc, enum cs_addrfmt kind, bool ret);
 
 /* profile.c: the session's profile probes as the runtime reads them; their count */
 size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret);

@@ -25,6 +25,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->strsize = 256;
 	o->aggsize = 4ull << 20;
 	o->aggrate_ns = 1000000000ull;
+	o->ustackframes = 100;
 	/* DTrace's: one speculation of 32k, cleaned at 101hz */
 	o->nspec = 1;
 	o->specsize = 32u << 10;
@@ -199,12 +200,26 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_time(value, true, &v))
 			return bad_value(name, value, ret_err);
 		o->cleanrate_ns = v;
+	} else if (!strcmp(name, "ustackframes")) {
+		if (cs_parse_size(value, &v) || !v || v > UDT_USTACK_MAX)
+			return bad_value(name, value, ret_err);
+		o->ustackframes = (uint32_t)v;
+	} else if (!strcmp(name, "aggfmt")) {
+		/* folded: FlameGraph's folded stacks (docs/profile.md) */
+		if (value && !strcmp(value, "folded"))
+			o->agg_folded = true;
+		else if (value && !strcmp(value, "dtrace"))
+			o->agg_folded = false;
+		else
+			return bad_value(name, value, ret_err);
 	} else if (!strcmp(name, "profclock")) {
 		/* how profile-n samples are timed (docs/profile.md) */
 		if (value && !strcmp(value, "auto"))
-			o->prof_timer = false;
+			o->prof_clock = CS_PROFCLOCK_AUTO;
 		else if (value && !strcmp(value, "timer"))
-			o->prof_timer = true;
+			o->prof_clock = CS_PROFCLOCK_TIMER;
+		else if (value && !strcmp(value, "perf"))
+			o->prof_clock = CS_PROFCLOCK_PERF;
 		else
 			return bad_value(name, value, ret_err);
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||

@@ -150,40 +150,16 @@ void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc)
 	}
 }
 
-/* The first self->x in expression x, or NULL. */
-static const struct dl_node *find_self(const struct dl_node *x)
+static bool is_self(const struct dl_node *x)
 {
-	const struct dl_node *f = NULL;
-
-	if (!x)
-		return NULL;
-	if (x->kind == DL_N_PTRMEMBER && x->a && x->a->kind == DL_N_IDENT &&
-	    !strcmp(x->a->name, "self"))
-		return x;
-	if ((f = find_self(x->a)) || (f = find_self(x->b)) || (f = find_self(x->c)))
-		return f;
-	for (size_t i = 0; i < x->arg_cnt; i++)
-		if ((f = find_self(x->args[i])))
-			return f;
-	return NULL;
-}
-
-static const struct dl_node *find_self_stmt(const struct dl_stmt *st)
-{
-	const struct dl_node *f = find_self(st->expr);
-
-	for (size_t i = 0; !f && i < st->body_cnt; i++)
-		if (st->body[i])
-			f = find_self_stmt(st->body[i]);
-	return f;
+	return x->kind == DL_N_PTRMEMBER && x->a && x->a->kind == DL_N_IDENT &&
+	       !strcmp(x->a->name, "self");
 }
 
 int cs__prof_check_clause(const struct dl_clause *cl, const struct cs_probe *pr, char **ret_err)
 {
-	const struct dl_node *f = find_self(cl->predicate);
+	const struct dl_node *f = cs__clause_find(cl, is_self);
 
-	for (size_t i = 0; !f && i < cl->stmt_cnt; i++)
-		f = find_self_stmt(cl->stmts[i]);
 	if (!f)
 		return 0;
 	/* the chapter: thread-local variables are inaccessible to the profile provider's probes */

@@ -124,7 +124,7 @@ struct udt_control {
 	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync() */
 	uint32_t prof_armed;      /* R: the session whose timers are armed, 0 none */
 	int32_t prof_errno;       /* R: why the last arming failed, 0 if it did not */
-	uint32_t prof_mode;       /* R: enum udt_prof_mode of the profile probes' timers */
+	uint32_t prof_mode;       /* R: UDT_PROF_MODE_*: how the profile probes' samples are timed */
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -168,20 +168,24 @@ struct udt_area_hdr {
 #define UDT_PROF_MIN_NS 200000ull /* intervals under 200 us are refused (DTrace's limit) */
 #define UDT_PROF_KEY(i) ((uint64_t)(i) * 2 + 1)
 
-/* udt_area_hdr.prof_flags */
-#define UDT_PROF_F_TIMER 0x1u     /* time samples with CPU-time timers, not perf events */
+/*
+ * udt_area_hdr.prof_flags: how samples are timed (docs/profile.md). Neither:
+ * a perf event clock for intervals under UDT_PROF_PERF_NS (faster than any
+ * kernel tick), a CPU-time timer (the kernel's tick) for the others.
+ */
+#define UDT_PROF_F_TIMER 0x1u     /* CPU-time timers for every probe */
+#define UDT_PROF_F_PERF 0x2u      /* perf event clocks for every probe (where allowed) */
+#define UDT_PROF_PERF_NS 1000000ull
 
 enum udt_prof_kind {
 	UDT_PROF_PROFILE = 1,     /* profile-n: in every thread that runs, every n of its CPU time */
 	UDT_PROF_TICK = 2,        /* tick-n: in dtrace itself, every n of wall time (never in a table) */
 };
 
-/* udt_control.prof_mode: how the profile probes' samples are timed */
-enum udt_prof_mode {
-	UDT_PROF_MODE_NONE = 0,
-	UDT_PROF_MODE_PERF = 1,   /* a perf_event task clock per thread: high resolution */
-	UDT_PROF_MODE_TIMER = 2,  /* a CLOCK_THREAD_CPUTIME_ID timer per thread: the kernel's tick */
-};
+/* udt_control.prof_mode: how the profile probes' samples are timed (bits) */
+#define UDT_PROF_MODE_PERF 0x1u   /* perf_event task clocks: high resolution */
+#define UDT_PROF_MODE_TIMER 0x2u  /* CLOCK_THREAD_CPUTIME_ID timers: the kernel's tick */
+#define UDT_PROF_MODE_REFUSED 0x4u /* a perf event was wanted and refused (a timer instead) */
 
 /*
  * The stack the consumer's injected call runs on (udt__inject_stack, in
@@ -254,7 +258,11 @@ enum udt_act_kind {
 	UDT_ACT_DISCARD = 10,     /* ... to discard (size 0) */
 	UDT_ACT_TRACEMEM = 11,    /* DIFO src gives an address: size bytes copied from there */
 	UDT_ACT_RAISE = 12,       /* DIFO src gives a signal, sent to the thread as the fire ends */
+	UDT_ACT_USTACK = 13,      /* the thread's user stack: src return addresses (size 8 * src) */
 };
+
+/* ustack(n): at most this many frames */
+#define UDT_USTACK_MAX 1024
 
 struct udt_action {
 	uint32_t kind;            /* enum udt_act_kind */

@@ -6,7 +6,7 @@
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
 		runtime/spec.c runtime/subr.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
-		runtime/profile.c runtime/elfmem.c runtime/dynprov.c
+		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c
 # The direct loads of safe.c (x86-64 only), in assembly
 RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
@@ -18,7 +18,7 @@ RUNTIME_SONAME := libudtrace.so.1
 LIBFFI_CFLAGS := $(shell $(PKG_CONFIG) --cflags libffi 2>/dev/null)
 LIBFFI_SONAME := $(or $(shell objdump -p $$($(CC) -print-file-name=libffi.so) 2>/dev/null | \
 			awk '/SONAME/ { print $$2 }'),libffi.so.8)
-RUNTIME_LIBS := -ldl -lpthread
+RUNTIME_LIBS := -lunwind -ldl -lpthread
 RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE -I. \
 		 -Isdk/include $(LIBFFI_CFLAGS) -DUDT_LIBFFI_SONAME='"$(LIBFFI_SONAME)"' \
 		 $(CFLAGS) $(EXTRA_CFLAGS)

@@ -76,6 +76,9 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	if (kind == UDT_ACT_TRACEMEM)
 		return !act->size || !act->src || check_difo(area, act->src, insn) ||
 		       (uint64_t)act->off + act->size > rec_size ? -EINVAL : 0;
+	if (kind == UDT_ACT_USTACK) /* src frames of 8 bytes */
+		return !act->src || act->src > UDT_USTACK_MAX || act->size != act->src * 8 ||
+		       (uint64_t)act->off + act->size > rec_size ? -EINVAL : 0;
 	if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
 		return -EINVAL;
 	if (difo && act->src && check_difo(area, act->src, insn))
@@ -223,6 +226,7 @@ struct fire {
 	const struct udt_spectab *spec; /* the session's speculations, or NULL */
 	uint64_t *rand;           /* the thread's rand() state */
 	uint32_t *raise;          /* raise()'s signal, sent when the fire is over */
+	uint64_t site;            /* the probe site's return address (ustack() starts there) */
 };
 
 /*
@@ -357,6 +361,10 @@ static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 {
 	uint64_t v;
 
+	if (a->kind == UDT_ACT_USTACK) {
+		udt__ustack((uint64_t *)(void *)dst, a->src, f->site);
+		return true;
+	}
 	if (!act_value(f, vm, a, &v))
 		return false;
 	if (a->kind == UDT_ACT_TRACE_STR) {
@@ -729,6 +737,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	f.err = saved_errno;
 	f.raise = &sig;
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
+	f.site = pc;
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (!(e->flags & UDT_ECB_DIRECT)) {

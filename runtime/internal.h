@@ -123,6 +123,13 @@ void udt__profile_sync(bool wait);
 /* The signal context of the profile or tick fire running in this thread, or NULL. */
 extern __thread const void *udt__prof_uc __attribute__((tls_model("initial-exec")));
 
+/*
+ * ustack.c: the return addresses of this thread's stack, at most n, into pcs
+ * (zero-filled after the last). From the profile fire's signal context, else
+ * from the probe site whose return address is site_pc. Async-signal-safe.
+ */
+void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc);
+
 int32_t udt__gettid(void);
 uint32_t udt__getcpu_slow(void);
 

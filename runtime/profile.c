@@ -14,13 +14,14 @@
  * starts:
  *
  *  - for each profile-n probe and each thread, a clock of that thread's
- *    CPU time that signals that thread: a perf_event task clock
- *    (PERF_COUNT_SW_TASK_CLOCK, an hrtimer that runs only while the thread
- *    does, counting user time: the signal is raised only in user mode) where
- *    perf_event_open is allowed, else a POSIX timer on the thread's CPU
- *    clock, which the kernel checks at its tick (CONFIG_HZ): an expiry then
- *    counts its overruns, and the probe fires 1 + overruns times, as the
- *    chapter describes for systems of limited timer resolution;
+ *    CPU time that signals that thread: a POSIX timer on the thread's CPU
+ *    clock, which the kernel checks at its tick (CONFIG_HZ), so an expiry
+ *    counts its overruns and the probe fires 1 + overruns times, as the
+ *    chapter describes for systems of limited timer resolution; or, for
+ *    intervals under 1 ms (faster than any kernel's tick) or when asked, a
+ *    perf_event task clock (PERF_COUNT_SW_TASK_CLOCK, an hrtimer that runs
+ *    only while the thread does, counting user time: the signal is raised
+ *    only in user mode), where perf_event_open is allowed;
  *  - a census timer on the process's CPU clock (every 100 ms of CPU; the
  *    kernel, 6.4 on, signals the thread that was running): its handler
  *    reads /proc/self/task, arms the threads that appeared since and
@@ -83,7 +84,8 @@ static struct {
 	int32_t lock;             /* 0 free, else the tid that holds it */
 	uint32_t session;         /* the session armed, 0 none (acquire/release) */
 	int32_t pid;              /* the process that armed (a fork child is not it) */
-	uint32_t mode;            /* enum udt_prof_mode */
+	uint32_t mode;            /* UDT_PROF_MODE_* */
+	uint32_t flags;           /* the area's UDT_PROF_F_* */
 	bool perf_refused;        /* perf_event_open failed for a reason that will not change */
 	uint32_t nprof;
 	struct udt_prof prof[UDT_PROF_MAX];
@@ -275,24 +277,29 @@ static void thread_arm(int32_t tid)
 	t->tid = tid;
 	t->seen = true;
 	for (uint32_t i = 0; i < prof.nprof; i++) {
+		/* perf events where the tick is too coarse for the interval (or asked for) */
+		bool perf = !(prof.flags & UDT_PROF_F_TIMER) &&
+			    ((prof.flags & UDT_PROF_F_PERF) || prof.prof[i].interval_ns < UDT_PROF_PERF_NS);
+
 		t->fd[i] = t->timer[i] = -1;
-		if (!prof.perf_refused) {
+		if (perf && !prof.perf_refused) {
 			int fd = perf_start(tid, prof.prof[i].interval_ns, i);
 			if (fd >= 0) {
 				t->fd[i] = fd;
-				prof.mode = UDT_PROF_MODE_PERF;
+				prof.mode |= UDT_PROF_MODE_PERF;
 				continue;
 			}
 			/* not allowed, or not there: never again; out of descriptors: this one */
 			if (fd != -EMFILE && fd != -ENFILE && fd != -ESRCH)
 				prof.perf_refused = true;
 		}
+		if (perf)
+			prof.mode |= UDT_PROF_MODE_REFUSED;
 		int32_t timer = timer_start(thread_cpu_clock(tid), SIGEV_THREAD_ID, tid,
 					    &prof.prof[i], prof.prof[i].interval_ns);
 		if (timer >= 0) {
 			t->timer[i] = timer;
-			if (prof.mode == UDT_PROF_MODE_NONE)
-				prof.mode = UDT_PROF_MODE_TIMER;
+			prof.mode |= UDT_PROF_MODE_TIMER;
 		}
 	}
 }
@@ -504,8 +511,8 @@ static void disarm(void)
 		prof.handler = false;
 	}
 	prof.nprof = 0;
-	prof.mode = UDT_PROF_MODE_NONE;
-	STORE_RELAXED(&c->prof_mode, UDT_PROF_MODE_NONE);
+	prof.mode = 0;
+	STORE_RELAXED(&c->prof_mode, 0);
 	STORE_RELAXED(&c->prof_armed, 0);
 }
 
@@ -536,10 +543,10 @@ static int arm(struct udt_control *c, uint32_t session)
 	if (n <= 0)
 		return n ? -EINVAL : 0;
 	prof.nprof = (uint32_t)n;
-	prof.perf_refused = ((const struct udt_area_hdr *)c->areas[LOAD_RELAXED(&c->area) & 1])
-				    ->prof_flags & UDT_PROF_F_TIMER;
+	prof.flags = ((const struct udt_area_hdr *)c->areas[LOAD_RELAXED(&c->area) & 1])->prof_flags;
+	prof.perf_refused = false;
 	prof.pid = udt__safe_getpid();
-	prof.mode = UDT_PROF_MODE_NONE;
+	prof.mode = 0;
 	prof.census_timer = -1;
 	prof.nofile = getrlimit(RLIMIT_NOFILE, &rl) ? 1024 : rl.rlim_cur;
 	/* the handler first: a timer may expire at once */
@@ -556,7 +563,7 @@ static int arm(struct udt_control *c, uint32_t session)
 	prof.handler = true;
 	STORE_RELEASE(&prof.session, session);
 	census();
-	if (!prof.nthreads || prof.mode == UDT_PROF_MODE_NONE)
+	if (!prof.nthreads || !(prof.mode & (UDT_PROF_MODE_PERF | UDT_PROF_MODE_TIMER)))
 		return -EAGAIN;
 	prof.census_timer = timer_start(CLOCK_PROCESS_CPUTIME_ID, SIGEV_SIGNAL, 0,
 					&prof.census_timer, CENSUS_NS);

@@ -157,14 +157,26 @@ out=$("$DTRACE" -q -n 'profile-997 { @[arg0 == 0 && arg1 != 0] = count(); }' \
 	-n 'tick-1sec { exit(0); }' -c './profprog spin 3' 2>/dev/null)
 expect_eq "arg0 is 0 and arg1 the user PC in every sample" "$(echo "$out" | awk 'NF { print $1 }')" 1
 
-# The same rate timed by CPU-time timers (-x profclock=timer): user and system time
-"$DTRACE" -q -x profclock=timer -n 'profile-997 { @ = count(); } END { printa("%@d\n", @); }' \
+# 997 Hz timed by perf event clocks (-x profclock=perf) as 97 Hz was by CPU-time timers
+"$DTRACE" -q -x profclock=perf -n 'profile-997 { @ = count(); } END { printa("%@d\n", @); }' \
+	-o perf.out -c './profprog spin 2' >spin.out 2>perf.err
+cpu=$(sed -n 's/^cpu=//p' spin.out)
+count=$(awk 'NF { print $1 }' perf.out)
+if grep -q 'may not use perf events' perf.err; then
+	skip "profclock=perf: 997 Hz" "perf events are not allowed here"
+else
+	within "profclock=perf: $count samples for ${cpu}s of CPU at 997 Hz" "$count" \
+		"$(awk -v c="$cpu" 'BEGIN { print int(c * 997 * 0.85) }')" \
+		"$(awk -v c="$cpu" 'BEGIN { print int(c * 997 * 1.15) + 2 }')"
+fi
+# and profile-5000 by CPU-time timers (-x profclock=timer): the counts are right, in bursts
+"$DTRACE" -q -x profclock=timer -n 'profile-5000 { @ = count(); } END { printa("%@d\n", @); }' \
 	-o timer.out -c './profprog spin 2' >spin.out 2>timer.err
 cpu=$(sed -n 's/^cpu=//p' spin.out)
 count=$(awk 'NF { print $1 }' timer.out)
-within "profclock=timer: $count samples for ${cpu}s of CPU at 997 Hz" "$count" \
-	"$(awk -v c="$cpu" 'BEGIN { print int(c * 997 * 0.85) }')" \
-	"$(awk -v c="$cpu" 'BEGIN { print int(c * 997 * 1.15) + 2 }')"
+within "profclock=timer: $count samples for ${cpu}s of CPU at 5000 Hz" "$count" \
+	"$(awk -v c="$cpu" 'BEGIN { print int(c * 5000 * 0.85) }')" \
+	"$(awk -v c="$cpu" 'BEGIN { print int(c * 5000 * 1.15) + 2 }')"
 
 # -- What the process must not notice ------------------------------------------------------
 

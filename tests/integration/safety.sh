@@ -129,8 +129,11 @@ else
 fi
 
 # An untraced process: no extra thread, no shared memory, no more anonymous memory.
+# (The runtime's own: the libraries it links, libunwind for ustack(), bring their
+# relocated data; the process compared with it loads them too.)
 rss_anon() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
-./rtprog idle </dev/zero >/dev/null 2>&1 &
+deps=$(ldd "$RT" | awk '$3 ~ /^\// && $1 !~ /^(libc|libpthread|ld-linux)/ { print $3 }' | paste -sd: -)
+LD_PRELOAD=$deps ./rtprog idle </dev/zero >/dev/null 2>&1 &
 p0=$!
 LD_PRELOAD=$RT ./rtprog idle </dev/zero >/dev/null 2>&1 &
 p1=$!

@@ -13,9 +13,20 @@
  *   errno     set errno to 4321 and burn CPU for SECS, checking it never changes
  *   regs      (x86-64) burn CPU for SECS in a loop that keeps sentinel values in
  *             rbx, rsi, rdi, r8-r10, r12-r15 and xmm6-xmm15 and checks them each turn
+ *   hot       for SECS, main -> work -> hot -> burn (7 units) and work -> cold -> burn
+ *             (3 units): hot()'s stacks take 70% of the CPU
+ *   work      the same N times (argv[3]) instead of for SECS; print the CPU time it took
+ *             (bench/profile.sh)
+ *   dlopen    wait for a line on stdin, then dlopen() the library N names (argv[3])
+ *             and run its lib_spin(SECS)
+ *   corrupt   for SECS, burn CPU in victim(), whose frame (built with a frame
+ *             pointer, as its caller corrupt()'s) says the caller's frame pointer is
+ *             0x7ff000001230 (unmapped), then that its return address is 0x10, then
+ *             that the frame pointer points to itself; print "survived" at the end
  * It says "ready <pid>" on stderr once started; results go to stdout.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -67,6 +78,61 @@ static void *burner(void *arg)
 	(void)arg;
 	burn_for(secs);
 	return NULL;
+}
+
+/* -- hot and corrupt ---------------------------------------------------------------------- */
+
+/* Not tail calls: each keeps its frame in the stack. */
+__attribute__((noinline)) static void hot(void)
+{
+	burn(7);
+	sink += 1;
+}
+
+__attribute__((noinline)) static void cold(void)
+{
+	burn(3);
+	sink += 1;
+}
+
+__attribute__((noinline)) static void work(long turns)
+{
+	double end = now() + secs;
+
+	for (long i = 0; turns ? i < turns : now() < end; i++) {
+		hot();
+		cold();
+	}
+}
+
+/*
+ * A frame built with a frame pointer whose saved slots are wrong while it
+ * runs; its caller's frame is found from that frame pointer too (its call
+ * frame information says so), so the unwinder must read where it points.
+ */
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void victim(int how, double s)
+{
+	void *volatile *fp = __builtin_frame_address(0);
+	void *saved_fp = fp[0], *saved_ra = fp[1];
+	double end = now() + s;
+
+	if (how == 0)
+		fp[0] = (void *)(uintptr_t)0x7ff000001230ull; /* the caller's frame: unmapped */
+	else if (how == 1)
+		fp[1] = (void *)(uintptr_t)0x10;              /* the return address: no code */
+	else
+		fp[0] = (void *)fp;                           /* the chain: a loop */
+	while (now() < end)
+		burn(1);
+	fp[0] = saved_fp;
+	fp[1] = saved_ra;
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void corrupt(void)
+{
+	for (int how = 0; how < 3; how++)
+		victim(how, secs / 3);
+	sink += 1;
 }
 
 /* -- signals ------------------------------------------------------------------------------- */
@@ -223,6 +289,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "spin";
 	int n = argc > 3 ? atoi(argv[3]) : 2;
+	char line[16];
 
 	if (argc > 2)
 		secs = atof(argv[2]);
@@ -233,9 +300,26 @@ int main(int argc, char **argv)
 		burn_for(secs);
 		printf("cpu=%.3f\n", cpu_secs());
 		fflush(stdout);
+	} else if (!strcmp(mode, "hot")) {
+		work(0);
+	} else if (!strcmp(mode, "work")) {
+		work(argc > 3 ? atol(argv[3]) : 1000);
+		printf("cpu=%.4f\n", cpu_secs());
+	} else if (!strcmp(mode, "corrupt")) {
+		corrupt();
+		printf("survived\n");
+	} else if (!strcmp(mode, "dlopen")) {
+		if (argc < 4 || !fgets(line, sizeof(line), stdin))
+			return 1;
+		void *lib = dlopen(argv[3], RTLD_NOW);
+		void (*spin)(double) = lib ? (void (*)(double))dlsym(lib, "lib_spin") : NULL;
+		if (!spin) {
+			fprintf(stderr, "profprog: %s\n", dlerror());
+			return 1;
+		}
+		spin(secs);
 	} else if (!strcmp(mode, "threads")) {
 		pthread_t t[64];
-		char line[16];
 		if (n < 1 || n > 64)
 			n = 2;
 		if (!fgets(line, sizeof(line), stdin))

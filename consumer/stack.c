@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * User stacks and addresses in D (docs/profile.md, "Stacks"): ustack(),
+ * ustack(n), ustack(n, strsize), uaddr(), usym(), ufunc() and umod(), as
+ * actions and as aggregation keys; the kernel-only functions refused; their
+ * printing, as dt_consume.c prints them; and the folded output
+ * (-x aggfmt=folded) of aggregations keyed by a stack.
+ *
+ * A stack is recorded by the target (UDT_ACT_USTACK: n return addresses,
+ * zero after the last) and named here (symbol.c). An aggregation key that
+ * is a stack or an address is named when the threads' tables are taken (at
+ * aggrate, while the process lives): the totals keep the text, so that
+ * addresses of one function merge for usym() and ufunc() (DTrace normalizes
+ * them to the function's start), of one module for umod(), and stacks that
+ * read the same merge too.
+ */
+#include "consumer/internal.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STACK_INDENT 14 /* DTrace's default stackindent */
+
+/* -- Compiling ----------------------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum cs_addrfmt sym;
+} addr_funcs[] = {
+	{ "uaddr", CS_ADDR_UADDR }, { "usym", CS_ADDR_USYM }, { "ufunc", CS_ADDR_USYM },
+	{ "umod", CS_ADDR_UMOD },
+};
+
+/* Functions of DTrace's that act on the kernel, and why none is here. */
+static const struct {
+	const char *name;
+	const char *why;
+} kernel_funcs[] = {
+	{ "stack", "records a kernel stack: use ustack( )" },
+	{ "jstack", "needs a Java ustack helper, which processes here do not have: use ustack( )" },
+	{ "sym", "names a kernel symbol: use usym( )" },
+	{ "func", "names a kernel function: use ufunc( )" },
+	{ "mod", "names a kernel module: use umod( )" },
+	{ "breakpoint", "stops the kernel" },
+	{ "panic", "panics the kernel" },
+	{ "chill", "spins in the kernel" },
+};
+
+static const char *call_name(const struct dl_node *x)
+{
+	return x && x->kind == DL_N_CALL && x->a->kind == DL_N_IDENT ? x->a->name : NULL;
+}
+
+bool cs__stack_is_func(const char *fn)
+{
+	if (!strcmp(fn, "ustack"))
+		return true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(addr_funcs); i++)
+		if (!strcmp(fn, addr_funcs[i].name))
+			return true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(kernel_funcs); i++)
+		if (!strcmp(fn, kernel_funcs[i].name))
+			return true;
+	return false;
+}
+
+/* An integer constant argument i of call; -1 with a message when it is not one. */
+static int const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
+		     const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
+{
+	struct cs_action a = { 0 };
+
+	if (cs__compile_expr(t, call->args[i], call, ctx, &a, ret_err))
+		return -1;
+	bool ok = a.kind == CS_ACT_TRACE_CONST && !a.is_str;
+	*ret = a.cval;
+	dl_difo_free(&a.difo);
+	if (!ok) {
+		*ret_err = cs__at_err(call->args[i], udt__xasprintf("%s( ) argument #%zu must be "
+								    "an integer constant",
+								    call_name(call), i + 1));
+		return -1;
+	}
+	return 0;
+}
+
+int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct dl_probe_ctx *ctx,
+		      struct cs_action *a, char **ret_err)
+{
+	const char *fn = call_name(x);
+
+	if (!fn || !cs__stack_is_func(fn))
+		return 0;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(kernel_funcs); i++) {
+		if (strcmp(fn, kernel_funcs[i].name))
+			continue;
+		*ret_err = cs__at_err(x, udt__xasprintf("%s( ) %s, and udtrace traces processes only",
+							fn, kernel_funcs[i].why));
+		return -1;
+	}
+	/* the process's own stack: not in dtrace's BEGIN, END and tick clauses */
+	const struct cs_probe *pr = t->cur_probe;
+	if (pr && !pr->module && pr->prof_kind != UDT_PROF_PROFILE && !strcmp(fn, "ustack")) {
+		*ret_err = cs__at_err(x, udt__xasprintf("ustack( ) has no stack to record in %s: "
+							"the clause runs in dtrace", pr->name));
+		return -1;
+	}
+	if (!strcmp(fn, "ustack")) {
+		int64_t n = (int64_t)t->o.ustackframes, strsize = 0;
+		if (x->arg_cnt > 2) {
+			*ret_err = cs__at_err(x, udt__xasprintf("ustack( ) prototype mismatch: %zu args "
+								"passed, at most 2 expected",
+								x->arg_cnt));
+			return -1;
+		}
+		if ((x->arg_cnt > 0 && const_arg(t, x, 0, ctx, &n, ret_err)) ||
+		    (x->arg_cnt > 1 && const_arg(t, x, 1, ctx, &strsize, ret_err)))
+			return -1;
+		if (n < 1 || n > UDT_USTACK_MAX || strsize < 0) {
+			*ret_err = cs__at_err(x, udt__xasprintf(
+				n < 1 || n > UDT_USTACK_MAX
+					? "ustack( ) argument #1 must be between 1 and %d frames"
+					: "ustack( ) argument #2 must not be negative", UDT_USTACK_MAX));
+			return -1;
+		}
+		/* (strsize is for ustack helpers, which processes here do not have) */
+		*a = (struct cs_action){ .kind = CS_ACT_USTACK, .nframes = (uint32_t)n,
+					 .size = (unsigned)n * 8, .sym = CS_ADDR_USTACK };
+		t->names_addrs = true;
+		return 1;
+	}
+	if (x->arg_cnt != 1) {
+		*ret_err = cs__at_err(x, udt__xasprintf("%s( ) prototype mismatch: %zu args passed, "
+							"1 expected", fn, x->arg_cnt));
+		return -1;
+	}
+	if (cs__compile_expr(t, x->args[0], x, ctx, a, ret_err))
+		return -1;
+	if (a->kind == CS_ACT_TRACE_STR || a->is_str || a->difo.is_string) {
+		dl_difo_free(&a->difo);
+		*ret_err = cs__at_err(x->args[0], udt__xasprintf("%s( ) argument #1 is incompatible "
+								 "with prototype:\n\tprototype: "
+								 "uintptr_t\n\t argument: string",
+								 fn));
+		return -1;
+	}
+	a->size = 8;
+	a->from_hdr = false;
+	t->names_addrs = true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(addr_funcs); i++)
+		if (!strcmp(fn, addr_funcs[i].name))
+			a->sym = (uint8_t)addr_funcs[i].sym;
+	return 1;
+}
+
+/* -- Naming ------------------------------------------------------------------------------- */
+
+static struct cs_syms *syms(struct cs_trace *t)
+{
+	if (!t->syms && t->proc)
+		t->syms = cs__syms_new(t->proc->pid);
+	return t->syms;
+}
+
+void cs__stack_start(struct cs_trace *t)
+{
+	/* the process's mappings now, while it is there: it may exit before anything prints */
+	if (t->names_addrs)
+		(void)syms(t);
+}
+
+/* The stack of n return addresses at pcs as dt_print_ustack() prints it. */
+static void stack_text(struct cs_trace *t, struct udt_strbuf *sb, const uint8_t *pcs, uint32_t n)
+{
+	udt__sb_puts(sb, "\n");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t pc;
+		memcpy(&pc, pcs + (size_t)i * 8, 8);
+		if (!pc)
+			break;
+		/* every frame but the first is a return address */
+		udt__sb_printf(sb, "%*s%s\n", STACK_INDENT, "",
+			       cs__syms_name(syms(t), pc, CS_ADDR_UADDR, i > 0));
+	}
+}
+
+char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const uint8_t *key)
+{
+	struct udt_strbuf sb = { 0 };
+	uint64_t pc = (uint64_t)a->cval;
+
+	if (a->kind == CS_ACT_USTACK) {
+		stack_text(t, &sb, key + a->off, a->nframes);
+		return udt__sb_take(&sb);
+	}
+	if (a->kind != CS_ACT_TRACE_CONST)
+		memcpy(&pc, key + a->off, 8);
+	return udt__xstrdup(cs__syms_name(syms(t), pc, (enum cs_addrfmt)a->sym, false));
+}
+
+void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_t *data)
+{
+	if (a->kind == CS_ACT_USTACK) {
+		struct udt_strbuf sb = { 0 };
+		stack_text(t, &sb, data + a->off, a->nframes);
+		fputs(sb.buf, t->out);
+		udt__sb_reset(&sb);
+		return;
+	}
+	uint64_t pc = (uint64_t)a->cval;
+	if (a->kind != CS_ACT_TRACE_CONST)
+		memcpy(&pc, data + a->off, 8);
+	/* dt_print_usym() and dt_print_umod(): quiet or not */
+	fprintf(t->out, "  %-50s", cs__syms_name(syms(t), pc, (enum cs_addrfmt)a->sym, false));
+}
+
+/* -- Folded stacks (-x aggfmt=folded) ------------------------------------------------------ */
+
+/*
+ * A stack key's text (as stack_text() made it: a newline, then a frame a
+ * line) folded: the frames from the outermost in, without their offsets,
+ * joined by ';', as FlameGraph's stackcollapse.pl makes them.
+ */
+static void fold_stack(struct udt_strbuf *sb, const char *text)
+{
+	const char *end = text + strlen(text);
+	bool first = true;
+
+	/* the last line is the outermost frame */
+	while (end > text) {
+		const char *line_end = end;
+		while (line_end > text && line_end[-1] == '\n')
+			line_end--;
+		const char *line = line_end;
+		while (line > text && line[-1] != '\n')
+			line--;
+		end = line;
+		while (line < line_end && *line == ' ')
+			line++;
+		if (line == line_end)
+			continue;
+		/* module`function+0xoff: the offset goes (its last "+", as stackcollapse.pl) */
+		const char *plus = NULL;
+		for (const char *p = line; p < line_end; p++)
+			if (*p == '+')
+				plus = p;
+		if (plus && plus + 2 < line_end && plus[1] == '0' && plus[2] == 'x')
+			line_end = plus;
+		udt__sb_printf(sb, "%s%.*s", first ? "" : ";", (int)(line_end - line), line);
+		first = false;
+	}
+}
+
+bool cs__stack_foldable(const struct cs_aggvar *v)
+{
+	bool stack = false;
+
+	if (v->func != UDT_AGG_COUNT && v->func != UDT_AGG_SUM && v->func != UDT_AGG_MIN &&
+	    v->func != UDT_AGG_MAX)
+		return false;
+	for (size_t k = 0; k < v->nkeys; k++)
+		stack |= v->keys[k].sym == CS_ADDR_USTACK;
+	return stack;
+}
+
+char *cs__stack_fold(const struct cs_aggvar *v, const char *const *keys, const uint64_t *ints)
+{
+	struct udt_strbuf sb = { 0 };
+
+	for (size_t k = 0; k < v->nkeys; k++) {
+		if (sb.len)
+			udt__sb_puts(&sb, ";");
+		if (v->keys[k].sym == CS_ADDR_USTACK)
+			fold_stack(&sb, keys[k]);
+		else if (keys[k])
+			udt__sb_puts(&sb, keys[k]);
+		else
+			udt__sb_printf(&sb, "%lld", (long long)ints[k]);
+	}
+	if (!sb.buf)
+		udt__sb_puts(&sb, "");
+	return udt__sb_take(&sb);
+}
+
+/* -- Clauses --------------------------------------------------------------------------------- */
+
+static const struct dl_node *find_node(const struct dl_node *x,
+				       bool (*pred)(const struct dl_node *))
+{
+	const struct dl_node *f;
+
+	if (!x)
+		return NULL;
+	if (pred(x))
+		return x;
+	if ((f = find_node(x->a, pred)) || (f = find_node(x->b, pred)) ||
+	    (f = find_node(x->c, pred)))
+		return f;
+	for (size_t i = 0; i < x->arg_cnt; i++)
+		if ((f = find_node(x->args[i], pred)))
+			return f;
+	return NULL;
+}
+
+static const struct dl_node *find_stmt(const struct dl_stmt *st,
+				       bool (*pred)(const struct dl_node *))
+{
+	const struct dl_node *f = find_node(st->expr, pred);
+
+	for (size_t i = 0; !f && i < st->body_cnt; i++)
+		if (st->body[i])
+			f = find_stmt(st->body[i], pred);
+	return f;
+}
+
+const struct dl_node *cs__clause_find(const struct dl_clause *cl,
+				      bool (*pred)(const struct dl_node *))
+{
+	const struct dl_node *f = find_node(cl->predicate, pred);
+
+	for (size_t i = 0; !f && i < cl->stmt_cnt; i++)
+		f = find_stmt(cl->stmts[i], pred);
+	return f;
+}
