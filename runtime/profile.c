@@ -45,7 +45,8 @@
  * and the injected call waits a bounded time, and never for itself. Every
  * function here is async-signal-safe: system calls, no allocation, no stdio,
  * errno saved and restored. What can go wrong: perf_event_open refused
- * (the timer mode then), no /proc (only the arming thread is sampled), more
+ * (the timer mode then), no /proc (only the threads whose census found it
+ * unreadable, each its own), more
  * than MAX_THREADS threads (the others are not), a fork child (it inherits
  * the handler and the perf descriptors, never our timers: its first sync
  * forgets them without touching its own timers).
@@ -327,7 +328,13 @@ static void census(void)
 			  O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
 
 	if (fd < 0) {
-		seen_tids[nseen++] = gettid_raw();
+		/* no /proc (or no descriptor left): this thread at least, and no thread forgotten */
+		int32_t self = gettid_raw();
+		if (!thread_find(self)) {
+			thread_arm(self);
+			hash_rebuild();
+		}
+		return;
 	} else {
 		for (;;) {
 			long n = sys(SYS_getdents64, fd, (long)dents, sizeof(dents), 0, 0);
