@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The profile provider in the process: profile-n and tick-n
- * (docs/profile.md has the decisions and their limits).
+ * The profile provider in the process: profile-n's timers, signal handler
+ * and arming (docs/profile.md has the decisions and their limits; tick-n
+ * runs in the consumer: a wall-clock signal into a process whose threads
+ * all sleep would wake one, and its nanosleep() or poll() would return
+ * EINTR).
  *
- * Mechanism. Nothing here exists until a session enables a profile probe
- * (tick-n runs in the consumer: a wall-clock signal into a process whose
- * threads all sleep would wake one, and its nanosleep() or poll() would
- * return EINTR). Then udt__profile_sync() arms, from one of three places: the -c
+ * Mechanism. Nothing here exists until a session enables a profile probe.
+ * Then udt__profile_sync() arms, from one of three places: the -c
  * handshake (session.c), a call the consumer injects with ptrace for -p
  * (udt__profile_entry, below; consumer/inject.c), or the session's first
  * fire of any probe (fire.c). Arming installs one SIGPROF handler (the
@@ -45,11 +46,11 @@
  * and the injected call waits a bounded time, and never for itself. Every
  * function here is async-signal-safe: system calls, no allocation, no stdio,
  * errno saved and restored. What can go wrong: perf_event_open refused
- * (the timer mode then), no /proc (only the threads whose census found it
- * unreadable, each its own), more
- * than MAX_THREADS threads (the others are not), a fork child (it inherits
- * the handler and the perf descriptors, never our timers: its first sync
- * forgets them without touching its own timers).
+ * (the timers then), no /proc (only the threads whose census found it
+ * unreadable, each its own), more than MAX_THREADS threads (the others are
+ * not sampled), a fork child (it inherits the handler and the perf
+ * descriptors, never our timers: its first sync forgets them without
+ * touching its own timers).
  */
 #include "runtime/internal.h"
 
