@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 7
+#define UDT_ABI_VERSION 8
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -155,6 +155,37 @@ struct udt_area_hdr {
 	uint32_t prof_cnt;        /* profile probes, at most UDT_PROF_MAX: */
 	uint32_t prof_off;        /* struct udt_prof[prof_cnt] */
 	uint32_t prof_flags;      /* UDT_PROF_F_* */
+	/* (version 8) */
+	uint32_t gen_off;         /* the newest later generation (struct udt_area_gen), 0: none */
+	uint32_t gen_reserved;
+};
+
+/*
+ * A later generation of the enablings: the ECBs of probes that appeared
+ * after the session started (a library dlopen'ed meanwhile; docs/runtime.md,
+ * "Libraries loaded after the attach"). The consumer appends it to the area,
+ * after everything the session has published, with its own ECB array (the
+ * new probes' ECBs only: an ECB's next is an index into this array), its own
+ * hash by semaphore and its own undo lists, then publishes it by storing its
+ * offset in udt_area_hdr.gen_off (release). Nothing published before ever
+ * changes. The area header's own fields are generation 0; prev links each
+ * generation to the one before it (0: generation 0), at a lower offset.
+ * Actions, DIFOs and aggregation descriptors are appended too; their offsets
+ * are from the start of the area, as generation 0's are.
+ */
+struct udt_area_gen {
+	uint32_t size;            /* sizeof(struct udt_area_gen) */
+	uint32_t prev;            /* offset of the previous generation; 0: generation 0 */
+	uint32_t gen;             /* 1, 2...: one more than the previous one's */
+	uint32_t ecb_cnt;
+	uint32_t ecb_off;         /* struct udt_ecb[ecb_cnt] */
+	uint32_t hash_bits;       /* as udt_area_hdr's */
+	uint32_t hash_off;        /* uint32_t[1 << hash_bits]: index + 1 into this ecb array */
+	uint32_t sem_cnt;         /* semaphores the consumer incremented for this generation */
+	uint32_t sem_off;         /* uint64_t[sem_cnt] */
+	uint32_t disp_cnt;        /* udt__dispatch pointers it set */
+	uint32_t disp_off;        /* uint64_t[disp_cnt] */
+	uint32_t reserved;
 };
 
 /*

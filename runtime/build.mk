@@ -4,7 +4,7 @@
 # library cannot be preloaded into the uninstrumented programs it traces);
 # tests/unit/test_runtime links the same sources into an ASan binary.
 RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
-		runtime/spec.c runtime/subr.c \
+		runtime/spec.c runtime/subr.c runtime/area.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c
 # The direct loads of safe.c (x86-64 only), in assembly

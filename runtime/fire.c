@@ -26,6 +26,7 @@
  * load where direct loads are not possible).
  */
 #include "runtime/agg.h"
+#include "runtime/area.h"
 #include "runtime/record.h"
 
 #include <errno.h>
@@ -138,44 +139,44 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	return is_value(&ad->incr) ? check_action(area, &ad->incr, 8, insn) : -EINVAL;
 }
 
-/* Once per session: out of the probe path's way. */
-static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, uint32_t area)
+/*
+ * The ECBs of one generation (ecb_cnt of them at ecb_off, and their hash):
+ * each one's extent, chain, predicate and actions. The index of one that
+ * fails goes to *ret_i (and the instruction to *ret_insn).
+ */
+static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uint32_t hash_off,
+		       uint32_t hash_bits, uint32_t *ret_i, uint32_t *ret_insn)
 {
-	const uint8_t *a = c->areas[area & 1];
-	const struct udt_area_hdr *ah = (const void *)a;
-	uint32_t insn = 0, i = 0;
+	uint32_t i = 0;
 
-	if (ah->size != sizeof(*ah) || ah->hash_bits > 20 || ah->nlocals > UDT_MAX_LOCALS ||
-	    ah->ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
-	    !in_area(ah->gvar_off, (uint64_t)ah->ngvars * 8) ||
-	    !in_area(ah->ecb_off, (uint64_t)ah->ecb_cnt * sizeof(struct udt_ecb)) ||
-	    !in_area(ah->hash_off, (uint64_t)4 << ah->hash_bits) ||
-	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
-	    !in_area(ah->disp_off, (uint64_t)ah->disp_cnt * 8) || ah->ecb_off % 8)
-		goto bad;
-	const struct udt_ecb *ecbs = (const void *)(a + ah->ecb_off);
-	const uint32_t *hash = (const void *)(a + ah->hash_off);
-	for (i = 0; i < (1u << ah->hash_bits); i++)
-		if (hash[i] > ah->ecb_cnt)
-			goto bad;
-	for (i = 0; i < ah->ecb_cnt; i++) {
+	*ret_i = 0;
+	if (hash_bits > 20 || !in_area(ecb_off, (uint64_t)ecb_cnt * sizeof(struct udt_ecb)) ||
+	    !in_area(hash_off, (uint64_t)4 << hash_bits) || ecb_off % 8 || hash_off % 4)
+		return -EINVAL;
+	const struct udt_ecb *ecbs = (const void *)(a + ecb_off);
+	const uint32_t *hash = (const void *)(a + hash_off);
+	for (i = 0; i < (1u << hash_bits); i++)
+		if (hash[i] > ecb_cnt)
+			return -EINVAL;
+	for (i = 0; i < ecb_cnt; i++) {
 		const struct udt_ecb *e = &ecbs[i];
 
+		*ret_i = i;
 		/* chains only go forward, so they end */
-		if (e->size != sizeof(*e) || e->next > ah->ecb_cnt || (e->next && e->next <= i + 1) ||
+		if (e->size != sizeof(*e) || e->next > ecb_cnt || (e->next && e->next <= i + 1) ||
 		    e->rec_size > (1u << 20) || e->rec_size % 8 || e->act_off % 8 ||
 		    !in_area(e->act_off, (uint64_t)e->act_cnt * sizeof(struct udt_action)))
-			goto bad;
-		if (e->pred && check_difo(a, e->pred, &insn))
-			goto bad;
+			return -EINVAL;
+		if (e->pred && check_difo(a, e->pred, ret_insn))
+			return -EINVAL;
 		const struct udt_action *act = (const void *)(a + e->act_off);
 		bool silent = true, commits = false;
 		uint32_t speculates = 0, before = 0; /* records before the speculate() */
 		for (uint32_t k = 0; k < e->act_cnt; k++) {
 			uint32_t kind = act[k].kind;
 			if (kind == UDT_ACT_AGG) {
-				if (check_aggdesc(a, &act[k], &insn))
-					goto bad;
+				if (check_aggdesc(a, &act[k], ret_insn))
+					return -EINVAL;
 				continue;
 			}
 			speculates += kind == UDT_ACT_SPECULATE;
@@ -183,8 +184,8 @@ static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, ui
 			bool quiet = kind == UDT_ACT_DIFO || kind == UDT_ACT_RAISE; /* records nothing */
 			silent &= quiet || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
 			before += !speculates && !quiet && !is_spec_action(kind);
-			if (check_action(a, &act[k], e->rec_size, &insn))
-				goto bad;
+			if (check_action(a, &act[k], e->rec_size, ret_insn))
+				return -EINVAL;
 		}
 		/* a speculative ECB records into its speculation only (nothing before the
 		   speculate()); a commit copies into the principal buffer, so it is only in an
@@ -195,13 +196,56 @@ static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, ui
 		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size || spec)) ||
 		    (spec != (speculates > 0)) || speculates > 1 || (spec && before) ||
 		    (commits && !spec && !(e->flags & UDT_ECB_NOREC)))
-			goto bad;
+			return -EINVAL;
 	}
+	return 0;
+}
+
+/* Once per session: out of the probe path's way. */
+static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, uint32_t area)
+{
+	const uint8_t *a = c->areas[area & 1];
+	const struct udt_area_hdr *ah = (const void *)a;
+	uint32_t insn = 0, i = 0;
+
+	if (ah->size != sizeof(*ah) || ah->nlocals > UDT_MAX_LOCALS ||
+	    ah->ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
+	    !in_area(ah->gvar_off, (uint64_t)ah->ngvars * 8) ||
+	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
+	    !in_area(ah->disp_off, (uint64_t)ah->disp_cnt * 8) ||
+	    verify_ecbs(a, ah->ecb_off, ah->ecb_cnt, ah->hash_off, ah->hash_bits, &i, &insn))
+		goto bad;
 	return 0;
 bad:
 	STORE_RELAXED(&c->bad_ecb, i);
 	STORE_RELAXED(&c->bad_insn, insn);
 	return -EINVAL;
+}
+
+/*
+ * The later generations of a session (abi.h, struct udt_area_gen), from the
+ * newest down to the newest verified before (stop; 0: none), each once, as
+ * generation 0 is: on the probe path's miss, out of its way.
+ */
+static __attribute__((noinline, cold)) int verify_gens(struct udt_control *c, uint32_t area,
+						       uint32_t newest, uint32_t stop)
+{
+	const uint8_t *a = c->areas[area & 1];
+	uint32_t insn = 0, i = 0;
+
+	for (uint32_t off = newest; off > stop;) {
+		const struct udt_area_gen *g = udt__area_gen(a, off);
+
+		if (!g || !in_area(g->sem_off, (uint64_t)g->sem_cnt * 8) ||
+		    !in_area(g->disp_off, (uint64_t)g->disp_cnt * 8) ||
+		    verify_ecbs(a, g->ecb_off, g->ecb_cnt, g->hash_off, g->hash_bits, &i, &insn)) {
+			STORE_RELAXED(&c->bad_ecb, i);
+			STORE_RELAXED(&c->bad_insn, insn);
+			return -EINVAL;
+		}
+		off = g->prev;
+	}
+	return 0;
 }
 
 /* What one fire knows, for the ECBs of its probe. */
@@ -599,11 +643,88 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
 }
 
+/* The first ECB of semaphore key in one generation's hash, or NULL. */
+static inline const struct udt_ecb *hash_find(const struct udt_ecb *ecbs, const uint32_t *hash,
+					      uint32_t bits, uint64_t key)
+{
+	uint32_t mask = (1u << bits) - 1, slot = udt_sem_hash(key, bits);
+
+	for (uint32_t probes = 0; probes <= mask; probes++, slot = (slot + 1) & mask) {
+		uint32_t h = hash[slot];
+		if (!h)
+			break;
+		if (ecbs[h - 1].sem == key)
+			return &ecbs[h - 1];
+	}
+	return NULL;
+}
+
+/*
+ * The first ECB of key in the generation whose ECBs, hash and hash size are
+ * given, or NULL; found, it goes into the thread's cache (udt_tls.hit_*).
+ */
+static inline const struct udt_ecb *find_in(struct udt_tls *t, uint32_t session, uint64_t key,
+					    const uint8_t *area, uint32_t ecb_off,
+					    uint32_t hash_off, uint32_t hash_bits)
+{
+	const struct udt_ecb *ecbs = (const void *)(area + ecb_off);
+	const struct udt_ecb *e = hash_find(ecbs, (const void *)(area + hash_off), hash_bits, key);
+
+	if (e) {
+		t->hit_sem = key;
+		t->hit_ecb = e;
+		t->hit_ecbs = ecbs;
+		t->hit_area = area;
+		t->hit_session = session;
+	}
+	return e;
+}
+
+/* The newest generation verified in session (session << 32 | its offset): find_in_gens(). */
+static uint64_t verified_gens;
+
+/*
+ * find_ecbs() in a session with later generations (newest: the newest's
+ * offset): each verified once, then searched newest first, generation 0
+ * last (a library loaded again at the same address has its semaphores' old
+ * ECBs in an older generation). Out of line: a session without them pays a
+ * load and a test on a miss.
+ */
+static __attribute__((noinline)) const struct udt_ecb *
+find_in_gens(struct udt_control *c, struct udt_tls *t, uint32_t session, uint32_t area_idx,
+	     uint32_t newest, uint64_t key)
+{
+	const uint8_t *area = c->areas[area_idx];
+	const struct udt_area_hdr *ah = (const void *)area;
+	const struct udt_ecb *e = NULL;
+	/* generations are appended: those above the newest verified are new */
+	uint64_t done = LOAD_ACQUIRE(&verified_gens);
+	uint32_t stop = done >> 32 == session ? (uint32_t)done : 0;
+
+	if (newest > stop) {
+		if (verify_gens(c, area_idx, newest, stop)) {
+			STORE_RELAXED(&c->bad_session, session);
+			udt__session_end(c, session, UDT_STATE_DETACHED);
+			return NULL;
+		}
+		STORE_RELEASE(&verified_gens, (uint64_t)session << 32 | newest);
+	}
+	for (uint32_t off = newest; off && !e;) {
+		const struct udt_area_gen *g = (const void *)(area + off);
+		e = find_in(t, session, key, area, g->ecb_off, g->hash_off, g->hash_bits);
+		off = g->prev;
+	}
+	return e ? e : find_in(t, session, key, area, ah->ecb_off, ah->hash_off, ah->hash_bits);
+}
+
 /*
  * The first ECB of probe (semaphore) key in the session's enablings, or
- * NULL: verified once per session, then found by the area's hash, and kept
- * in the thread's one-probe cache (udt_tls.hit_*), which the next fire of the
- * same probe by this thread uses instead.
+ * NULL: verified once per session, then found by the area's hash (and its
+ * later generations': find_in_gens()), and kept in the thread's one-probe
+ * cache (udt_tls.hit_*), which the next fire of the same probe by this
+ * thread uses instead. Published ECBs never change, and a probe that
+ * appears in a session comes with ECBs of its own in a new generation, so
+ * a cache entry stays right for its session.
  */
 static __attribute__((noinline)) const struct udt_ecb *
 find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t key)
@@ -623,24 +744,12 @@ find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t k
 	}
 	const uint8_t *area = c->areas[area_idx];
 	const struct udt_area_hdr *ah = (const void *)area;
-	const struct udt_ecb *ecbs = (const void *)(area + ah->ecb_off);
-	const uint32_t *hash = (const void *)(area + ah->hash_off);
-	uint32_t mask = (1u << ah->hash_bits) - 1, slot = udt_sem_hash(key, ah->hash_bits);
+	/* pairs with the consumer's store of gen_off after the generation's bytes */
+	uint32_t newest = LOAD_ACQUIRE(&ah->gen_off);
 
-	for (uint32_t probes = 0; probes <= mask; probes++, slot = (slot + 1) & mask) {
-		uint32_t h = hash[slot];
-		if (!h)
-			break;
-		if (ecbs[h - 1].sem == key) {
-			t->hit_sem = key;
-			t->hit_ecb = &ecbs[h - 1];
-			t->hit_ecbs = ecbs;
-			t->hit_area = area;
-			t->hit_session = session;
-			return &ecbs[h - 1];
-		}
-	}
-	return NULL;
+	if (newest)
+		return find_in_gens(c, t, session, area_idx, newest, key);
+	return find_in(t, session, key, area, ah->ecb_off, ah->hash_off, ah->hash_bits);
 }
 
 /* Does ECB e apply to the site at pc? (An ECB of a probe in one function only.) */

@@ -16,9 +16,12 @@
  *
  * Unregistering matters to a live session: the object's semaphores and
  * udt__dispatch pointer are about to be unmapped, so their addresses are
- * struck from the session's undo lists (the runtime and the consumer must
- * not write there any more).
+ * struck from the undo lists of every generation of the session's
+ * enablings (the runtime and the consumer must not write there any more);
+ * a consumer that sees an entry it wrote struck knows the object went
+ * away, even if it is back at the same address by the time it looks.
  */
+#include "runtime/area.h"
 #include "runtime/internal.h"
 
 /* In .bss, so that an untraced process keeps its pages zero: size is set at load (session.c). */
@@ -62,6 +65,26 @@ static void strike(uint64_t *list, uint32_t n, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* Strike the semaphores and the dispatch pointer of table from one undo list. */
+static void strike_table(uint64_t *list, uint32_t n, bool is_disp, void *arg)
+{
+	const struct udt_table_hdr *table = arg;
+	const char *base = (const char *)table;
+
+	if (is_disp) {
+		uint64_t d = (uint64_t)(uintptr_t)((const char *)&table->dispatch_rel +
+						   table->dispatch_rel);
+		strike(list, n, d, d + 8);
+		return;
+	}
+	for (uint32_t p = 0; p < table->probe_cnt; p++) {
+		const struct udt_table_probe *pr =
+			(const void *)(base + table->probe_off + (size_t)p * table->probe_sz);
+		uint64_t sem = (uint64_t)(uintptr_t)((const char *)&pr->sem_rel + pr->sem_rel);
+		strike(list, n, sem, sem + 2);
+	}
+}
+
 UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 {
 	struct udt_control *c = &udt__control;
@@ -78,27 +101,17 @@ UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 	 * The semaphores and the dispatch pointer of this object are within
 	 * its data; the table is in its read-only data. The object's extent
 	 * is not known here, but its semaphores are: strike each of them, and
-	 * its dispatch pointer, from both areas' undo lists.
+	 * its dispatch pointer, from every generation of both areas' undo
+	 * lists (area.c).
 	 */
-	for (int a = 0; a < 2; a++) {
-		struct udt_area_hdr *ah = (struct udt_area_hdr *)c->areas[a];
-
-		if (LOAD_ACQUIRE(&ah->size) != sizeof(*ah) || ah->used > UDT_AREA_SZ)
-			continue;
-		uint64_t *sems = (uint64_t *)(c->areas[a] + ah->sem_off);
-		uint64_t *disp = (uint64_t *)(c->areas[a] + ah->disp_off);
-		if (ah->sem_off + (uint64_t)ah->sem_cnt * 8 > UDT_AREA_SZ ||
-		    ah->disp_off + (uint64_t)ah->disp_cnt * 8 > UDT_AREA_SZ)
-			continue;
-		const char *base = (const char *)table;
-		const struct udt_table_probe *pr;
-		for (uint32_t p = 0; p < table->probe_cnt; p++) {
-			pr = (const void *)(base + table->probe_off + (size_t)p * table->probe_sz);
-			uint64_t sem = (uint64_t)(uintptr_t)((const char *)&pr->sem_rel + pr->sem_rel);
-			strike(sems, ah->sem_cnt, sem, sem + 2);
-		}
-		uint64_t d = (uint64_t)(uintptr_t)((const char *)&table->dispatch_rel +
-						   table->dispatch_rel);
-		strike(disp, ah->disp_cnt, d, d + 8);
-	}
+	for (int a = 0; a < 2; a++)
+		udt__area_undo_lists(c->areas[a], strike_table, (void *)(uintptr_t)table);
+	/*
+	 * The object may be loaded again at the same address, its probes then
+	 * enabled by a later generation with the same semaphores: this
+	 * thread's cache of the last probe it fired must not keep the old
+	 * ECBs (other threads' caches are theirs: docs/runtime.md, "Libraries
+	 * loaded after the attach", says what remains).
+	 */
+	udt__tls.hit_session = 0;
 }

@@ -36,6 +36,7 @@
  * below (when dtrace -c asks for it): no thread, no signal handler, no
  * memory written.
  */
+#include "runtime/area.h"
 #include "runtime/internal.h"
 #include "runtime/tables.h"
 
@@ -88,45 +89,32 @@ uint32_t udt__getcpu_slow(void)
 	return cpu < 0 ? 0 : (uint32_t)cpu;
 }
 
-/* The undo lists of an area, or NULL when the area does not hold them whole. */
-static struct udt_area_hdr *area_hdr(struct udt_control *c, uint32_t area)
+/* Restore one undo list: dispatch pointers cleared, semaphores down by one. */
+static void undo_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 {
-	struct udt_area_hdr *ah = (struct udt_area_hdr *)c->areas[area & 1];
-
-	if (ah->size != sizeof(*ah) ||
-	    ah->sem_off + (uint64_t)ah->sem_cnt * 8 > UDT_AREA_SZ ||
-	    ah->disp_off + (uint64_t)ah->disp_cnt * 8 > UDT_AREA_SZ)
-		return NULL;
-	return ah;
-}
-
-/* Restore what the consumer set: semaphores down by one, dispatch pointers cleared. */
-static void undo_enablings(struct udt_control *c, uint32_t area)
-{
-	struct udt_area_hdr *ah = area_hdr(c, area);
-
-	if (!ah)
-		return;
-	uint64_t *sems = (uint64_t *)(c->areas[area & 1] + ah->sem_off);
-	uint64_t *disp = (uint64_t *)(c->areas[area & 1] + ah->disp_off);
-
-	for (uint32_t i = 0; i < ah->disp_cnt; i++) {
-		uint64_t a = LOAD_RELAXED(&disp[i]);
-		if (a)
-			STORE_RELAXED((void **)(uintptr_t)a, NULL);
-	}
-	for (uint32_t i = 0; i < ah->sem_cnt; i++) {
-		uint64_t a = LOAD_RELAXED(&sems[i]);
-		unsigned short *sem = (unsigned short *)(uintptr_t)a;
+	(void)arg;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = LOAD_RELAXED(&list[i]);
 
 		if (!a)
+			continue; /* struck: its object was unloaded (registry.c) */
+		if (is_disp) {
+			STORE_RELAXED((void **)(uintptr_t)a, NULL);
 			continue;
+		}
 		/* never below zero: another tracer may have reset it */
+		unsigned short *sem = (unsigned short *)(uintptr_t)a;
 		unsigned short v = LOAD_RELAXED(sem);
 		while (v && !__atomic_compare_exchange_n(sem, &v, (unsigned short)(v - 1), false,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
 	}
+}
+
+/* Restore what the consumer set, in every generation of the session's enablings. */
+static void undo_enablings(struct udt_control *c, uint32_t area)
+{
+	udt__area_undo_lists(c->areas[area & 1], undo_list, NULL);
 }
 
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
