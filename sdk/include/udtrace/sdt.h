@@ -183,13 +183,16 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
  * UDT__FN(disp, statements...): run them with udt__fn, the runtime's entry
  * point read from the dispatch pointer disp, if it is set. A generated
  * header's sites use their object's udt__dispatch; SDT(9) sites their
- * provider's (below).
+ * provider's (below). The empty asm after the call keeps it a call: as the
+ * last thing a function does it would be a tail jump, and the runtime finds
+ * which function's site fired by its return address (docs/format.md §1).
  */
 #define UDT__FN(disp, ...)                                                                   \
 	do {                                                                                 \
 		udt__dispatch_fn udt__fn = __atomic_load_n(&(disp), __ATOMIC_RELAXED);        \
 		if (udt__fn) {                                                               \
 			__VA_ARGS__;                                                         \
+			__asm__ __volatile__("");                                            \
 		}                                                                            \
 	} while (0)
 #define UDT__REGS(D, S, N, a0, a1, a2, a3) UDT__FN(D, udt__fn(&(S), N, a0, a1, a2, a3))

@@ -1,0 +1,4 @@
+/* tests/integration/sites.sh: one probe with sites in two functions. */
+provider sites {
+	probe p(int x);
+};
