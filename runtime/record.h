@@ -71,9 +71,11 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_s
 	rc->half = udt__tls.data + (uint64_t)a * shm->bufsize;
 	rc->off = LOAD_RELAXED(&tb->off[a]);
 	if (size > shm->bufsize || rc->off + size > shm->bufsize) {
-		tb->drops[a]++;
+		/* fill: the buffer is full and tracing stops; as DTrace's, that is no drop */
 		if (policy == UDT_POLICY_FILL)
 			STORE_RELAXED(&shm->stopped, 1);
+		else
+			tb->drops[a]++;
 		STORE_RELEASE(&tb->busy, 0);
 		return NULL;
 	}

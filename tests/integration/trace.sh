@@ -135,6 +135,8 @@ if [ "$printed" -gt 0 ] && [ "$printed" -lt 1000 ] &&
 else
 	fail "fill: the first records, then tracing stopped" "printed $printed" "$(tail -3 out.txt)"
 fi
+# as in DTrace, a full fill buffer stops tracing: that is not a drop
+expect_eq "fill: no drop reported" "$(grep -c 'drop' err.txt)" 0
 
 # ring: only the newest records, at exit
 "$DTRACE" -q -x bufpolicy=ring -b 4k -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
