@@ -149,6 +149,9 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 /* Attach to the target (if any), enable everything, run BEGIN. 0, or -1 with *ret_err. */
 int cs_trace_start(struct cs_trace *t, char **ret_err);
 
+/* The probes enabled for clause cl (one ECB each): DTrace's "matched N probes". */
+size_t cs_trace_clause_matches(const struct cs_trace *t, const struct dl_clause *cl);
+
 /*
  * cs_trace_arm() - make sure the target's runtime has armed the timers of the
  * session's profile and tick probes (a -c command did at its handshake; a

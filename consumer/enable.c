@@ -461,12 +461,24 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 			}
 		}
 	}
+	/* as DTrace's dtrace_program_exec(): refused before the probes are counted as matched */
+	if (cs__act_check_destructive(t, ret_err))
+		goto fail;
 	order_ecbs(t);
 	*ret = t;
 	return 0;
 fail:
 	cs_trace_close(t);
 	return -1;
+}
+
+size_t cs_trace_clause_matches(const struct cs_trace *t, const struct dl_clause *cl)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->ecb_cnt; i++)
+		n += t->ecbs[i].clause == cl;
+	return n;
 }
 
 /* -- The enabling area ---------------------------------------------------------------------- */
@@ -746,8 +758,6 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	pid_t pid = t->proc ? t->proc->pid : 0;
 	int err;
 
-	if (cs__act_check_destructive(t, ret_err))
-		return -1;
 	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
 	if (t->o.policy == UDT_POLICY_FILL) {
 		uint64_t end_sz = 0;

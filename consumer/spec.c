@@ -279,21 +279,32 @@ static bool print_sink(void *arg, const uint8_t *recs, uint64_t len)
 
 /*
  * Finish speculation index i of tab: a target's thread that was writing into
- * it is given a little while (it is between two stores of a record). If it
- * does not come out, a commit prints the records complete so far and
- * becomes a discard, which the cleaner finishes later; the late record is
- * lost.
+ * it is given up to FINISH_WAIT_NS (it is between two stores of a record,
+ * unless the scheduler took its CPU away: on a loaded machine that lasts
+ * milliseconds, which a count of yields did not cover). If it does not come
+ * out, a commit prints the records complete so far and becomes a discard,
+ * which the cleaner finishes later; the late record is lost (a thread
+ * stopped mid-record, by a debugger say, must not stop dtrace).
  */
+#define FINISH_WAIT_NS (200 * 1000000ull)
+
 static void finish(struct cs_trace *t, const struct udt_spectab *tab, uint32_t i, bool commit)
 {
-	for (int spin = 0; spin < 2000; spin++) {
+	uint64_t until = 0;
+
+	for (int spin = 0;; spin++) {
 		if (udt__spec_finish(tab, i, commit, print_sink, t))
 			return;
 		uint32_t st = __atomic_load_n(&tab->spec[i].state, __ATOMIC_ACQUIRE);
 		if (st != (commit ? UDT_SPEC_COMMITTING : UDT_SPEC_DISCARDING) && st != 4)
 			return; /* finished by someone else (4: being finished) */
-		if (spin > 100)
-			sched_yield();
+		if (spin < 100)
+			continue;
+		if (!until)
+			until = cs__now_ns() + FINISH_WAIT_NS;
+		else if (cs__now_ns() > until)
+			break;
+		sched_yield();
 	}
 	if (commit) {
 		uint64_t len = udt__spec_complete(tab, i);

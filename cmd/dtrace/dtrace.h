@@ -24,6 +24,8 @@ enum cmd_mode {
 struct cmd_prog {
 	char kind;                 /* 's', 'n', 'P', 'm', 'f', 'i' */
 	const char *arg;
+	size_t first_clause;       /* the clauses it gave the program (load_program()) */
+	size_t clause_cnt;
 };
 
 struct cmd_opts {

@@ -137,7 +137,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				case 'm':
 				case 'f':
 				case 'i': {
-					struct cmd_prog pr = { *c, val };
+					struct cmd_prog pr = { .kind = *c, .arg = val };
 					UDT__PUSH(o->progs, o->prog_cnt, pcap, pr);
 					if (*c == 's') /* a definition for -h/-G, or a script */
 						UDT__PUSH(o->sources, o->source_cnt, scap, val);

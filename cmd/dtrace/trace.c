@@ -63,6 +63,32 @@ static void parse_text(struct dl_program *p, const char *name, const char *text)
 	}
 }
 
+/*
+ * DTrace's "dtrace: description 'D' matched N probes" for each -n, -P, -m
+ * and -f (a -n program cropped before its predicate or actions, as DTrace
+ * does), and "dtrace: script 'F' matched N probes" for each -s: the probes
+ * enabled for its clauses (a probe once per clause), unless -q.
+ */
+static void report_matches(const struct cmd_opts *o, struct dl_program *p,
+			   const struct cs_trace *t)
+{
+	size_t n;
+	struct dl_clause *const *cls = dl_program_clauses(p, &n);
+
+	for (size_t i = 0; i < o->prog_cnt; i++) {
+		const struct cmd_prog *pr = &o->progs[i];
+		size_t m = 0;
+
+		for (size_t c = pr->first_clause; c < pr->first_clause + pr->clause_cnt && c < n; c++)
+			m += cs_trace_clause_matches(t, cls[c]);
+		/* as DTrace's: a -n program cropped before its predicate or actions */
+		int len = pr->kind == 'n' ? (int)strcspn(pr->arg, "{/;") : (int)strlen(pr->arg);
+
+		notice(&o->copts, "%s '%.*s' matched %zu probe%s",
+		       pr->kind == 's' ? "script" : "description", len, pr->arg, m, m == 1 ? "" : "s");
+	}
+}
+
 static struct dl_program *load_program(struct cmd_opts *o)
 {
 	struct dl_program *p = dl_program_new(o->model);
@@ -81,9 +107,10 @@ static struct dl_program *load_program(struct cmd_opts *o)
 	cmd_load_libraries(o, p);
 
 	for (size_t i = 0; i < o->prog_cnt; i++) {
-		const struct cmd_prog *pr = &o->progs[i];
+		struct cmd_prog *pr = &o->progs[i];
 		char *text = NULL;
 
+		dl_program_clauses(p, &pr->first_clause);
 		switch (pr->kind) {
 		case 's': {
 			struct cmd_opts one = *o;
@@ -115,6 +142,8 @@ static struct dl_program *load_program(struct cmd_opts *o)
 			parse_text(p, pr->kind == 'P' ? "-P" : pr->kind == 'm' ? "-m" : "-f", text);
 			free(text);
 		}
+		dl_program_clauses(p, &pr->clause_cnt);
+		pr->clause_cnt -= pr->first_clause;
 	}
 
 	/* #pragma D option, then -x (the command line wins) */
@@ -466,12 +495,14 @@ int cmd_trace(struct cmd_opts *o)
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
 	}
-	if (o->copts.destructive)
-		notice(&o->copts, "allowing destructive actions");
+	/* -e compiles and enables nothing: DTrace then counts nothing either */
 	if (o->exit_after_compile) {
 		ret = 0;
 		goto out;
 	}
+	report_matches(o, p, t);
+	if (o->copts.destructive)
+		notice(&o->copts, "allowing destructive actions");
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

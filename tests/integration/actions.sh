@@ -36,7 +36,9 @@ expect_eq "system: the command writes to dtrace's stdout" "$(cat out.txt)" "from
 expect_eq "system: the records to -o's file" "$(cat file.txt)" "to the file"
 expect_eq "system: -w is noticed" "$(grep -v '^$' err.txt)" ""
 "$DTRACE" -w -n 'BEGIN { exit(0); }' >out.txt 2>err.txt
-expect_eq "-w without -q: dtrace says so" "$(cat err.txt)" "dtrace: allowing destructive actions"
+expect_eq "-w without -q: dtrace says so" "$(cat err.txt)" \
+	"dtrace: description 'BEGIN ' matched 1 probe
+dtrace: allowing destructive actions"
 
 # setopt(): an unknown option and a bad value are errors that name them
 "$DTRACE" -q -n 'BEGIN { setopt("nosuchoption"); setopt("aggrate", "fast"); exit(0); }' \

@@ -118,5 +118,6 @@ wait "$lpid" 2>/dev/null
 
 out=$(timeout 10 "$DTRACE" -x bufpolicy=fill -b 64 -n 'END { trace(vtimestamp); trace(walltimestamp); trace(pid); trace(tid); trace(cpu); trace(pid); }' 2>&1)
 expect_eq "fill: END enablings that cannot fit" "$out" \
-	"dtrace: END enablings exceed size of principal buffer"
+	"dtrace: description 'END ' matched 1 probe
+dtrace: END enablings exceed size of principal buffer"
 finish

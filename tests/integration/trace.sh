@@ -45,7 +45,7 @@ done
 "$DTRACE" -n 'rt*:::once { trace(arg0); } END { trace(1); }' -c './rtprog bad' >out.txt 2>&1
 expect_eq "the exit notice between the records and END" \
 	"$(grep -v '^ready\|^done' out.txt | sed 's/^ *[0-9]* *[0-9]* *//; s/pid [0-9]*/pid N/' | tr -s ' ' | tr '\n' '|')" \
-	"CPU ID FUNCTION:NAME|main:once 7|dtrace: pid N has exited|:END 1||"
+	"dtrace: description 'rt*:::once ' matched 2 probes|CPU ID FUNCTION:NAME|main:once 7|dtrace: pid N has exited|:END 1||"
 
 # Predicates and exit(): the status is dtrace's
 "$DTRACE" -q -n 'rt*:::tick /arg1 == 500/ { trace(arg1); exit(3); }' \
