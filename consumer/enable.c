@@ -617,8 +617,11 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		u->pc_lo = e->probe->pc_lo;
 		u->pc_hi = e->probe->pc_hi;
 		u->rec_size = e->rec_size;
-		if (e->has_pred && !e->pred.is_const)
+		if (e->has_pred && !e->pred.is_const) {
 			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
+			if (udt_difo_is_light((const void *)e->pred.bytes))
+				u->flags |= UDT_ECB_LIGHTPRED;
+		}
 		bool silent = e->act_cnt > 0;
 		for (size_t k = 0; k < e->act_cnt; k++) {
 			struct cs_action *ca = &e->acts[k];

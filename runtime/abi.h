@@ -254,6 +254,13 @@ struct udt_prof {
  * to the thread's principal buffer (docs/runtime.md, "Speculations").
  */
 #define UDT_ECB_SPEC 0x4u
+/*
+ * UDT_ECB_LIGHTPRED: a predicate that reads only arguments, builtins,
+ * constants and self-> or global scalars (udt_difo_is_light()): the runtime
+ * evaluates it before it builds the rest of the VM's context, and a false
+ * one costs no more (fire.c). The verifier refuses the flag on any other ECB.
+ */
+#define UDT_ECB_LIGHTPRED 0x8u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {

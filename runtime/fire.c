@@ -191,7 +191,9 @@ static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uin
 		   speculate()); a commit copies into the principal buffer, so it is only in an
 		   ECB that holds no principal record of its own */
 		bool spec = e->flags & UDT_ECB_SPEC;
-		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC | UDT_ECB_SPEC)) ||
+		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC | UDT_ECB_SPEC | UDT_ECB_LIGHTPRED)) ||
+		    ((e->flags & UDT_ECB_LIGHTPRED) &&
+		     (!e->pred || !udt_difo_is_light((const void *)(a + e->pred)))) ||
 		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
 		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size || spec)) ||
 		    (spec != (speculates > 0)) || speculates > 1 || (spec && before) ||
@@ -752,6 +754,49 @@ find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t k
 	return find_in(t, session, key, area, ah->ecb_off, ah->hash_off, ah->hash_bits);
 }
 
+/*
+ * A light predicate (UDT_ECB_LIGHTPRED), before the VM's context is built:
+ * it needs only what this context holds. Most are of the shape
+ * udt_difo_shape() decodes: the thread keeps the last one decoded, so that a
+ * fire evaluates it natively (decoding it cost more than the rest of a false
+ * predicate). False: the clause is skipped at that cost. True, or a fault:
+ * run_chain_vm() runs it again, and reports the fault as any.
+ */
+static inline bool light_pred(const struct fire *f, struct udt_tls *t, uint32_t session,
+			      const struct udt_ecb *e)
+{
+	const struct udt_shm_hdr *shm = t->shm;
+	const struct udt_difo *d = (const void *)(f->area + e->pred);
+	struct udt_vm_ctx vm;
+	uint64_t v;
+
+	if (t->shape_session != session || t->shape_pred != e->pred || t->shape_area != f->area) {
+		(void)udt_difo_shape(d, &t->shape);
+		t->shape_session = session;
+		t->shape_pred = e->pred;
+		t->shape_area = f->area;
+	}
+	/* only what a light DIFO reads (udt_difo_is_light()), the rest never touched: zeroing
+	   the whole context cost more than the predicate; the builtins only if read */
+	vm.args = f->args;
+	vm.nargs = f->nargs;
+	vm.tvars = t->tvars;
+	vm.ntvars = t->ntvars;
+	vm.gvars = (uint64_t *)(void *)((uint8_t *)t->shm + shm->gvar_off);
+	vm.ngvars = (uint32_t)shm->ngvars;
+	if (t->shape.load && t->shape.load != UDT_OP_LDVAR && udt_shape_run(&t->shape, &vm, &v))
+		return v;
+	vm.timestamp = f->now;
+	vm.epid = e->epid;
+	vm.cpu = f->cpu;
+	vm.pid = f->pid;
+	vm.tid = f->tid;
+	vm.err = f->err;
+	if (t->shape.load == UDT_OP_LDVAR && udt_shape_run(&t->shape, &vm, &v))
+		return v;
+	return udt_difo_run(d, &vm, &v) || v;
+}
+
 /* Does ECB e apply to the site at pc? (An ECB of a probe in one function only.) */
 static inline bool site_matches(const struct udt_ecb *e, uint64_t pc)
 {
@@ -849,11 +894,12 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	f.site = pc;
 	for (;;) {
 		if (site_matches(e, pc)) {
-			if (!(e->flags & UDT_ECB_DIRECT)) {
+			if (e->flags & UDT_ECB_DIRECT) {
+				run_direct(&f, e);
+			} else if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, t, session, e)) {
 				run_chain_vm(&f, e, ecbs, pc);
 				break;
 			}
-			run_direct(&f, e);
 		}
 		if (!e->next)
 			break;

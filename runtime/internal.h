@@ -65,6 +65,11 @@ struct udt_tls {
 	const struct udt_ecb *hit_ecb;     /* its first ECB */
 	const struct udt_ecb *hit_ecbs;    /* the area's ECBs */
 	const uint8_t *hit_area;
+	/* the light predicate this thread evaluated last, decoded (fire.c: light_pred()) */
+	uint32_t shape_session;
+	uint32_t shape_pred;               /* its DIFO's offset in shape_area */
+	const uint8_t *shape_area;
+	struct udt_shape shape;            /* load 0: not of the shape */
 };
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));

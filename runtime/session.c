@@ -346,6 +346,7 @@ static void forked(struct udt_control *c)
 	udt__safe_set_pid(pid);
 	udt__tls.session = 0;
 	udt__tls.hit_session = 0;
+	udt__tls.shape_session = 0;
 	udt__tls.tb = NULL;
 	udt__tls.data = NULL;
 	udt__tls.agg = NULL;

@@ -172,6 +172,30 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	}
 }
 
+bool udt_difo_is_light(const struct udt_difo *d)
+{
+	const struct udt_insn *in = (const void *)((const uint8_t *)d + d->size);
+
+	for (uint32_t i = 0; i < d->insn_cnt; i++) {
+		switch (in[i].op) {
+		case UDT_OP_NOP: case UDT_OP_RET: case UDT_OP_MOV: case UDT_OP_LDI:
+		case UDT_OP_LDC: case UDT_OP_LDS: case UDT_OP_ADD: case UDT_OP_SUB:
+		case UDT_OP_MUL: case UDT_OP_UDIV: case UDT_OP_SDIV: case UDT_OP_UREM:
+		case UDT_OP_SREM: case UDT_OP_AND: case UDT_OP_OR: case UDT_OP_XOR:
+		case UDT_OP_SLL: case UDT_OP_SRL: case UDT_OP_SRA: case UDT_OP_NEG:
+		case UDT_OP_NOT: case UDT_OP_LNOT: case UDT_OP_SEQ: case UDT_OP_SNE:
+		case UDT_OP_SLT: case UDT_OP_SLTU: case UDT_OP_SLE: case UDT_OP_SLEU:
+		case UDT_OP_SEXT: case UDT_OP_ZEXT: case UDT_OP_BA: case UDT_OP_BZ:
+		case UDT_OP_BNZ: case UDT_OP_LDARG: case UDT_OP_LDARGR: case UDT_OP_LDVAR:
+		case UDT_OP_LDTV: case UDT_OP_LDGV:
+			continue;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
 int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn)
 {
 	const struct udt_insn *insns;
@@ -331,6 +355,69 @@ static int fault(struct udt_vm_ctx *ctx, uint32_t why, uint32_t pc, uint64_t add
 	ctx->fault_insn = pc;
 	ctx->fault_addr = addr;
 	return -1;
+}
+
+int udt_difo_shape(const struct udt_difo *d, struct udt_shape *ret)
+{
+	const struct udt_insn *in = (const struct udt_insn *)((const char *)d + d->size);
+	const uint64_t *consts = (const uint64_t *)(in + d->insn_cnt);
+	uint32_t n = d->insn_cnt, i = 1, ra = in[0].rd, res = in[0].rd;
+	struct udt_shape s = { 0 };
+
+	*ret = s;
+	if (n < 2 || n > 5)
+		return 0;
+	switch (in[0].op) {
+	case UDT_OP_LDARG:
+	case UDT_OP_LDVAR:
+	case UDT_OP_LDTV:
+	case UDT_OP_LDGV:
+		s.load = in[0].op;
+		s.imm = (uint32_t)in[0].imm;
+		break;
+	default:
+		return 0;
+	}
+	if ((in[i].op == UDT_OP_SEXT || in[i].op == UDT_OP_ZEXT) && in[i].rd == ra &&
+	    in[i].rs1 == ra) {
+		s.ext = in[i].op;
+		s.ext_bits = (uint8_t)in[i].imm;
+		i++;
+	}
+	if (i + 2 < n) {
+		/* the constant in another register, then the compare of the two into res */
+		uint32_t rb = in[i].rd;
+		const struct udt_insn *c = &in[i + 1];
+
+		if (rb == ra || (in[i].op != UDT_OP_LDI && in[i].op != UDT_OP_LDC))
+			return 0;
+		s.k = in[i].op == UDT_OP_LDI ? (uint64_t)(int64_t)in[i].imm : consts[in[i].imm];
+		if (c->rs1 == rb && c->rs2 == ra)
+			s.swap = 1;
+		else if (c->rs1 != ra || c->rs2 != rb)
+			return 0;
+		switch (c->op) {
+		case UDT_OP_SEQ: case UDT_OP_SNE: case UDT_OP_SLT:
+		case UDT_OP_SLTU: case UDT_OP_SLE: case UDT_OP_SLEU:
+			s.cmp = c->op;
+			break;
+		default:
+			return 0;
+		}
+		res = c->rd;
+		i += 2;
+	}
+	if (i != n - 1 || in[i].op != UDT_OP_RET || in[i].rs1 != res)
+		return 0;
+	*ret = s;
+	return 1;
+}
+
+int udt_difo_run_shape(const struct udt_difo *d, const struct udt_vm_ctx *ctx, uint64_t *ret_val)
+{
+	struct udt_shape s;
+
+	return udt_difo_shape(d, &s) && udt_shape_run(&s, ctx, ret_val);
 }
 
 int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret_val)

@@ -124,6 +124,18 @@ expect_eq "temporal: 10000 records" "$(grep -c . out.txt)" 10000
 if sort -n -c out.txt 2>/dev/null; then ok "temporal: in timestamp order"; else
 	fail "temporal: in timestamp order" "$(sort -n -c out.txt 2>&1)"; fi
 
+# Predicates the runtime evaluates before the VM's context (light ones: docs/runtime.md, "The
+# probe path"): true, false and faulting fires, each as the interpreter has them
+"$DTRACE" -q -n 'rt*:::tick /100 / (arg1 % 2) > 10/ { printf("%d\n", arg1); }' \
+	-c './rtprog ticks 10 1' >out.txt 2>err.txt
+expect_eq "a light predicate: the fires it is true for" "$(grep '^[0-9]' out.txt | tr '\n' ' ')" "1 3 5 7 9 "
+expect_eq "a light predicate: the fires it divides by zero in, reported as DTrace does" \
+	"$(grep -c 'divide-by-zero in predicate at DIF offset' err.txt)" 5
+"$DTRACE" -q -n 'rt*:::tick /arg1 == 3/ { self->seen = 1; }
+	rt*:::tick /self->seen && pid == $target/ { printf("%d\n", arg1); }' \
+	-c './rtprog ticks 6 1' >out.txt 2>err.txt
+expect_eq "light predicates on self-> and a builtin" "$(grep '^[0-9]' out.txt | tr '\n' ' ')" "3 4 5 "
+
 # fill: tracing stops at the first full buffer and dtrace exits
 "$DTRACE" -q -x bufpolicy=fill -b 4k -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
 	-c './rtprog ticks 100000 1' >out.txt 2>err.txt

@@ -997,6 +997,70 @@ TEST(errno_is_unchanged_across_run)
 	CHECK_EQ(v, 77);
 }
 
+/* -- Predicates' shapes run without the interpreter (udt_difo_run_shape()) --------------- */
+
+/* Run src both ways: the shape runner must take it (or not, as want_taken says) and agree. */
+static uint64_t shape_args[3];
+
+static void shape_agrees(const char *src, bool want_taken)
+{
+	AUTO_DIFO b = assemble(src);
+	struct udt_vm_ctx c1 = test_ctx(), c2 = test_ctx();
+
+	c1.args = c2.args = shape_args;
+	uint64_t v1 = 0x1111, v2 = 0x2222;
+
+	REQUIRE_EQ(udt_difo_verify(hdr(&b), b.sz, NULL), 0);
+	int taken = udt_difo_run_shape(hdr(&b), &c1, &v1);
+	if (!CHECK_EQ(taken, want_taken ? 1 : 0))
+		fprintf(stderr, "  for: %s\n", src);
+	if (taken && CHECK_EQ(udt_difo_run(hdr(&b), &c2, &v2), 0) && !CHECK_EQ(v1, v2))
+		fprintf(stderr, "  for: %s\n", src);
+	if (!taken)
+		CHECK_EQ(v1, 0x1111); /* nothing set */
+}
+
+TEST(shapes_run_as_the_interpreter_runs_them)
+{
+	static const char *const loads[] = { "ldarg r0, 0", "ldarg r0, 1", "ldarg r0, 2",
+					     "ldarg r0, 5", "ldvar r0, 3", "ldvar r0, 5",
+					     "ldtv r0, 1", "ldgv r0, 2" };
+	static const char *const cmps[] = { "seq", "sne", "slt", "sltu", "sle", "sleu" };
+	static const char *const consts[] = { "ldi r1, 0", "ldi r1, -1", "ldi r1, 4242",
+					      "ldi r1, 2147483647", "ldc r1, 0" };
+	static const uint64_t tv[] = { 0, 1, (uint64_t)-1, 0x8000000000000000ull, 4242 };
+
+	for (size_t t = 0; t < sizeof(tv) / sizeof(tv[0]); t++) {
+		shape_args[0] = tv[t];
+		shape_args[1] = ~tv[t];
+		shape_args[2] = tv[t] >> 1;
+		test_tvars[1] = tv[t];
+		test_gvars[2] = tv[(t + 1) % 5];
+		for (size_t l = 0; l < sizeof(loads) / sizeof(loads[0]); l++) {
+			shape_agrees(fmt("%s; ret r0", loads[l]), true);
+			shape_agrees(fmt("%s; sext r0, r0, 32; ret r0", loads[l]), true);
+			shape_agrees(fmt("%s; zext r0, r0, 16; ret r0", loads[l]), true);
+			for (size_t c = 0; c < sizeof(cmps) / sizeof(cmps[0]); c++)
+				for (size_t k = 0; k < sizeof(consts) / sizeof(consts[0]); k++) {
+					shape_agrees(fmt(".const 0x8000000000000001; %s; %s; %s r2, r0, r1; ret r2",
+							 loads[l], consts[k], cmps[c]), true);
+					shape_agrees(fmt(".const 5; %s; sext r0, r0, 8; %s; %s r0, r1, r0; ret r0",
+							 loads[l], consts[k], cmps[c]), true);
+				}
+		}
+	}
+	/* not the shape: the interpreter's */
+	shape_agrees("ldi r0, 1; ret r0", false);
+	shape_agrees("ldarg r0, 0; ldi r1, 3; add r0, r0, r1; ret r0", false);
+	shape_agrees("ldarg r0, 0; ldi r1, 3; slt r2, r0, r1; ret r0", false);  /* returns another */
+	shape_agrees("ldarg r0, 0; ldi r0, 3; seq r1, r0, r0; ret r1", false);  /* constant over it */
+	shape_agrees("ldarg r0, 0; sext r1, r0, 32; ret r1", false);           /* extends a copy */
+	shape_agrees("ldarg r0, 0; ldarg r1, 1; seq r2, r0, r1; ret r2", false);
+	/* would fault: left to the interpreter, which reports it */
+	shape_agrees("ldtv r0, 4; ret r0", false);
+	shape_agrees("ldgv r0, 3; ldi r1, 0; seq r0, r0, r1; ret r0", false);
+}
+
 /* -- The fault-safe copy itself ------------------------------------------------------------ */
 
 TEST(safe_copy)
