@@ -217,13 +217,29 @@ static bool direct_ok(void)
  * default action is taken by restoring it and faulting again on return (or,
  * for a signal another process sent, by sending it again).
  */
+/*
+ * Set while this thread runs the handler chain() called: if that handler
+ * calls ours back (below), nobody handles the fault. Reset by every fault the
+ * kernel delivers (on_fault() returns to the signal restorer then), since a
+ * handler may leave by siglongjmp() and never come back to clear it.
+ */
+static __thread uint8_t chaining __attribute__((tls_model("initial-exec")));
+/* The signal restorer our handler returns to when the kernel calls it. */
+static void *restorer;
+
 static void chain(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction *p = sig == SIGSEGV ? &prev_segv : &prev_bus;
+	bool loop = chaining;
 
-	if (p->sa_handler == SIG_IGN && si->si_code <= 0)
+	if (p->sa_handler == SIG_IGN && si->si_code <= 0 && !loop)
 		return; /* sent, and ignored: a fault cannot be ignored */
-	if (p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN) {
+	/*
+	 * Back here from the handler we chained to: it chains to ours in turn (an
+	 * application that re-installed its handler, keeping ours as the one before
+	 * it). Nobody handles this fault: the default action, as without us.
+	 */
+	if (loop || p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN) {
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 
 		__atomic_store_n(&arm_state, ARM_LOST, __ATOMIC_RELAXED);
@@ -234,10 +250,12 @@ static void chain(int sig, siginfo_t *si, void *uc)
 		return; /* the fault happens again, and now kills as it should */
 	}
 	sigprocmask(SIG_BLOCK, &p->sa_mask, NULL); /* sigreturn restores the mask */
+	chaining = 1;
 	if (p->sa_flags & SA_SIGINFO)
 		p->sa_sigaction(sig, si, uc);
 	else
 		p->sa_handler(sig);
+	chaining = 0;
 	if (p->sa_flags & SA_RESETHAND)
 		p->sa_handler = SIG_DFL;
 }
@@ -247,6 +265,8 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
+	if (__builtin_return_address(0) == restorer)
+		chaining = 0; /* delivered by the kernel, not called back by a handler */
 	/* si_code > 0: raised by the kernel for this instruction, not sent by kill() */
 	if (si->si_code > 0 && pc >= (uintptr_t)udt__safe_text_begin &&
 	    pc < (uintptr_t)udt__safe_text_end) {
@@ -275,6 +295,9 @@ int udt__safe_arm(void)
 		__atomic_store_n(&arm_state, ARM_LOST, __ATOMIC_RELEASE);
 		return -EPERM;
 	}
+	struct ksigaction k;
+	if (raw_syscall6(SYS_rt_sigaction, SIGSEGV, 0, (long)&k, 8, 0, 0) == 0)
+		restorer = k.restorer;
 	__atomic_store_n(&arm_state, ARM_READY, __ATOMIC_RELEASE);
 	return 0;
 }

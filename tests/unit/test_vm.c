@@ -15,6 +15,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1361,6 +1362,73 @@ static void blocked_signals_mean_kernel_copies(void)
 TEST(blocked_signals_mean_kernel_copies)
 {
 	in_child(blocked_signals_mean_kernel_copies);
+}
+
+/* A handler that leaves by siglongjmp(), as memory-probing code does: every fault reaches it. */
+static sigjmp_buf probe_env;
+
+static void probe_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(probe_env, 1);
+}
+
+static void longjmp_handlers_keep_working(void)
+{
+	char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile int caught = 0;
+	uint64_t v;
+
+	REQUIRE(none != MAP_FAILED);
+	signal(SIGSEGV, probe_handler);
+	CHECK_EQ(udt__safe_arm(), 0);
+	for (int i = 0; i < 3; i++) {
+		if (sigsetjmp(probe_env, 1) == 0)
+			(void)*(volatile char *)none; /* the application's own probe */
+		else
+			caught++;
+		CHECK_EQ(fire_copy(&v, (uintptr_t)none, 8), -EFAULT); /* ours, in between */
+	}
+	CHECK_EQ(caught, 3);
+}
+
+TEST(longjmp_handlers_keep_working)
+{
+	in_child(longjmp_handlers_keep_working);
+}
+
+/* A handler re-installed over ours that chains back to ours: nobody handles the fault. */
+static struct sigaction chained_old;
+
+static void chains_back(int sig, siginfo_t *si, void *uc)
+{
+	if (chained_old.sa_flags & SA_SIGINFO)
+		chained_old.sa_sigaction(sig, si, uc);
+}
+
+TEST(a_handler_that_chains_back_to_ours_ends_in_the_default_action)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct sigaction sa = { .sa_sigaction = chains_back, .sa_flags = SA_SIGINFO };
+		struct rlimit nocore = { 0, 0 };
+		char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		setrlimit(RLIMIT_CORE, &nocore);
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, NULL);          /* ours will chain to it */
+		if (none == MAP_FAILED || udt__safe_arm())
+			_exit(1);
+		sigaction(SIGSEGV, &sa, &chained_old);  /* and it to ours */
+		*(volatile char *)none = 1;
+		_exit(2);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status));
+	CHECK_EQ(WTERMSIG(status), SIGSEGV);
 }
 
 /* An application that dies of its own fault still dies of it, core and all. */
