@@ -806,14 +806,18 @@ static inline bool site_matches(const struct udt_ecb *e, uint64_t pc)
 /*
  * The ECBs of a fire from e on, once one of them needs the VM: this frame
  * holds the fire's clause-local variables (this->), which the common fire,
- * of direct ECBs only, does without.
+ * of direct ECBs only, does without. Returns the signal a clause raised
+ * (raise()), or 0.
  */
-static __attribute__((noinline)) void run_chain_vm(struct fire *f, const struct udt_ecb *e,
-						   const struct udt_ecb *ecbs, uint64_t pc)
+static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const struct udt_ecb *e,
+						       const struct udt_ecb *ecbs, uint64_t pc)
 {
 	uint64_t locals[UDT_MAX_LOCALS];
 	const struct udt_area_hdr *ah = (const void *)f->area;
+	uint32_t sig = 0;
 
+	f->raise = &sig;
+	f->site = pc;
 	fire_vm(f, &udt__tls, ah->nlocals, locals);
 	for (;;) {
 		if (site_matches(e, pc)) {
@@ -827,6 +831,7 @@ static __attribute__((noinline)) void run_chain_vm(struct fire *f, const struct 
 		e = &ecbs[e->next - 1];
 	}
 	udt__safe_fire_end();
+	return sig; /* raise()'s, if a clause raised one */
 }
 
 UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
@@ -884,20 +889,18 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	f.area = area;
 	f.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
 	f.nargs = nargs;
-	f.cpu = udt__getcpu();
+	f.cpu = udt__getcpu_at(t->cpu_id);
 	f.now = now;
 	f.pid = c->pid;
 	f.tid = t->tid;
 	f.err = saved_errno;
-	f.raise = &sig;
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
-	f.site = pc;
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT) {
 				run_direct(&f, e);
 			} else if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, t, session, e)) {
-				run_chain_vm(&f, e, ecbs, pc);
+				sig = run_chain_vm(&f, e, ecbs, pc);
 				break;
 			}
 		}

@@ -59,6 +59,7 @@ struct udt_tls {
 	int32_t tid;
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */
+	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
 	/* the probe of this thread's last fire in session hit_session (fire.c: find_ecbs()) */
 	uint32_t hit_session;
 	uint64_t hit_sem;
@@ -146,19 +147,34 @@ uint32_t udt__getcpu_slow(void);
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
-static inline uint32_t udt__getcpu(void)
+/* This thread's rseq cpu_id, or NULL where there is none (glibc did not register it). */
+static inline const volatile int32_t *udt__rseq_cpu(void)
 {
 #if defined(__x86_64__)
 	if (&__rseq_size && __rseq_size) {
 		const char *tp;
 
 		__asm__("mov %%fs:0, %0" : "=r"(tp));
-		int32_t cpu = *(const volatile int32_t *)(tp + __rseq_offset + 4); /* rseq.cpu_id */
+		return (const volatile int32_t *)(tp + __rseq_offset + 4); /* rseq.cpu_id */
+	}
+#endif
+	return NULL;
+}
+
+/* The CPU, from the rseq cpu_id the thread found once (udt_tls.cpu_id), if any. */
+static inline uint32_t udt__getcpu_at(const volatile int32_t *cpu_id)
+{
+	if (cpu_id) {
+		int32_t cpu = *cpu_id;
 		if (cpu >= 0)
 			return (uint32_t)cpu;
 	}
-#endif
 	return udt__getcpu_slow();
+}
+
+static inline uint32_t udt__getcpu(void)
+{
+	return udt__getcpu_at(udt__rseq_cpu());
 }
 
 

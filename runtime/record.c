@@ -87,6 +87,7 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 			.unavail = &shm->spec_unavail,
 		};
 	}
+	t->cpu_id = udt__rseq_cpu();
 	t->tb = tb;
 	return tb;
 }
