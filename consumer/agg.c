@@ -653,9 +653,14 @@ int cs__agg_local(struct cs_trace *t, const struct cs_aggact *ag, struct udt_vm_
 	memset(key, 0, ag->key_size);
 	for (size_t k = 0; k < ag->nkeys; k++) {
 		const struct cs_action *a = &ag->keys[k];
-		/* (no process here: a string copied in is empty) */
-		if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_TRACE_STR)
+		if (a->kind == CS_ACT_TRACE_CONST)
 			continue;
+		if (a->kind == CS_ACT_TRACE_STR) {
+			/* a D string here, or dtrace's own memory */
+			if (cs__vars_str(a, vm, key + a->off))
+				return -1;
+			continue;
+		}
 		if (local_value(a, vm, &x))
 			return -1;
 		memcpy(key + a->off, &x, 8);

@@ -40,7 +40,10 @@ struct cs_opts {
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 	uint32_t nspec;            /* speculative buffers (nspec) */
 	uint64_t specsize;         /* bytes of each (specsize) */
-	uint64_t cleanrate_ns;     /* how often busy speculations are finished (cleanrate) */
+	uint64_t cleanrate_ns;     /* how often busy speculations are finished and deleted
+				      dynamic variables cleaned (cleanrate) */
+	uint64_t dynvarsize;       /* bytes of the dynamic variable space (associative arrays) */
+	uint64_t scratchsize;      /* bytes of each thread's scratch space (subroutines' results) */
 	uint32_t prof_clock;       /* profclock: enum cs_profclock */
 	uint32_t ustackframes;     /* ustack()'s frames when not given (ustackframes) */
 	bool agg_folded;           /* aggfmt=folded: stack-keyed aggregations as folded lines */

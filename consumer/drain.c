@@ -21,6 +21,7 @@
  */
 #include "consumer/internal.h"
 #include "runtime/spec.h"
+#include "runtime/vm_mem.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -334,6 +335,8 @@ static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t s
 		return "invalid argument index";
 	case UDT_FAULT_BADVAR:
 		return "invalid variable";
+	case UDT_FAULT_NOSCRATCH:
+		return "out of scratch space";
 	default:
 		return "illegal operation";
 	}
@@ -412,6 +415,22 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
 
+/* A fault in a clause run here (action 0: the predicate), reported as DTrace reports them. */
+static void local_error(struct cs_trace *t, const struct cs_ecb *e, const char *which,
+			size_t action, const struct udt_vm_ctx *vm)
+{
+	char buf[64], off[32], where[32];
+
+	if (action)
+		snprintf(where, sizeof(where), "action #%zu", action);
+	else
+		snprintf(where, sizeof(where), "predicate");
+	fflush(t->out);
+	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: dtrace:::%s): %s in %s%s\n",
+		e->epid, e->probe->id, which, fault_text(vm->fault, vm->fault_addr, buf, sizeof(buf)),
+		where, dif_offset(vm->fault, vm->fault_insn, off, sizeof(off)));
+}
+
 /*
  * Run the clauses of probe `which` (BEGIN, END, or a tick-n probe) here: with
  * dtrace's pid and thread, self-> of its own, and the global variables the
@@ -437,6 +456,8 @@ static void run_local(struct cs_trace *t, const char *which)
 		memcpy(t->local_gvars, t->shm + sh->gvar_off, ngvars * 8);
 	else if (strcmp(which, "BEGIN") && shared)
 		gvars = (uint64_t *)(void *)(t->shm + sh->gvar_off); /* a tick: the live ones */
+	/* strings, scratch, dynamic variables: one fire of the probe, its clauses share them */
+	struct udt_vm_mem *mem = cs__vars_mem(t, strcmp(which, "BEGIN") != 0);
 	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
 	     i++) {
 		struct cs_ecb *e = &t->ecbs[i];
@@ -454,6 +475,7 @@ static void run_local(struct cs_trace *t, const char *which)
 			.ngvars = (uint32_t)ngvars,
 			.spec = t->spec_used ? cs__spec_table(t) : NULL,
 			.rand = t->local_rand,
+			.mem = mem,
 		};
 		uint64_t v;
 		struct udt_spec_rec sr;
@@ -462,11 +484,15 @@ static void run_local(struct cs_trace *t, const char *which)
 
 		if (strcmp(e->probe->name, which))
 			continue;
+		if (mem)
+			mem->scratch_used = 0; /* each clause's, as in the target */
 		if (e->has_pred) {
-			if (e->pred.is_const)
+			if (e->pred.is_const) {
 				v = (uint64_t)e->pred.const_val;
-			else if (udt_difo_run((const void *)e->pred.bytes, &vm, &v))
+			} else if (udt_difo_run((const void *)e->pred.bytes, &vm, &v)) {
+				local_error(t, e, which, 0, &vm);
 				continue;
+			}
 			if (!v)
 				continue;
 		}
@@ -478,11 +504,16 @@ static void run_local(struct cs_trace *t, const char *which)
 			silent &= cs_act_silent(a->kind);
 			if (a->kind == CS_ACT_AGG) {
 				fault = cs__agg_local(t, a->agg, &vm);
+			} else if (a->kind == CS_ACT_TRACE_STR) {
+				/* a string: a D string here, or of dtrace's own memory */
+				fault = cs__vars_str(a, &vm, data + a->off);
+				if (!fault)
+					continue;
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||
-				   a->kind == CS_ACT_TRACE_STR || a->from_hdr || a->aggvar ||
+				   a->from_hdr || a->aggvar ||
 				   a->kind == CS_ACT_SYSTEM || a->kind == CS_ACT_SETOPT ||
 				   a->kind == CS_ACT_TRACEMEM || a->off + 8 > e->rec_size + 8) {
-				/* (no process here: strings and tracemem()'s bytes are empty) */
+				/* (no process here: tracemem()'s bytes are empty) */
 				continue;
 			} else {
 				v = (uint64_t)a->difo.const_val;
@@ -515,12 +546,7 @@ static void run_local(struct cs_trace *t, const char *which)
 				vm.fault_insn = 0;
 			}
 			if (fault) {
-				char buf[64], off[32];
-				fflush(t->out);
-				fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
-					"dtrace:::%s): %s in action #%zu%s\n", e->epid, e->probe->id,
-					which, fault_text(vm.fault, vm.fault_addr, buf, sizeof(buf)),
-					k + 1, dif_offset(vm.fault, vm.fault_insn, off, sizeof(off)));
+				local_error(t, e, which, k + 1, &vm);
 				if (speculating)
 					udt__spec_publish(&sr, false);
 				goto next;
@@ -544,6 +570,7 @@ static void run_local(struct cs_trace *t, const char *which)
 next:
 		free(data);
 	}
+	cs__vars_report_local(t);
 }
 
 void cs__run_begin(struct cs_trace *t)
@@ -958,6 +985,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	cs__spec_clean(t, false);
 	cs__spec_report(t);
 	cs__ticks_run(t); /* the tick-n probes due (after the records made before them) */
+	cs__vars_work(t, false);
 	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
 	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
 		cs__agg_snap(t, false);
@@ -988,6 +1016,7 @@ int cs_trace_stop(struct cs_trace *t)
 	read_buffers(t, true);
 	report_lost(t);
 	cs__spec_clean(t, true);
+	cs__vars_work(t, true);
 	cs__agg_snap(t, true);
 	run_local(t, "END");
 	cs__spec_report(t);

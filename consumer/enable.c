@@ -231,8 +231,9 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		return cs__agg_compile_op(t, e, call, ctx, ret_err);
 	if (cs__spec_is_action(fn))
 		return cs__spec_compile(t, e, call, ctx, ret_err);
-	if (cs__stack_is_func(fn)) {
-		/* ustack(), usym()...: recorded like trace()'s value (stack.c) */
+	/* ustack(), usym()... (recorded like trace()'s value: stack.c), and a subroutine's value
+	   as a statement (traced, as in DTrace) */
+	if (cs__stack_is_func(fn) || dl_node_is_subr(call)) {
 		if (cs__compile_value(t, e, call, call, ctx, &a, ret_err))
 			return -1;
 		UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
@@ -446,6 +447,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 					.probe = pr->dprobe,
 					.pid = proc && pr->prof_kind != UDT_PROF_TICK ? (int)proc->pid
 										       : (int)getpid(),
+					.strsize = t->o.strsize,
 				};
 				if (compile_ecb(t, cl, pr, &ctx, ret_err))
 					goto fail;
@@ -465,6 +467,8 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	if (cs__act_check_destructive(t, ret_err))
 		goto fail;
 	order_ecbs(t);
+	if (cs__vars_open(t, ret_err))
+		goto fail;
 	*ret = t;
 	return 0;
 fail:
@@ -703,6 +707,17 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		h.nspec = t->o.nspec;
 		h.spec_off = area_put(&a, as, sz);
 		free(as);
+	}
+	/* strings and dynamic variables: BEGIN's values too (consumer/vars.c) */
+	struct udt_vars vars;
+	const void *gstrs;
+	void *init = NULL;
+	size_t gstr_sz, init_sz;
+	if (cs__vars_image(t, &vars, &gstrs, &gstr_sz, &init, &init_sz)) {
+		vars.gstr_off = area_put(&a, gstr_sz ? gstrs : &none, gstr_sz ? gstr_sz : 8);
+		vars.init_off = area_put(&a, init_sz ? init : &none, init_sz ? init_sz : 8);
+		h.vars_off = area_put(&a, &vars, sizeof(vars));
+		free(init);
 	}
 	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
 	h.sem_cnt = (uint32_t)t->sem_cnt;
@@ -996,6 +1011,7 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->recs);
 	free(t->local_tvars);
 	free(t->local_gvars);
+	cs__vars_close(t);
 	cs__agg_free(t);
 	cs__spec_free(t);
 	cs__ticks_free(t);

@@ -345,6 +345,9 @@ struct cs_trace {
 		uint64_t next;     /* CLOCK_MONOTONIC ns of its next fire */
 	} *ticks;
 	size_t tick_cnt;
+
+	/* strings, scratch and dynamic variables (vars.c); NULL when the program has none */
+	struct cs_vars *vars;
 };
 
 /* stack.c: ustack() and the address functions; kernel-only functions refused */
@@ -396,6 +399,30 @@ void cs__ticks_free(struct cs_trace *t);
  * Return: 0, or a negative errno with *ret_err (malloc'ed) saying why.
  */
 int cs__inject_sync(struct cs_proc *p, uint64_t ctl, char **ret_err);
+
+/* vars.c */
+struct udt_vm_mem;
+struct udt_vars;
+/* Make dtrace's own memory for the program's strings and dynamic variables, if it has any. */
+int cs__vars_open(struct cs_trace *t, char **ret_err);
+void cs__vars_close(struct cs_trace *t);
+/*
+ * The memory a clause run here works in: BEGIN's own, or (live: END, tick-n)
+ * the target's dynamic variables and global strings once its shared memory is mapped.
+ */
+struct udt_vm_mem *cs__vars_mem(struct cs_trace *t, bool live);
+/* Run string action a of BEGIN or END into dst (a->size bytes). -1 on a fault (vm says). */
+int cs__vars_str(const struct cs_action *a, struct udt_vm_ctx *vm, uint8_t *dst);
+/*
+ * What the area takes: the parameters, BEGIN's global strings and its live
+ * dynamic variables (*ret_init, malloc'ed). False when the program has none.
+ */
+bool cs__vars_image(struct cs_trace *t, struct udt_vars *ret, const void **ret_gstrs,
+		    size_t *ret_gstr_sz, void **ret_init, size_t *ret_init_sz);
+/* Each round: the target's dynamic variable drops, and its cleaning (not when final). */
+void cs__vars_work(struct cs_trace *t, bool final);
+/* The drops of BEGIN's and END's own dynamic variables. */
+void cs__vars_report_local(struct cs_trace *t);
 
 /* enable.c */
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */

@@ -30,6 +30,8 @@ void cs_opts_init(struct cs_opts *o)
 	o->nspec = 1;
 	o->specsize = 32u << 10;
 	o->cleanrate_ns = 9900990;
+	o->dynvarsize = 1ull << 20;
+	o->scratchsize = 256ull << 10;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -161,7 +163,7 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 			return bad_value(name, value, ret_err);
 		o->tbuf_max = (uint32_t)v;
 	} else if (!strcmp(name, "strsize")) {
-		if (cs_parse_size(value, &v) || !v || v > 65536)
+		if (cs_parse_size(value, &v) || !v || v > UDT_STRSIZE_MAX)
 			return bad_value(name, value, ret_err);
 		o->strsize = v;
 	} else if (!strcmp(name, "aggsize")) {
@@ -196,6 +198,15 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		if (cs_parse_size(value, &v) || v < 64 || v > (1ull << 30))
 			return bad_value(name, value, ret_err);
 		o->specsize = (v + 7) & ~7ull;
+	} else if (!strcmp(name, "dynvarsize")) {
+		/* at least a few elements; at most what the runtime maps (vars.c) */
+		if (cs_parse_size(value, &v) || v < 4096 || v > (16ull << 30))
+			return bad_value(name, value, ret_err);
+		o->dynvarsize = (v + 7) & ~7ull;
+	} else if (!strcmp(name, "scratchsize")) {
+		if (cs_parse_size(value, &v) || v < 64 || v > UDT_SCRATCH_MAX)
+			return bad_value(name, value, ret_err);
+		o->scratchsize = (v + 7) & ~7ull;
 	} else if (!strcmp(name, "cleanrate")) {
 		if (cs_parse_time(value, true, &v))
 			return bad_value(name, value, ret_err);
@@ -223,7 +234,7 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		else
 			return bad_value(name, value, ret_err);
 	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
-		   !strcmp(name, "dynvarsize") || !strcmp(name, "statusrate") ||
+		   !strcmp(name, "statusrate") ||
 		   !strcmp(name, "libdir")) {
 		/* (libdir and nolibs act when the libraries are read: cmd/dtrace/libdir.c) */
 		/* accepted; what they tune comes with issue #4 */

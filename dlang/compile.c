@@ -23,10 +23,7 @@
  * constant strings. Variables, strings in memory, translators and
  * subroutines come with the D language (issue #4).
  */
-#include "dlang/internal.h"
-#include "runtime/abi.h"
-#include "runtime/bytecode.h"
-#include "util/util.h"
+#include "dlang/cg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,50 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct val {
-	struct dl_qtype type;
-	bool is_const;
-	int64_t cval;
-	const char *cstr;         /* a constant string */
-	int reg;                  /* register with the value, when not constant */
-	bool is_addr;             /* reg holds the address of the object (a struct, union or
-				     array in the traced process), not its value */
-	bool strref;              /* reg holds the address of a string in the process, for the
-				     action to copy (copyinstr), at most str_max bytes (0: strsize) */
-	uint64_t str_max;
-	const struct dl_translator *xl; /* a translation (xlate<T>(in), or a translated args[]),
-					   not evaluated: its members are, through xl */
-	struct xin {
-		const struct dl_node *node; /* the input expression, or */
-		int arg;                    /* native argument arg (node NULL) */
-		struct dl_qtype type;       /* of this type */
-	} xin;
-	bool xl_ptr;              /* xlate<T *>: members with ->, else with . */
-};
-
-struct cg {
-	struct dl_program *p;
-	const struct dl_probe_ctx *ctx;
-	struct udt_insn *insns;
-	size_t n, cap;
-	int max_reg;
-	uint64_t *consts;
-	size_t nc, capc;
-	struct udt_strbuf str;
-	char *err;
-	jmp_buf jb;
-	/* while a translator member compiles, its input's name stands for the input */
-	struct xbind {
-		const char *name;
-		struct xin in;
-	} binds[8];
-	int nbinds;
-};
-
-static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
+_Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char *fmt, ...)
 {
 	struct udt_strbuf sb = { 0 };
 	va_list ap;
@@ -93,7 +47,7 @@ static _Noreturn void cg_error(struct cg *g, const struct dl_node *n, const char
 	longjmp(g->jb, 1);
 }
 
-static size_t emit(struct cg *g, uint8_t op, int rd, int rs1, int rs2, int32_t imm)
+size_t emit(struct cg *g, uint8_t op, int rd, int rs1, int rs2, int32_t imm)
 {
 	struct udt_insn in = { op, (uint8_t)rd, (uint8_t)rs1, (uint8_t)rs2, imm };
 
@@ -111,31 +65,31 @@ static size_t emit(struct cg *g, uint8_t op, int rd, int rs1, int rs2, int32_t i
 	return g->n - 1;
 }
 
-static void patch_target(struct cg *g, size_t at)
+void patch_target(struct cg *g, size_t at)
 {
 	g->insns[at].imm = (int32_t)g->n;
 }
 
-static struct dl_qtype named(struct cg *g, const char *name)
+struct dl_qtype named(struct cg *g, const char *name)
 {
 	return (struct dl_qtype){ dl_lookup_typedef(g->p, name), 0 };
 }
 
 /* -- Types ------------------------------------------------------------------------- */
 
-static bool is_int(struct dl_qtype t)
+bool is_int(struct dl_qtype t)
 {
 	return dl_type_argclass(t) == DL_ARG_INT;
 }
 
-static bool is_ptr(struct dl_qtype t)
+bool is_ptr(struct dl_qtype t)
 {
 	struct dl_qtype r = dl_type_resolve(t);
 
 	return r.t->kind == DL_PTR || r.t->kind == DL_ARRAY;
 }
 
-static bool is_str(struct dl_qtype t)
+bool is_str(struct dl_qtype t)
 {
 	return dl_type_resolve(t).t->kind == DL_STRING;
 }
@@ -148,7 +102,7 @@ static bool is_float(struct dl_qtype t)
 	return r.t->kind == DL_FLOAT && (r.t->size == 4 || r.t->size == 8);
 }
 
-static unsigned width(struct dl_qtype t)
+unsigned width(struct dl_qtype t)
 {
 	struct dl_qtype r = dl_type_resolve(t);
 
@@ -157,7 +111,7 @@ static unsigned width(struct dl_qtype t)
 	return r.t->size ? (unsigned)r.t->size * 8 : 64;
 }
 
-static bool is_signed(struct dl_qtype t)
+bool is_signed(struct dl_qtype t)
 {
 	struct dl_qtype r = dl_type_resolve(t);
 
@@ -176,7 +130,7 @@ unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed)
 }
 
 /* C's integer promotion, then the usual arithmetic conversions of a and b. */
-static struct dl_qtype promote(struct cg *g, struct dl_qtype t)
+struct dl_qtype promote(struct cg *g, struct dl_qtype t)
 {
 	if (width(t) < 32)
 		return named(g, "int");
@@ -199,7 +153,7 @@ static struct dl_qtype arith_type(struct cg *g, struct dl_qtype a, struct dl_qty
 }
 
 /* Normalize a 64-bit value to type t: sign- or zero-extension from its width. */
-static int64_t norm_const(struct dl_qtype t, int64_t v)
+int64_t norm_const(struct dl_qtype t, int64_t v)
 {
 	unsigned w = width(t);
 
@@ -211,7 +165,7 @@ static int64_t norm_const(struct dl_qtype t, int64_t v)
 	return (int64_t)u;
 }
 
-static void norm_reg(struct cg *g, struct dl_qtype t, int r)
+void norm_reg(struct cg *g, struct dl_qtype t, int r)
 {
 	unsigned w = width(t);
 
@@ -220,14 +174,16 @@ static void norm_reg(struct cg *g, struct dl_qtype t, int r)
 	emit(g, is_signed(t) ? UDT_OP_SEXT : UDT_OP_ZEXT, r, r, 0, (int32_t)w);
 }
 
-/* Put v into register r (constants are loaded). */
-static void materialize(struct cg *g, struct val *v, int r, const struct dl_node *n)
+void materialize(struct cg *g, struct val *v, int r, const struct dl_node *n)
 {
 	if (r >= UDT_DIFO_REGS)
 		cg_error(g, n, "expression is too deeply nested");
-	if (v->cstr || v->strref) {
-		cg_error(g, n, "this use of a string is not supported yet (D strings arrive with "
-			 "issue #4)");
+	if (v->cstr) {
+		emit(g, UDT_OP_LDS, r, 0, 0, dl_cg_strtab(g, v->cstr, n));
+		v->cstr = NULL;
+	} else if (v->strref) {
+		/* (a string of the process is made a D string by dl_cg_dstr() first) */
+		cg_error(g, n, "this use of a string of the process is not supported");
 	} else if (v->xl) {
 		cg_error(g, n, "a translated %s must be used through its members",
 			 dl_type_cdecl(g->p, v->type, NULL));
@@ -245,12 +201,12 @@ static void materialize(struct cg *g, struct val *v, int r, const struct dl_node
 	v->reg = r;
 }
 
-static struct val constant(struct dl_qtype t, int64_t v)
+struct val constant(struct dl_qtype t, int64_t v)
 {
 	return (struct val){ .type = t, .is_const = true, .cval = norm_const(t, v), .reg = -1 };
 }
 
-static struct val gen(struct cg *g, const struct dl_node *n, int r);
+struct val gen(struct cg *g, const struct dl_node *n, int r);
 
 /* The input of a translation, in r, of its type. */
 static struct val gen_xin(struct cg *g, const struct xin *in, int r, const struct dl_node *at)
@@ -271,7 +227,7 @@ static struct val gen_xin(struct cg *g, const struct xin *in, int r, const struc
 
 /* -- Identifiers: builtins and probe variables ----------------------------------------- */
 
-static struct val string_const(struct cg *g, const char *s)
+struct val string_const(struct cg *g, const char *s)
 {
 	return (struct val){ .type = named(g, "string"), .is_const = true,
 			     .cstr = s ? s : "", .reg = -1 };
@@ -294,7 +250,7 @@ static const struct {
 };
 
 /* The names a script cannot use for a global variable of its own. */
-static bool is_reserved(struct cg *g, const char *id)
+bool is_reserved(struct cg *g, const char *id)
 {
 	static const char *const names[] = { "args", "self", "this", "probeprov", "probemod",
 					     "probefunc", "probename", "execname" };
@@ -312,9 +268,6 @@ static bool is_reserved(struct cg *g, const char *id)
 			return true;
 	return dl_sym_get(&g->p->enumconsts, id) != NULL;
 }
-
-static struct val gen_var_load(struct cg *g, const struct dl_node *n, int r);
-static struct dl_var *var_find(struct cg *g, enum dl_var_scope scope, const char *name);
 
 static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 {
@@ -361,92 +314,15 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		return constant(named(g, "int"), e->value);
 	if (!strcmp(id, "args"))
 		cg_error(g, n, "args[] must be indexed with a constant");
-	if (var_find(g, DL_VAR_GLOBAL, id))
-		return gen_var_load(g, n, r);
+	if (!strcmp(id, "NULL")) /* (D's NULL: a null pointer) */
+		return constant((struct dl_qtype){ dl_type_ptr(g->p, named(g, "void")), 0 }, 0);
+	struct val in;
+	if (dl_cg_inline(g, n, r, &in))
+		return in;
+	if (dl_cg_is_global(g, id))
+		return dl_cg_var_load(g, n, r);
 	cg_error(g, n, "failed to resolve %s: Unknown variable name", id);
 }
-
-/* -- Variables: self-> (thread-local) and this-> (clause-local) ------------------------ */
-
-size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->var_cnt; i++)
-		n += p->vars[i].scope == scope;
-	return n;
-}
-
-bool dl_node_is_effect(const struct dl_node *x)
-{
-	return (x->kind == DL_N_BINARY && (x->op == '=' || (x->op >= T_MUL_EQ && x->op <= T_OR_EQ))) ||
-	       x->kind == DL_N_POSTFIX || (x->kind == DL_N_UNARY && (x->op == T_INC || x->op == T_DEC));
-}
-
-/* How a variable of each scope is written: "self->" x, "this->" x, x. */
-static const char *const scope_prefix[] = { "self->", "this->", "" };
-
-/* Is n a variable: self->name, this->name, or a name of the script's own (a global)? */
-static bool var_ref(struct cg *g, const struct dl_node *n, enum dl_var_scope *scope)
-{
-	if (n->kind == DL_N_IDENT && !is_reserved(g, n->name)) {
-		*scope = DL_VAR_GLOBAL;
-		return true;
-	}
-	if (n->kind != DL_N_PTRMEMBER || n->a->kind != DL_N_IDENT)
-		return false;
-	if (!strcmp(n->a->name, "self"))
-		*scope = DL_VAR_THREAD;
-	else if (!strcmp(n->a->name, "this"))
-		*scope = DL_VAR_LOCAL;
-	else
-		return false;
-	return true;
-}
-
-static struct dl_var *var_find(struct cg *g, enum dl_var_scope scope, const char *name)
-{
-	for (size_t i = 0; i < g->p->var_cnt; i++)
-		if (g->p->vars[i].scope == scope && !strcmp(g->p->vars[i].name, name))
-			return &g->p->vars[i];
-	return NULL;
-}
-
-/* The variable n names, which an earlier assignment must have declared. */
-static struct dl_var *var_of(struct cg *g, const struct dl_node *n)
-{
-	enum dl_var_scope scope;
-
-	if (!var_ref(g, n, &scope))
-		cg_error(g, n, "operator %s requires a modifiable lvalue as an operand",
-			 n->kind == DL_N_IDENT ? "=" : dl_op_name('='));
-	struct dl_var *v = var_find(g, scope, n->name);
-	if (!v)
-		cg_error(g, n, "failed to resolve %s%s: Unknown variable name", scope_prefix[scope],
-			 n->name);
-	return v;
-}
-
-static uint8_t var_op(const struct dl_var *v, bool store)
-{
-	if (v->scope == DL_VAR_THREAD)
-		return store ? UDT_OP_STTV : UDT_OP_LDTV;
-	if (v->scope == DL_VAR_GLOBAL)
-		return store ? UDT_OP_STGV : UDT_OP_LDGV;
-	return store ? UDT_OP_STLV : UDT_OP_LDLV;
-}
-
-static struct val gen_var_load(struct cg *g, const struct dl_node *n, int r)
-{
-	struct dl_var *v = var_of(g, n);
-
-	if (r >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
-	emit(g, var_op(v, false), r, 0, 0, (int32_t)v->id);
-	return (struct val){ .type = v->type, .reg = r };
-}
-
-static struct val gen_binary(struct cg *g, const struct dl_node *n, int r);
 
 /* -- Objects in the traced process: members, elements, loads ----------------------------- */
 
@@ -508,7 +384,7 @@ static bool find_member(struct dl_qtype st, const char *name, uint64_t *off, str
 /* -- Translators --------------------------------------------------------------------- */
 
 /* The type of expression x, compiled and thrown away. */
-static struct dl_qtype type_of(struct cg *g, const struct dl_node *x, int r)
+struct dl_qtype type_of(struct cg *g, const struct dl_node *x, int r)
 {
 	size_t n = g->n, nc = g->nc;
 	struct val v = gen(g, x, r);
@@ -519,7 +395,7 @@ static struct dl_qtype type_of(struct cg *g, const struct dl_node *x, int r)
 }
 
 /* Are a and b the same type, typedefs seen through? */
-static bool same_type(struct dl_qtype a, struct dl_qtype b)
+bool same_type(struct dl_qtype a, struct dl_qtype b)
 {
 	const struct dl_type *x = dl_type_resolve(a).t, *y = dl_type_resolve(b).t;
 
@@ -730,93 +606,6 @@ static struct val gen_addrof(struct cg *g, const struct dl_node *n, int r)
 	return (struct val){ .type = { dl_type_ptr(g->p, v.type), 0 }, .reg = v.reg };
 }
 
-/* Declare variable n->a (assigned at n) of scope and type. */
-static struct dl_var *declare_var(struct cg *g, const struct dl_node *n, enum dl_var_scope scope,
-				  struct dl_qtype type)
-{
-	if (dl_program_var_count(g->p, scope) >= (scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
-						 : scope == DL_VAR_GLOBAL ? UDT_MAX_GVARS
-									  : UDT_MAX_TVARS))
-		cg_error(g, n, "too many %svariables", scope_prefix[scope]);
-	struct dl_var nv = { .scope = scope, .name = n->a->name, .type = type,
-			     .id = (uint32_t)dl_program_var_count(g->p, scope) };
-	UDT__PUSH(g->p->vars, g->p->var_cnt, g->p->var_cap, nv);
-	return &g->p->vars[g->p->var_cnt - 1];
-}
-
-/* x = e, and x op= e: the value stored, in r. */
-static struct val gen_assign(struct cg *g, const struct dl_node *n, int r)
-{
-	static const struct {
-		int assign, op;
-	} ops[] = {
-		{ T_ADD_EQ, '+' }, { T_SUB_EQ, '-' }, { T_MUL_EQ, '*' }, { T_DIV_EQ, '/' },
-		{ T_MOD_EQ, '%' }, { T_SHL_EQ, T_SHL }, { T_SHR_EQ, T_SHR }, { T_AND_EQ, '&' },
-		{ T_XOR_EQ, '^' }, { T_OR_EQ, '|' },
-	};
-	enum dl_var_scope scope;
-	struct val v;
-
-	if (n->a->kind == DL_N_INDEX)
-		cg_error(g, n, "associative arrays are not supported yet (issue #4)");
-	if (!var_ref(g, n->a, &scope))
-		(void)var_of(g, n->a); /* says why it cannot be assigned */
-	if (n->op == '=') {
-		v = gen(g, n->b, r);
-	} else {
-		/* x op= e declares x as D does, with the type of e, and starts it at 0 */
-		if (!var_find(g, scope, n->a->name))
-			declare_var(g, n, scope, promote(g, type_of(g, n->b, r)));
-		struct dl_node b = *n;
-		b.kind = DL_N_BINARY;
-		for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
-			if (ops[i].assign == n->op)
-				b.op = ops[i].op;
-		v = gen_binary(g, &b, r);
-	}
-	if (v.cstr || is_str(v.type))
-		cg_error(g, n, "string variables are not supported yet (issue #4)");
-	if (!is_int(v.type) && !is_ptr(v.type))
-		cg_error(g, n, "variables of type %s are not supported yet (issue #4)",
-			 dl_type_cdecl(g->p, v.type, NULL));
-	struct dl_var *var = var_find(g, scope, n->a->name);
-	if (!var) {
-		var = declare_var(g, n, scope, v.type);
-	} else if (is_ptr(var->type) != is_ptr(v.type) && !(v.is_const && !v.cval)) {
-		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
-			 dl_type_cdecl(g->p, var->type, NULL), dl_type_cdecl(g->p, v.type, NULL));
-	}
-	materialize(g, &v, r, n);
-	norm_reg(g, var->type, r);
-	emit(g, var_op(var, true), 0, r, 0, (int32_t)var->id);
-	return (struct val){ .type = var->type, .reg = r };
-}
-
-/* ++x, --x (the new value) and x++, x-- (the old one), in r. */
-static struct val gen_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
-{
-	enum dl_var_scope scope;
-
-	/* x++ declares an int x, as D does */
-	if (var_ref(g, n->a, &scope) && !var_find(g, scope, n->a->name))
-		declare_var(g, n, scope, named(g, "int"));
-	struct dl_var *v = var_of(g, n->a);
-
-	if (!is_int(v->type))
-		cg_error(g, n, "operator %s requires an integer variable here",
-			 dl_op_name(n->op));
-	if (r + 1 >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
-	emit(g, var_op(v, false), r, 0, 0, (int32_t)v->id);
-	emit(g, UDT_OP_LDI, r + 1, 0, 0, 1);
-	emit(g, n->op == T_INC ? UDT_OP_ADD : UDT_OP_SUB, r + 1, r, r + 1, 0);
-	norm_reg(g, v->type, r + 1);
-	emit(g, var_op(v, true), 0, r + 1, 0, (int32_t)v->id);
-	if (!post)
-		emit(g, UDT_OP_MOV, r, r + 1, 0, 0);
-	return (struct val){ .type = v->type, .reg = r };
-}
-
 /* $target, $pid and friends, $1 (an integer) and $$1 (a string): see macro.c. */
 static struct val gen_macro(struct cg *g, const struct dl_node *n)
 {
@@ -893,28 +682,6 @@ static struct val gen_translated_arg(struct cg *g, const struct dl_node *n,
 		out = rt.t->ref;
 	return (struct val){ .type = xt, .xl = find_translator(g, out, nt, n),
 			     .xin = { .arg = (int)m, .type = nt }, .xl_ptr = ptr, .reg = r };
-}
-
-/* copyinstr(addr[, max]): the string at addr in the process, copied by the action. */
-static struct val gen_copyinstr(struct cg *g, const struct dl_node *n, int r)
-{
-	uint64_t max = 0;
-
-	if (n->arg_cnt < 1 || n->arg_cnt > 2)
-		cg_error(g, n, "copyinstr( ) prototype mismatch: %zu args passed, 1 expected",
-			 n->arg_cnt);
-	struct val a = gen(g, n->args[0], r);
-	if (a.cstr || a.strref || a.xl || a.is_addr || (!is_int(a.type) && !is_ptr(a.type)))
-		cg_error(g, n, "copyinstr( ) argument #1 is incompatible with prototype");
-	if (n->arg_cnt == 2) {
-		struct val m = gen(g, n->args[1], r + 1);
-		if (!m.is_const || m.cstr || m.cval <= 0)
-			cg_error(g, n->args[1], "copyinstr( ) argument #2 must be a positive integer "
-				 "constant");
-		max = (uint64_t)m.cval;
-	}
-	materialize(g, &a, r, n);
-	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true, .str_max = max };
 }
 
 /* The subroutines the runtime computes (UDT_OP_SUBR): speculation(), rand(), progenyof(pid). */
@@ -1032,28 +799,23 @@ static bool fold_compare(int op, bool s, int64_t a, int64_t b)
 
 /*
  * The address of string v in r: a string of the process (copyinstr(), a
- * char array), or a constant, which goes into the DIFO's string table.
+ * char array, a char pointer), a D string, NULL, or a constant, which goes
+ * into the DIFO's string table.
  */
 static uint32_t str_addr(struct cg *g, struct val *v, int r, const struct dl_node *n)
 {
 	uint64_t max = 0;
 
 	if (v->cstr) {
-		size_t len = strlen(v->cstr) + 1, off = 0;
-		/* the table holds each constant once */
-		while (off < g->str.len && strcmp(g->str.buf + off, v->cstr))
-			off += strlen(g->str.buf + off) + 1;
-		if (off >= g->str.len) {
-			off = g->str.len;
-			udt__sb_putn(&g->str, v->cstr, len);
-		}
-		if (off > INT32_MAX)
-			cg_error(g, n, "too many string constants");
-		emit(g, UDT_OP_LDS, r, 0, 0, (int32_t)off);
+		emit(g, UDT_OP_LDS, r, 0, 0, dl_cg_strtab(g, v->cstr, n));
 	} else if (v->strref || (v->is_addr && dl_type_resolve(v->type).t->kind == DL_ARRAY)) {
 		if (v->reg != r)
 			emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
 		max = v->strref ? v->str_max : dl_type_resolve(v->type).t->nelems;
+	} else if (is_str(v->type) || (v->is_const && !v->cval) ||
+		   (is_ptr(v->type) && !v->is_addr)) {
+		/* a D string, NULL (compared as ""), or a char pointer into the process */
+		materialize(g, v, r, n);
 	} else {
 		cg_error(g, n, "a string cannot be compared with type %s",
 			 dl_type_cdecl(g->p, v->type, NULL));
@@ -1079,7 +841,7 @@ static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
 	no_float(g, n, b, "a comparison");
 	struct dl_qtype tint = named(g, "int");
 
-	if (a.cstr || b.cstr || is_str(a.type) || is_str(b.type) || a.strref || b.strref) {
+	if (dl_cg_is_string(&a) || dl_cg_is_string(&b)) {
 		if (a.cstr && b.cstr) {
 			int c = strcmp(a.cstr, b.cstr);
 			return constant(tint, fold_compare(n->op, true, c, 0));
@@ -1231,7 +993,7 @@ static struct val gen_ptr_arith(struct cg *g, const struct dl_node *n, struct va
 	return (struct val){ .type = pt, .reg = r };
 }
 
-static struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
+struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 {
 	static const struct {
 		int tok;
@@ -1360,24 +1122,28 @@ static struct val gen_ternary(struct cg *g, const struct dl_node *n, int r)
 		cg_error(g, n, "the condition of ?: must be a scalar");
 	if (c.is_const)
 		return gen(g, c.cval ? n->b : n->c, r);
+	/* strings on either side make a D string (NULL the other side, if 0) */
+	bool strs = dl_cg_is_string_expr(g, n->b, r) || dl_cg_is_string_expr(g, n->c, r);
 	size_t to_else = emit(g, UDT_OP_BZ, 0, c.reg, 0, 0);
 	struct val a = gen(g, n->b, r);
-	if (a.cstr)
-		cg_error(g, n, "strings in ?: are not supported yet (issue #4)");
+	if (strs)
+		dl_cg_dstr(g, &a, r, n->b);
 	materialize(g, &a, r, n);
 	size_t to_end = emit(g, UDT_OP_BA, 0, 0, 0, 0);
 	patch_target(g, to_else);
 	struct val b = gen(g, n->c, r);
-	if (b.cstr)
-		cg_error(g, n, "strings in ?: are not supported yet (issue #4)");
+	if (strs)
+		dl_cg_dstr(g, &b, r, n->c);
 	materialize(g, &b, r, n);
 	patch_target(g, to_end);
+	if (strs)
+		return (struct val){ .type = named(g, "string"), .reg = r };
 	struct dl_qtype t = arith_type(g, a.type, b.type);
 	norm_reg(g, t, r);
 	return (struct val){ .type = t, .reg = r };
 }
 
-static struct val gen(struct cg *g, const struct dl_node *n, int r)
+struct val gen(struct cg *g, const struct dl_node *n, int r)
 {
 	switch (n->kind) {
 	case DL_N_INT: {
@@ -1406,23 +1172,23 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 	case DL_N_INDEX:
 		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "args"))
 			return gen_args(g, n, r);
+		if (dl_cg_is_var(g, n))
+			return dl_cg_var_load(g, n, r);
 		return gen_element(g, n, r, false);
 	case DL_N_BINARY:
 		if (n->op == '=' || (n->op >= T_MUL_EQ && n->op <= T_OR_EQ))
-			return gen_assign(g, n, r);
+			return dl_cg_assign(g, n, r);
 		return gen_binary(g, n, r);
 	case DL_N_UNARY:
 		if (n->op == T_INC || n->op == T_DEC)
-			return gen_incdec(g, n, r, false);
+			return dl_cg_incdec(g, n, r, false);
 		return gen_unary(g, n, r);
 	case DL_N_POSTFIX:
-		return gen_incdec(g, n, r, true);
-	case DL_N_PTRMEMBER: {
-		enum dl_var_scope scope;
-		if (var_ref(g, n, &scope))
-			return gen_var_load(g, n, r);
+		return dl_cg_incdec(g, n, r, true);
+	case DL_N_PTRMEMBER:
+		if (dl_cg_is_var(g, n))
+			return dl_cg_var_load(g, n, r);
 		return gen_member(g, n, r, false);
-	}
 	case DL_N_MEMBER:
 		return gen_member(g, n, r, false);
 	case DL_N_CAST:
@@ -1453,13 +1219,15 @@ static struct val gen(struct cg *g, const struct dl_node *n, int r)
 	case DL_N_XLATE:
 		return gen_xlate(g, n, r);
 	case DL_N_CALL:
-		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "copyinstr"))
-			return gen_copyinstr(g, n, r);
+		if (dl_cg_is_subr(n))
+			return dl_cg_subr(g, n, r);
 		struct val sv;
 		if (n->a->kind == DL_N_IDENT && gen_subr(g, n, r, &sv))
 			return sv;
 		cg_error(g, n, "%s() is not supported in an expression yet (issue #4)",
 			 n->a->kind == DL_N_IDENT ? n->a->name : "this function");
+	case DL_N_STRINGOF:
+		return dl_cg_stringof(g, n, r);
 	default:
 		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
 			 "issue #4)");
@@ -1532,7 +1300,7 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 		v.strref = true;
 		v.str_max = rt.t->nelems;
 	}
-	if (v.strref) {
+	if (v.strref || (is_str(v.type) && !v.cstr)) {
 		/* the DIFO gives the address; the action copies the string (fault-safe) */
 		finish_difo(&g, &d, v.reg);
 		d.copyinstr = d.is_string = true;
@@ -1545,6 +1313,9 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 	if (v.cstr) {
 		d.is_const = d.is_string = true;
 		d.const_str = v.cstr;
+		/* a string is at most strsize - 1 bytes, a constant too (as DTrace records it) */
+		if (ctx->strsize && strlen(v.cstr) >= ctx->strsize)
+			d.const_str = dl_strndup(p, v.cstr, ctx->strsize - 1);
 	} else if (v.is_const) {
 		d.is_const = true;
 		d.const_val = v.cval;

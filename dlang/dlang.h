@@ -344,6 +344,7 @@ struct dl_probe_ctx {
 	const char *execname;
 	const struct dl_probe *probe; /* for args[] types; NULL for BEGIN/END */
 	int pid;
+	uint64_t strsize;            /* a constant string is cut at strsize - 1 bytes (0: never) */
 };
 
 /* A compiled expression. */
@@ -378,9 +379,30 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
  */
 enum dl_var_scope { DL_VAR_THREAD, DL_VAR_LOCAL, DL_VAR_GLOBAL, DL_VAR_SCOPES };
 
+/* The integer and pointer variables of a scope (8 bytes each). */
 size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope);
-/* Is x an assignment, ++ or --: an expression a statement has for its effect? */
+/* The string variables of a scope (a slot of strsize bytes each). */
+size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope);
+/*
+ * The bytes of the largest element of the program's associative arrays
+ * (struct udt_dynvar, its key and its value) with strings of strsize bytes;
+ * 0 when it has none.
+ */
+uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize);
+/*
+ * Is x an assignment, ++ or --, or a call of a subroutine that returns
+ * nothing (bcopy(), copyinto()): an expression a statement has for its effect?
+ */
 bool dl_node_is_effect(const struct dl_node *x);
+/* Is x a call of a subroutine (strlen(), substr()...), and of one that returns nothing? */
+bool dl_node_is_subr(const struct dl_node *x);
+bool dl_node_is_void_subr(const struct dl_node *x);
+/*
+ * Do the program's clauses need the runtime's memory for strings: string
+ * variables, associative arrays, or subroutine calls (whose results go to a
+ * scratch space)? Known once every clause is compiled.
+ */
+bool dl_program_uses_mem(const struct dl_program *p);
 
 /* The size in bytes a value of type qt has when traced (1, 2, 4 or 8), and its signedness. */
 unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed);

@@ -120,6 +120,10 @@ const char *dl_tok_name(int kind);
 
 struct dl_parser {
 	struct dl_program *p;
+	/* a declarator's "[type, ...]": an associative array's keys (parse.c) */
+	struct dl_qtype *assoc_keys;
+	size_t assoc_key_cnt;
+	bool assoc;
 	struct dl_lexer lx;
 	struct dl_token tok;       /* current */
 	struct dl_token ahead;     /* one token of lookahead, valid when have_ahead */
@@ -176,17 +180,45 @@ struct dl_program {
 	bool defaultargs;              /* unset ones are 0 and "" */
 	char *errmsg;                  /* malloc'ed */
 	jmp_buf *jb;                   /* the active parse's error exit */
-	/* variables (compile.c) */
+	/* variables (compile_var.c) */
 	struct dl_var *vars;
 	size_t var_cnt, var_cap;
+	struct dl_symtab inlines;      /* name -> struct dl_inline */
+	bool uses_mem;                 /* a clause calls subroutines (needs a scratch space) */
 };
 
+/*
+ * A D variable: an integer or pointer, a string, or an associative array,
+ * declared by a declaration or by its first assignment in the script.
+ */
 struct dl_var {
 	enum dl_var_scope scope;
 	const char *name;              /* (the node's, in the arena) */
-	struct dl_qtype type;          /* of its first assignment */
-	uint32_t id;                   /* in its scope */
+	struct dl_qtype type;          /* its values' (an array's elements') */
+	uint32_t id;                   /* among those of its kind: scalars and strings of its
+					  scope; arrays, all scopes together */
+	bool is_str;                   /* a string: a slot of strsize bytes */
+	bool is_array;                 /* an associative array, with keys of these types: */
+	struct dl_qtype *keys;         /* (arena) */
+	size_t nkeys;
+	struct dl_loc loc;             /* where it was declared */
 };
+
+/* "inline type name = expression;" */
+struct dl_inline {
+	const char *name;
+	struct dl_qtype type;
+	struct dl_node *expr;
+	struct dl_loc loc;
+};
+
+/*
+ * compile_var.c: declare a variable (a declaration's; NULL with *ret_err
+ * set when it conflicts with an earlier one). keys when an array.
+ */
+struct dl_var *dl_var_declare(struct dl_program *p, enum dl_var_scope scope, const char *name,
+			      struct dl_qtype type, bool array, const struct dl_qtype *keys,
+			      size_t nkeys, struct dl_loc loc, const char **ret_err);
 
 /*
  * macro.c: the text of macro argument $name ("1"), marked used; NULL when it

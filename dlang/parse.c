@@ -24,6 +24,7 @@
  * DL_MAX_ARGS of them, and every translated argument must name a native one.
  */
 #include "dlang/internal.h"
+#include "runtime/bytecode.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -418,7 +419,18 @@ static void parse_dops(struct dl_parser *ps, struct doplist *out, const char **r
 			 tok_desc(&ps->tok));
 	}
 	for (;;) {
-		if (ps->tok.kind == '[') {
+		if (ps->tok.kind == '[' && dl_tok_starts_type(ps, dl_peek(ps))) {
+			/* D's associative array: "int a[int, string]", its keys' types */
+			dl_advance(ps);
+			ps->assoc = true;
+			ps->assoc_key_cnt = 0;
+			size_t cap = 0;
+			do {
+				DL_PUSH(ps->p, ps->assoc_keys, ps->assoc_key_cnt, cap,
+					dl_parse_type_name(ps));
+			} while (dl_accept(ps, ','));
+			dl_expect(ps, ']', "']'");
+		} else if (ps->tok.kind == '[') {
 			struct dop d = { .kind = DOP_ARRAY, .loc = ps->tok.loc };
 
 			dl_advance(ps);
@@ -700,6 +712,56 @@ static void declare_typedef(struct dl_parser *ps, const char *name, struct dl_qt
 	dl_sym_put(ps->p, &ps->p->typedefs, name, td);
 }
 
+/* A type a D variable may have: an integer, a pointer or a string. */
+static bool var_type_ok(struct dl_qtype t)
+{
+	enum dl_kind k = dl_type_resolve(t).t->kind;
+
+	return k == DL_INT || k == DL_ENUM || k == DL_PTR || k == DL_STRING;
+}
+
+/* "int x;", "self string s;", "this int y;", "int a[int, string];" (compile_var.c keeps them). */
+static void declare_variable(struct dl_parser *ps, enum storage st, const char *name,
+			     struct dl_qtype t, struct dl_loc loc)
+{
+	enum dl_var_scope scope = st == ST_SELF ? DL_VAR_THREAD : st == ST_THIS ? DL_VAR_LOCAL
+										 : DL_VAR_GLOBAL;
+	const char *err = NULL;
+
+	if (!var_type_ok(t))
+		dl_error(ps, loc, "variables of type %s are not supported yet",
+			 dl_type_cdecl(ps->p, t, NULL));
+	for (size_t k = 0; ps->assoc && k < ps->assoc_key_cnt; k++) {
+		struct dl_qtype kt = ps->assoc_keys[k];
+		enum dl_kind kk = dl_type_resolve(kt).t->kind;
+		if (kk != DL_INT && kk != DL_ENUM && kk != DL_PTR && kk != DL_STRING)
+			dl_error(ps, loc, "a key of type %s is not supported",
+				 dl_type_cdecl(ps->p, kt, NULL));
+	}
+	if (ps->assoc && ps->assoc_key_cnt > UDT_DV_MAX_KEYS)
+		dl_error(ps, loc, "insufficient tuple registers to generate expression");
+	if (!dl_var_declare(ps->p, scope, name, t, ps->assoc, ps->assoc_keys,
+			    ps->assoc ? ps->assoc_key_cnt : 0, loc, &err))
+		dl_error(ps, loc, "%s: %s", err, name);
+}
+
+/* "inline type name = expression;": the expression, compiled where the name is used. */
+static void declare_inline(struct dl_parser *ps, const char *name, struct dl_qtype t,
+			   struct dl_loc loc)
+{
+	struct dl_inline *in = dl_alloc(ps->p, sizeof(*in));
+
+	if (!var_type_ok(t))
+		dl_error(ps, loc, "inline %s: type %s is not supported yet", name,
+			 dl_type_cdecl(ps->p, t, NULL));
+	if (dl_sym_get(&ps->p->inlines, name) || dl_lookup_typedef(ps->p, name))
+		dl_error(ps, loc, "identifier redeclared: %s", name);
+	dl_expect(ps, '=', "'=' after the name of an inline");
+	*in = (struct dl_inline){ .name = name, .type = t, .loc = loc,
+				  .expr = dl_parse_assign_expr(ps) };
+	dl_sym_put(ps->p, &ps->p->inlines, name, in);
+}
+
 static void parse_declaration(struct dl_parser *ps)
 {
 	struct specs sp;
@@ -712,17 +774,25 @@ static void parse_declaration(struct dl_parser *ps)
 	for (;;) {
 		const char *name;
 		struct dl_loc loc;
+		ps->assoc = false;
 		struct dl_qtype t = parse_declarator(ps, sp.type, &name, &loc, false);
 
+		if (ps->assoc && sp.storage != ST_NONE && sp.storage != ST_SELF)
+			dl_error(ps, loc, "%s cannot be an associative array", name);
 		switch (sp.storage) {
 		case ST_TYPEDEF:
 			declare_typedef(ps, name, t, loc);
 			break;
 		case ST_EXTERN:
 			break; /* extern declarations only name application symbols */
+		case ST_INLINE:
+			declare_inline(ps, name, t, loc);
+			break;
+		case ST_STATIC:
+			dl_error(ps, loc, "storage class 'static' is not allowed here");
 		default:
-			/* TODO(udtrace): global, self-> and this-> variable declarations (#4) */
-			dl_error(ps, loc, "declaration of variable '%s' is not supported yet", name);
+			declare_variable(ps, sp.storage, name, t, loc);
+			break;
 		}
 		if (!dl_accept(ps, ','))
 			break;

@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 8
+#define UDT_ABI_VERSION 9
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -158,6 +158,9 @@ struct udt_area_hdr {
 	/* (version 8) */
 	uint32_t gen_off;         /* the newest later generation (struct udt_area_gen), 0: none */
 	uint32_t gen_reserved;
+	/* (version 9) */
+	uint32_t vars_off;        /* struct udt_vars: strings, scratch, dynamic variables; 0: none */
+	uint32_t vars_reserved;
 };
 
 /*
@@ -231,6 +234,38 @@ struct udt_prof {
 	uint32_t reserved;
 	char name[48];            /* as the script wrote it ("profile-997"), for dtrace -l -p */
 };
+
+/*
+ * The session's string variables, scratch space and dynamic variables
+ * (associative arrays), at vars_off in the area (docs/runtime.md,
+ * "Variables"). A string variable is a slot of udt_str_slot(strsize) bytes:
+ * an 8-byte word (0: unset, NULL) and the string, NUL-terminated within
+ * strsize bytes. Each thread has tlocal bytes in the shared memory: its
+ * self-> strings, its this-> strings, then its scratch space.
+ */
+struct udt_vars {
+	uint32_t size;            /* sizeof(struct udt_vars) */
+	uint32_t strsize;         /* bytes of a string, its NUL included (the strsize option) */
+	uint32_t ntstrs;          /* thread-local string variables (self->) */
+	uint32_t nlstrs;          /* clause-local ones (this->) */
+	uint32_t ngstrs;          /* global ones */
+	uint32_t gstr_off;        /* their slots when the session starts (BEGIN's values) */
+	uint64_t scratchsize;     /* bytes of each thread's scratch space */
+	uint64_t dynvarsize;      /* bytes of the dynamic variable space; 0: none */
+	uint32_t chunk_sz;        /* bytes of each of its elements */
+	uint32_t init_cnt;        /* elements BEGIN left, chunk_sz bytes each, */
+	uint32_t init_off;        /* here */
+	uint32_t reserved;
+};
+
+#define UDT_STRSIZE_MAX 65536
+#define UDT_SCRATCH_MAX (64ull << 20)
+
+/* The bytes of a string variable's slot: its set word and strsize bytes, 8-aligned. */
+static inline uint64_t udt_str_slot(uint64_t strsize)
+{
+	return 8 + ((strsize + 7) & ~7ull);
+}
 
 /* The most clause-local variables (this->) a session may have. */
 #define UDT_MAX_LOCALS 64
@@ -362,6 +397,12 @@ struct udt_shm_hdr {
 	uint64_t spec_busy;       /* speculation() failures while a buffer was being committed */
 	uint64_t spec_unavail;    /* speculation() failures with every buffer in use */
 	uint64_t ring_chunk;      /* ring: the tail moves a chunk of this many bytes at a time */
+	/* strings, scratch and dynamic variables (version 7; docs/runtime.md, "Variables") */
+	uint64_t tlocal_off;      /* tbuf i's strings and scratch: tlocal_off + i * tlocal_sz */
+	uint64_t tlocal_sz;       /* (struct udt_vars) */
+	uint64_t gstr_off;        /* the global string variables' slots */
+	uint64_t dyn_off;         /* the dynamic variable space (struct udt_dynhdr), */
+	uint64_t dyn_sz;          /* of dynvarsize bytes; 0: none */
 };
 
 /*
@@ -388,6 +429,7 @@ struct udt_tbuf {
 	uint64_t errors;          /* P: error records written */
 	uint32_t agg_active;      /* C: the aggregation table the producer updates */
 	uint32_t agg_busy;        /* P: 1 + the table being updated, 0 outside */
+	uint32_t dyn_gen;         /* P: odd while the thread may hold dynamic variables (dynvar.c) */
 } __attribute__((aligned(128)));
 
 _Static_assert(sizeof(struct udt_tbuf) == 128, "two cache lines per thread buffer");
@@ -564,6 +606,48 @@ _Static_assert(sizeof(struct udt_spec) == 64, "a cache line per speculation");
 struct udt_area_spec {
 	uint64_t specsize;        /* bytes of each buffer */
 	uint32_t state[];         /* [nspec]: UDT_SPEC_ACTIVE for those BEGIN handed out */
+};
+
+/* -- Dynamic variables ----------------------------------------------------------------- */
+
+/*
+ * The dynamic variable space (runtime/dynvar.c has the design and the
+ * memory-ordering argument; docs/runtime.md, "Dynamic variables"): this
+ * header, a hash of 1 << hash_bits chains (uint32_t: index + 1 of the first
+ * element, 0 for none), then chunk_cnt elements of chunk_sz bytes. Threads
+ * insert with compare-and-swap and delete by marking; the consumer unlinks
+ * the dead elements and, once every thread that could hold one has left
+ * its fire, gives them back to the free list.
+ */
+struct udt_dynhdr {
+	uint32_t size;            /* sizeof(struct udt_dynhdr) */
+	uint32_t chunk_sz;        /* bytes of an element, a multiple of 8 */
+	uint32_t hash_bits;
+	uint32_t chunk_cnt;
+	uint64_t chunks_off;      /* from this header */
+	uint64_t free_head;       /* P, C: the free list, (tag << 32) | (index + 1) */
+	uint32_t fresh;           /* P: elements taken from the never-used ones */
+	uint32_t dirty;           /* P (add), C (sub): elements deleted and still linked */
+	uint32_t rinsing;         /* C: elements unlinked, waiting for the threads to leave */
+	uint32_t pad;
+	uint64_t drops;           /* P: no element free for a new one */
+	uint64_t dirty_drops;     /* ... while some were deleted and not yet cleaned */
+	uint64_t rinse_drops;     /* ... while some were cleaned, not yet free */
+};
+
+enum udt_dyn_state {
+	UDT_DYN_FREE = 0,
+	UDT_DYN_LIVE = 1,
+	UDT_DYN_DEAD = 2,         /* deleted: for the consumer to unlink */
+};
+
+/* An element: this header, the key (key_sz bytes), the value. */
+struct udt_dynvar {
+	uint32_t next;            /* index + 1 of the next element of its chain (or free list) */
+	uint32_t hash;            /* the key's hash */
+	uint32_t state;           /* enum udt_dyn_state */
+	uint32_t key_sz;          /* bytes of key: 8 (variable, thread), then 8 per integer and
+				     strsize rounded up to 8 per string */
 };
 
 /* -- Records ---------------------------------------------------------------------- */

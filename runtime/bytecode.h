@@ -99,13 +99,62 @@ enum udt_op {
 	UDT_OP_LDGV,      /* rd = global variable imm (x) */
 	UDT_OP_STGV,      /* global variable imm = rs1 */
 	UDT_OP_STRCMP,    /* rd = -1, 0 or 1: the strings at rs1 and rs2 compared (strcmp), each
-			     at most imm & 0xffff and imm >> 16 bytes (0: UDT_STRCMP_MAX) */
+			     at most imm & 0xffff and imm >> 16 bytes (0: UDT_STRCMP_MAX); 0 is "" */
 	UDT_OP_SUBR,      /* rd = subroutine imm (enum udt_subr) of rs1 and rs2 */
+	/* strings, subroutines and dynamic variables (runtime/vm_mem.h, docs/bytecode.md §3.11) */
+	UDT_OP_CALL,      /* rd = subroutine imm (enum udt_call) of the rs2 arguments r[rs1...] */
+	UDT_OP_LDTS,      /* rd = thread-local string variable imm: its address, 0 when unset */
+	UDT_OP_STTS,      /* thread-local string variable imm = a copy of the string at rs1 (0: unset) */
+	UDT_OP_LDLS,      /* the same for clause-local string variables (this->) */
+	UDT_OP_STLS,
+	UDT_OP_LDGS,      /* and for global ones */
+	UDT_OP_STGS,
+	UDT_OP_LDDV,      /* rd = element of dynamic variable imm (UDT_DV_*) keyed by r[rs1...], rs2 keys */
+	UDT_OP_STDV,      /* that element = rd (a string's address for a string variable); 0 deletes */
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
 
 /* STRCMP compares at most this many bytes of each string (DTrace's strsize bound). */
 #define UDT_STRCMP_MAX 4096
+
+/*
+ * The subroutines of UDT_OP_CALL: D's string and memory subroutines, with
+ * DTrace's semantics (docs/bytecode.md §3.11), their arguments a range of
+ * registers. A string argument is an address (of the DIFO's string table, a
+ * variable, the scratch space or the process's memory, read fault-safe); a
+ * string result is in the fire's scratch space, or 0 (NULL). (UDT_OP_SUBR
+ * calls the others, of two registers and no memory: enum udt_subr.)
+ */
+enum udt_call {
+	UDT_CALL_STRLEN = 0,      /* (s) */
+	UDT_CALL_STRJOIN,         /* (s1, s2) */
+	UDT_CALL_SUBSTR,          /* (s, index[, length]) */
+	UDT_CALL_INDEX,           /* (s, sub[, start]) */
+	UDT_CALL_RINDEX,          /* (s, sub[, start]) */
+	UDT_CALL_STRCHR,          /* (s, c) */
+	UDT_CALL_STRRCHR,         /* (s, c) */
+	UDT_CALL_STRSTR,          /* (s, sub) */
+	UDT_CALL_STRTOK,          /* (s or 0, delimiters) */
+	UDT_CALL_BASENAME,        /* (s) */
+	UDT_CALL_DIRNAME,         /* (s) */
+	UDT_CALL_LLTOSTR,         /* (value[, base]) */
+	UDT_CALL_TOUPPER,         /* (s) */
+	UDT_CALL_TOLOWER,         /* (s) */
+	UDT_CALL_COPYIN,          /* (addr, size): a copy in scratch */
+	UDT_CALL_COPYINTO,        /* (addr, size, dest in scratch) */
+	UDT_CALL_COPYINSTR,       /* (addr[, max]) */
+	UDT_CALL_ALLOCA,          /* (size) */
+	UDT_CALL_BCOPY,           /* (src, dest in scratch, size) */
+	UDT_CALL_STRTOLL,         /* (s[, base]) */
+	UDT_CALL_CNT,
+};
+
+/* UDT_OP_LDDV and UDT_OP_STDV: imm is the variable's number and these flags. */
+#define UDT_DV_ID_MASK 0xffffu    /* the dynamic variable (associative array) */
+#define UDT_DV_STRKEYS_SHIFT 16   /* bit 16 + k: key k is a string (else 8 bytes of integer) */
+#define UDT_DV_THREAD 0x1000000   /* thread-local (self->a[k]): the thread is part of the key */
+#define UDT_DV_STRVAL 0x2000000   /* the value is a string */
+#define UDT_DV_MAX_KEYS 8         /* keys of an element, at most */
 
 /* Builtin variables for UDT_OP_LDVAR. */
 enum udt_var {
@@ -139,9 +188,11 @@ enum udt_fault {
 	UDT_FAULT_BADVAR,         /* a variable beyond those the session has */
 	UDT_FAULT_ILLOP_ARG,      /* an operation given what it cannot take (a speculation ID
 				     past nspec, a signal number): DTrace's "illegal operation" */
+	UDT_FAULT_NOSCRATCH,      /* the fire's scratch space is full */
 };
 
 struct udt_spectab;
+struct udt_vm_mem;
 
 /* What a running DIFO can see. */
 struct udt_vm_ctx {
@@ -160,6 +211,7 @@ struct udt_vm_ctx {
 	uint32_t ngvars;
 	const struct udt_spectab *spec; /* the session's speculations, or NULL (runtime/spec.h) */
 	uint64_t *rand;           /* rand()'s state: the thread's own (two words), or NULL */
+	struct udt_vm_mem *mem;   /* strings, scratch, dynamic variables (vm_mem.h); NULL: none */
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;

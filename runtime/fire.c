@@ -28,6 +28,7 @@
 #include "runtime/agg.h"
 #include "runtime/area.h"
 #include "runtime/record.h"
+#include "runtime/vars.h"
 
 #include <errno.h>
 #include <string.h>
@@ -209,12 +210,14 @@ static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, ui
 	const uint8_t *a = c->areas[area & 1];
 	const struct udt_area_hdr *ah = (const void *)a;
 	uint32_t insn = 0, i = 0;
+	bool bad_vars;
 
+	(void)udt__vars_of(a, &bad_vars); /* (strings, scratch, dynamic variables: vars.c) */
 	if (ah->size != sizeof(*ah) || ah->nlocals > UDT_MAX_LOCALS ||
 	    ah->ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
 	    !in_area(ah->gvar_off, (uint64_t)ah->ngvars * 8) ||
 	    !in_area(ah->sem_off, (uint64_t)ah->sem_cnt * 8) ||
-	    !in_area(ah->disp_off, (uint64_t)ah->disp_cnt * 8) ||
+	    !in_area(ah->disp_off, (uint64_t)ah->disp_cnt * 8) || bad_vars ||
 	    verify_ecbs(a, ah->ecb_off, ah->ecb_cnt, ah->hash_off, ah->hash_bits, &i, &insn))
 		goto bad;
 	return 0;
@@ -273,6 +276,7 @@ struct fire {
 	uint64_t *rand;           /* the thread's rand() state */
 	uint32_t *raise;          /* raise()'s signal, sent when the fire is over */
 	uint64_t site;            /* the probe site's return address (ustack() starts there) */
+	struct udt_vm_mem *mem;   /* strings, scratch, dynamic variables (vars.c), or NULL */
 };
 
 /*
@@ -317,7 +321,10 @@ static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 		.ngvars = f->ngvars,
 		.spec = f->spec,
 		.rand = f->rand,
+		.mem = f->mem,
 	};
+	if (f->mem)
+		f->mem->scratch_used = 0; /* the scratch space is each clause's, as in DTrace */
 }
 
 static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
@@ -414,9 +421,10 @@ static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	if (!act_value(f, vm, a, &v))
 		return false;
 	if (a->kind == UDT_ACT_TRACE_STR) {
-		if (udt__safe_str(dst, v, a->size)) {
+		uint64_t bad;
+		if (udt__vm_str_out(f->mem, v, dst, a->size, &bad)) {
 			vm->fault = UDT_FAULT_BADADDR;
-			vm->fault_addr = v;
+			vm->fault_addr = bad;
 			vm->fault_insn = 0;
 			return false;
 		}
@@ -813,12 +821,15 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 						       const struct udt_ecb *ecbs, uint64_t pc)
 {
 	uint64_t locals[UDT_MAX_LOCALS];
+	struct udt_vm_mem mem;
 	const struct udt_area_hdr *ah = (const void *)f->area;
 	uint32_t sig = 0;
 
 	f->raise = &sig;
 	f->site = pc;
 	fire_vm(f, &udt__tls, ah->nlocals, locals);
+	/* strings, scratch, dynamic variables (vars.c), when the session has them */
+	f->mem = udt__vars_fire(&mem, f->shm, f->tb, f->area);
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT)
@@ -830,6 +841,8 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 			break;
 		e = &ecbs[e->next - 1];
 	}
+	if (f->mem && f->mem->dyn)
+		udt__dyn_leave(f->tb);
 	udt__safe_fire_end();
 	return sig; /* raise()'s, if a clause raised one */
 }

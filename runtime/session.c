@@ -39,6 +39,7 @@
 #include "runtime/area.h"
 #include "runtime/internal.h"
 #include "runtime/tables.h"
+#include "runtime/vars.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,6 +147,13 @@ static uint64_t shm_total(uint64_t bufsize, uint64_t aggsize, uint64_t tvarsize,
 	       (uint64_t)ngvars * 8;
 }
 
+/* After the speculations: the threads' strings and scratch, the global strings, dynamic
+   variables (vars.c), 64-aligned. */
+static uint64_t vars_bytes(uint32_t tmax, uint64_t tlocal, uint64_t global)
+{
+	return tlocal || global ? 64 + (uint64_t)tmax * tlocal + global : 0;
+}
+
 /*
  * The consumer's barrier at each switch (docs/runtime.md, "Buffers") is
  * membarrier(MEMBARRIER_CMD_GLOBAL), an RCU grace period: 15 ms on an idle
@@ -207,6 +215,9 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	const uint8_t *area = c->areas[LOAD_RELAXED(&c->area) & 1];
 	const struct udt_area_hdr *ah = (const void *)area;
 	uint32_t ngvars = ah->ngvars;
+	bool bad_vars;
+	const struct udt_vars *vars = udt__vars_of(area, &bad_vars);
+	uint64_t tlocal = udt__vars_tlocal_sz(vars), global = udt__vars_global_sz(vars);
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
 	bool ring = LOAD_RELAXED(&c->policy) == UDT_POLICY_RING;
 	int fd = -1, err = 0;
@@ -221,7 +232,8 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	    (uint64_t)ah->gvar_off + (uint64_t)ngvars * 8 > UDT_AREA_SZ || nspec > UDT_MAX_NSPEC ||
 	    (nspec && (ah->spec_off % 8 ||
 		       (uint64_t)ah->spec_off + sizeof(*as) + (uint64_t)nspec * 4 > UDT_AREA_SZ ||
-		       as->specsize % 8 || !as->specsize || as->specsize > ((uint64_t)1 << 31))))
+		       as->specsize % 8 || !as->specsize || as->specsize > ((uint64_t)1 << 31))) ||
+	    bad_vars)
 		return -EINVAL;
 	uint64_t specsize = nspec ? as->specsize : 0;
 	fd = memfd_create("udtrace", MFD_CLOEXEC);
@@ -232,7 +244,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		if (ring)
 			bufsize = bufsize < 128 ? 128 : bufsize & ~127ull;
 		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) +
-				 spec_bytes(nspec, specsize);
+				 spec_bytes(nspec, specsize) + vars_bytes(tmax, tlocal, global);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -254,7 +266,8 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) + spec_bytes(nspec, specsize);
+	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) + spec_bytes(nspec, specsize) +
+		     vars_bytes(tmax, tlocal, global);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
@@ -277,6 +290,13 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	struct udt_spec *specs = (struct udt_spec *)(void *)((uint8_t *)m + h->spec_off);
 	for (uint32_t i = 0; i < nspec; i++)
 		specs[i].state = as->state[i] == UDT_SPEC_ACTIVE ? UDT_SPEC_ACTIVE : UDT_SPEC_INACTIVE;
+	h->tlocal_off = (h->spec_data_off + (uint64_t)nspec * specsize + 63) & ~63ull;
+	h->tlocal_sz = tlocal;
+	if (udt__vars_setup(h, m, h->tlocal_off + (uint64_t)tmax * tlocal, area, vars)) {
+		munmap(m, h->total_sz);
+		close(fd);
+		return -EINVAL;
+	}
 
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);

@@ -51,6 +51,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/safe.h"
 #include "runtime/subr.h"
+#include "runtime/vm_mem.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -116,6 +117,16 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_STGV] = USE_RS1,
 	[UDT_OP_STRCMP] = USE_RD | USE_RS1 | USE_RS2,
 	[UDT_OP_SUBR] = USE_RD | USE_RS1 | USE_RS2,
+	/* CALL, LDDV and STDV name a range of registers: checked in insn_ok() */
+	[UDT_OP_CALL] = USE_RD,
+	[UDT_OP_LDTS] = USE_RD,
+	[UDT_OP_STTS] = USE_RS1,
+	[UDT_OP_LDLS] = USE_RD,
+	[UDT_OP_STLS] = USE_RS1,
+	[UDT_OP_LDGS] = USE_RD,
+	[UDT_OP_STGS] = USE_RS1,
+	[UDT_OP_LDDV] = USE_RD,
+	[UDT_OP_STDV] = USE_RD,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -160,8 +171,29 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	case UDT_OP_STLV:
 	case UDT_OP_LDGV:
 	case UDT_OP_STGV:
+	case UDT_OP_LDTS:
+	case UDT_OP_STTS:
+	case UDT_OP_LDLS:
+	case UDT_OP_STLS:
+	case UDT_OP_LDGS:
+	case UDT_OP_STGS:
 		/* how many the session has is checked when it runs */
 		return in->imm >= 0;
+	case UDT_OP_CALL: {
+		/* a known subroutine, with as many arguments as it takes, in registers */
+		uint32_t min, max;
+		if (!in_range(in->imm, 0, UDT_CALL_CNT))
+			return false;
+		udt__vm_call_args((uint32_t)in->imm, &min, &max);
+		return in->rs2 >= min && in->rs2 <= max && (uint32_t)in->rs1 + in->rs2 <= nregs;
+	}
+	case UDT_OP_LDDV:
+	case UDT_OP_STDV:
+		/* 1 to UDT_DV_MAX_KEYS keys in registers; only known flags */
+		return in->rs2 >= 1 && in->rs2 <= UDT_DV_MAX_KEYS &&
+		       (uint32_t)in->rs1 + in->rs2 <= nregs && in->imm >= 0 &&
+		       !((uint32_t)in->imm & ~(UDT_DV_ID_MASK | UDT_DV_THREAD | UDT_DV_STRVAL |
+					       (((1u << UDT_DV_MAX_KEYS) - 1) << UDT_DV_STRKEYS_SHIFT)));
 	case UDT_OP_BA:
 	case UDT_OP_BZ:
 	case UDT_OP_BNZ:
@@ -236,54 +268,6 @@ int udt_difo_verify(const struct udt_difo *d, size_t sz, uint32_t *ret_insn)
 	 */
 	if (insns[d->insn_cnt - 1].op != UDT_OP_RET)
 		return reject(ret_insn, d->insn_cnt - 1);
-	return 0;
-}
-
-/*
- * strcmp() of the strings at a and b, read fault-safe a chunk at a time
- * (never across a page, where a string may end before a hole), at most
- * UDT_STRCMP_MAX bytes, and at most max_a and max_b bytes of each. 0 with
- * *ret -1, 0 or 1; -1 with *ret_bad the address that could not be read.
- */
-static int safe_strcmp(uint64_t a, uint64_t b, uint64_t max_a, uint64_t max_b, int *ret,
-		       uint64_t *ret_bad)
-{
-	unsigned char x[64], y[64];
-
-	for (uint64_t n = 0; n < UDT_STRCMP_MAX;) {
-		uint64_t ca = 4096 - ((a + n) & 4095), cb = 4096 - ((b + n) & 4095), c = sizeof(x);
-		if (ca < c)
-			c = ca;
-		if (cb < c)
-			c = cb;
-		if (c > UDT_STRCMP_MAX - n)
-			c = UDT_STRCMP_MAX - n;
-		if (udt__safe_copy(x, a + n, c)) {
-			*ret_bad = a + n;
-			return -1;
-		}
-		if (udt__safe_copy(y, b + n, c)) {
-			*ret_bad = b + n;
-			return -1;
-		}
-		for (uint64_t i = 0; i < c; i++) {
-			/* a char array ends at its size, as if a NUL followed */
-			if (n + i >= max_a)
-				x[i] = 0;
-			if (n + i >= max_b)
-				y[i] = 0;
-			if (x[i] != y[i]) {
-				*ret = x[i] < y[i] ? -1 : 1;
-				return 0;
-			}
-			if (!x[i]) {
-				*ret = 0;
-				return 0;
-			}
-		}
-		n += c;
-	}
-	*ret = 0;
 	return 0;
 }
 
@@ -598,11 +582,11 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			break;
 		case UDT_OP_STRCMP: {
 			int c;
-			uint64_t bad;
 			uint64_t ma = (uint32_t)in->imm & 0xffff, mb = (uint32_t)in->imm >> 16;
-			if (safe_strcmp(RS1, RS2, ma ? ma : UDT_STRCMP_MAX, mb ? mb : UDT_STRCMP_MAX, &c,
-					&bad))
-				return fault(ctx, UDT_FAULT_BADADDR, pc, bad);
+			uint32_t f = udt__vm_strcmp(ctx, d, RS1, RS2, ma ? ma : UDT_STRCMP_MAX,
+						    mb ? mb : UDT_STRCMP_MAX, &c, &addr);
+			if (f)
+				return fault(ctx, f, pc, addr);
 			RD = (uint64_t)(int64_t)c;
 			break;
 		}
@@ -612,6 +596,41 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			if (f)
 				return fault(ctx, (uint32_t)f, pc, 0);
 			RD = v;
+			break;
+		}
+		case UDT_OP_CALL: {
+			uint64_t v = 0;
+			uint32_t f = udt__vm_call(ctx, d, (uint32_t)in->imm, &r[in->rs1], in->rs2, &v,
+						  &addr);
+			if (f)
+				return fault(ctx, f, pc, addr);
+			RD = v;
+			break;
+		}
+		case UDT_OP_LDTS:
+		case UDT_OP_LDLS:
+		case UDT_OP_LDGS:
+		case UDT_OP_STTS:
+		case UDT_OP_STLS:
+		case UDT_OP_STGS: {
+			bool ld = in->op == UDT_OP_LDTS || in->op == UDT_OP_LDLS || in->op == UDT_OP_LDGS;
+			uint64_t v = ld ? 0 : RS1;
+			uint32_t f = udt__vm_strvar(ctx, d, in->op, (uint32_t)in->imm, &v, &addr);
+			if (f)
+				return fault(ctx, f, pc, addr);
+			if (ld)
+				RD = v;
+			break;
+		}
+		case UDT_OP_LDDV:
+		case UDT_OP_STDV: {
+			uint64_t v = RD;
+			uint32_t f = udt__vm_dynvar(ctx, d, in->op == UDT_OP_STDV, (uint32_t)in->imm,
+						    &r[in->rs1], in->rs2, &v, &addr);
+			if (f)
+				return fault(ctx, f, pc, addr);
+			if (in->op == UDT_OP_LDDV)
+				RD = v;
 			break;
 		}
 		case UDT_OP_LDGV:

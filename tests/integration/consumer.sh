@@ -89,10 +89,10 @@ printf 'rt*:::once\n{\n\ttrace(arg0\n}\n' >bad.d
 out=$("$DTRACE" -s bad.d -c './rtprog idle' </dev/null 2>&1 | grep -v ready)
 expect_eq "a malformed script: file, line, column" "$out" \
 	"bad.d:4:1: error: syntax error: expected ')' before \"}\""
-out=$("$DTRACE" -n 'BEGIN { x[1] = 1; }' 2>&1) # (associative arrays: not yet)
-case $out in *"-n:1:14: error: associative arrays are not supported yet"*)
-	ok "an associative array: a clear error" ;;
-*) fail "an associative array: a clear error" "$out" ;; esac
+out=$("$DTRACE" -n 'BEGIN { this->x[1] = 1; exit(0); }' 2>&1)
+case $out in *"-n:1:20: error: this->x[ ]: clause-local variables cannot be associative arrays"*)
+	ok "a clause-local associative array: a clear error" ;;
+*) fail "a clause-local associative array: a clear error" "$out" ;; esac
 
 # BEGIN and exit() need no process
 expect_eq "BEGIN { exit(4) }: no process needed" \

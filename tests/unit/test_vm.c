@@ -9,6 +9,7 @@
 
 #include "runtime/bytecode.h"
 #include "runtime/safe.h"
+#include "runtime/vm_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +119,11 @@ static const struct {
 	[UDT_OP_LDLV] = { "ldlv", "di" },    [UDT_OP_STLV] = { "stlv", "si" },
 	[UDT_OP_LDGV] = { "ldgv", "di" },    [UDT_OP_STGV] = { "stgv", "si" },
 	[UDT_OP_STRCMP] = { "strcmp", "dsti" }, [UDT_OP_SUBR] = { "subr", "dsti" },
+	[UDT_OP_CALL] = { "call", "dsti" },
+	[UDT_OP_LDTS] = { "ldts", "di" },    [UDT_OP_STTS] = { "stts", "si" },
+	[UDT_OP_LDLS] = { "ldls", "di" },    [UDT_OP_STLS] = { "stls", "si" },
+	[UDT_OP_LDGS] = { "ldgs", "di" },    [UDT_OP_STGS] = { "stgs", "si" },
+	[UDT_OP_LDDV] = { "lddv", "dsti" },  [UDT_OP_STDV] = { "stdv", "dsti" },
 	/* clang-format on */
 };
 
@@ -1662,7 +1668,8 @@ TEST(verify_rejects_unknown_opcode)
 {
 	CHECK_EQ(rejected_at(fmt("nop; nop; raw %d 0 0 0 0; ret r0", UDT_OP_CNT)), 2);
 	CHECK_EQ(rejected_at("raw 255 0 0 0 0; ret r0"), 0);
-	CHECK_EQ(rejected_at(fmt("nop; raw %d 0 0 0 0; ret r0", UDT_OP_CNT - 1)), UINT32_MAX);
+	/* (the last opcode, STDV, takes one key at least) */
+	CHECK_EQ(rejected_at(fmt("nop; raw %d 0 0 1 0; ret r0", UDT_OP_CNT - 1)), UINT32_MAX);
 }
 
 TEST(verify_rejects_bad_rd)
@@ -1829,4 +1836,240 @@ TEST(registers_within_nregs_start_at_zero)
 	REQUIRE_EQ(udt_difo_verify(hdr(&b), b.sz, NULL), 0);
 	CHECK_EQ(udt_difo_run(hdr(&b), &c, &v), 0);
 	CHECK_EQ(v, 0);
+}
+
+/* -- Strings, subroutines, dynamic variables (runtime/vm_str.c, runtime/dynvar.c) ---------- */
+
+/* A fire's memory as the runtime gives it: strsize 16, 2 string slots per scope, a scratch
+   space, a dynamic variable space. */
+struct mem_fixture {
+	uint8_t tlocal[4096];
+	uint8_t gstrs[2 * 24];
+	uint64_t dyn[4096 / 8];
+	struct udt_vm_mem m;
+};
+
+static struct mem_fixture *mem_new(void)
+{
+	struct mem_fixture *f = calloc(1, sizeof(*f));
+	uint32_t slot = (uint32_t)udt_str_slot(16);
+
+	if (!f)
+		abort();
+	f->m = (struct udt_vm_mem){ .strsize = 16, .slot_sz = slot, .tstrs = f->tlocal,
+				    .ntstrs = 2, .lstrs = f->tlocal + 2 * slot, .nlstrs = 2,
+				    .gstrs = f->gstrs, .ngstrs = 2, .scratch = f->tlocal + 4 * slot,
+				    .scratch_sz = 256, .dyn = (struct udt_dynhdr *)f->dyn,
+				    .dyn_sz = sizeof(f->dyn), .thread_key = 5 };
+	f->m.own[0] = (struct udt_vm_region){ f->tlocal, sizeof(f->tlocal) };
+	f->m.own[1] = (struct udt_vm_region){ f->gstrs, sizeof(f->gstrs) };
+	f->m.own[2] = (struct udt_vm_region){ (uint8_t *)f->dyn, sizeof(f->dyn) };
+	f->m.nown = 3;
+	/* elements of (header, variable, one string key, a string value) */
+	if (udt__dyn_init(f->m.dyn, sizeof(f->dyn), sizeof(struct udt_dynvar) + 8 + 16 + 16))
+		abort();
+	return f;
+}
+
+/* Run src with memory f: 0 with *v, or the fault. */
+static uint32_t mem_run(struct mem_fixture *f, const char *src, uint64_t *v, uint64_t *addr)
+{
+	AUTO_DIFO b = assemble(src);
+	struct udt_vm_ctx ctx = test_ctx();
+	uint32_t bad = 0;
+
+	ctx.mem = f ? &f->m : NULL;
+	if (!CHECK_EQ(udt_difo_verify(hdr(&b), b.sz, &bad), 0))
+		return UINT32_MAX;
+	if (udt_difo_run(hdr(&b), &ctx, v) == 0)
+		return 0;
+	*addr = ctx.fault_addr;
+	return ctx.fault;
+}
+
+TEST(verify_call_checks_the_subroutine_and_its_arguments)
+{
+	CHECK_EQ(rejected_at(fmt("call r0, r0, r1, %d; ret r0", UDT_CALL_STRLEN)), UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("nop; call r0, r0, r2, %d; ret r0", UDT_CALL_STRLEN)), 1);
+	CHECK_EQ(rejected_at(fmt("call r0, r0, r1, %d; ret r0", UDT_CALL_STRJOIN)), 0);
+	CHECK_EQ(rejected_at(fmt("call r0, r0, r3, %d; ret r0", UDT_CALL_SUBSTR)), UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("call r0, r0, r4, %d; ret r0", UDT_CALL_SUBSTR)), 0);
+	CHECK_EQ(rejected_at(fmt("call r0, r0, r1, %d; ret r0", UDT_CALL_CNT)), 0);
+	CHECK_EQ(rejected_at("call r0, r0, r1, -1; ret r0"), 0);
+	/* the arguments' registers must exist: r15 and one more does not */
+	CHECK_EQ(rejected_at(fmt("call r0, r15, r2, %d; ret r0", UDT_CALL_STRJOIN)), 0);
+	CHECK_EQ(rejected_at(fmt("call r0, r14, r2, %d; ret r0", UDT_CALL_STRJOIN)), UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("call r16, r0, r1, %d; ret r0", UDT_CALL_STRLEN)), 0);
+}
+
+TEST(verify_dynamic_variable_access_checks_keys_and_flags)
+{
+	CHECK_EQ(rejected_at("lddv r0, r0, r1, 0; ret r0"), UINT32_MAX);
+	CHECK_EQ(rejected_at("lddv r0, r0, r0, 0; ret r0"), 0);           /* no key */
+	CHECK_EQ(rejected_at("stdv r0, r0, r9, 0; ret r0"), 0);           /* nine keys */
+	CHECK_EQ(rejected_at("stdv r0, r8, r8, 0; ret r0"), UINT32_MAX);
+	CHECK_EQ(rejected_at("stdv r0, r9, r8, 0; ret r0"), 0);           /* r16 */
+	CHECK_EQ(rejected_at("lddv r0, r0, r1, -1; ret r0"), 0);
+	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", UDT_DV_STRVAL | UDT_DV_THREAD |
+							     (1 << UDT_DV_STRKEYS_SHIFT))),
+		 UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", 0x4000000)), 0); /* unknown flag */
+	CHECK_EQ(rejected_at("ldts r0, -1; ret r0"), 0);
+	CHECK_EQ(rejected_at("stgs r16, 0; ret r0"), 0);
+}
+
+TEST(subroutines_run_on_strings_of_the_string_table)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+
+	CHECK_EQ(mem_run(f, fmt(".str hello; lds r0, 0; call r0, r0, r1, %d; ret r0",
+				UDT_CALL_STRLEN), &v, &addr), 0);
+	CHECK_EQ(v, 5);
+	CHECK_EQ(mem_run(f, fmt(".str ab; .str cd; lds r0, 0; lds r1, 3; call r0, r0, r2, %d; ret r0",
+				UDT_CALL_STRJOIN), &v, &addr), 0);
+	CHECK_STR((const char *)(uintptr_t)v, "abcd");
+	CHECK(v >= (uintptr_t)f->m.scratch && v < (uintptr_t)f->m.scratch + f->m.scratch_sz);
+	CHECK_EQ(mem_run(f, fmt(".str foobar; lds r0, 0; ldi r1, -3; ldi r2, 2; call r0, r0, r3, %d; ret r0",
+				UDT_CALL_SUBSTR), &v, &addr), 0);
+	CHECK_STR((const char *)(uintptr_t)v, "ba");
+	free(f);
+}
+
+TEST(subroutines_fault_without_scratch_or_beyond_it)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+
+	/* no memory for strings in the session: nowhere to put a result */
+	CHECK_EQ(mem_run(NULL, fmt(".str x; lds r0, 0; call r0, r0, r1, %d; ret r0",
+				   UDT_CALL_TOUPPER), &v, &addr), UDT_FAULT_NOSCRATCH);
+	/* alloca() past the scratch space, and a size that would wrap */
+	CHECK_EQ(mem_run(f, fmt("ldi r0, 257; call r0, r0, r1, %d; ret r0", UDT_CALL_ALLOCA), &v,
+			 &addr), UDT_FAULT_NOSCRATCH);
+	CHECK_EQ(mem_run(f, fmt("ldi r0, -1; call r0, r0, r1, %d; ret r0", UDT_CALL_ALLOCA), &v,
+			 &addr), UDT_FAULT_NOSCRATCH);
+	/* strjoin() beyond strsize - 1 (16 here), as DTrace */
+	CHECK_EQ(mem_run(f, fmt(".str 0123456789; lds r0, 0; lds r1, 0; call r0, r0, r2, %d; ret r0",
+				UDT_CALL_STRJOIN), &v, &addr), UDT_FAULT_NOSCRATCH);
+	free(f);
+}
+
+TEST(subroutines_read_the_process_fault_safe)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	REQUIRE(p != MAP_FAILED);
+	memset(p, 'A', pg);
+	mprotect(p + pg, pg, PROT_NONE);
+	/* NULL */
+	CHECK_EQ(mem_run(f, fmt("ldi r0, 0; call r0, r0, r1, %d; ret r0", UDT_CALL_STRLEN), &v,
+			 &addr), UDT_FAULT_BADADDR);
+	CHECK_EQ(addr, 0);
+	/* a string that runs into a PROT_NONE page: the fault names the page */
+	uint64_t at = (uint64_t)(uintptr_t)(p + pg - 4);
+	char src[160];
+	snprintf(src, sizeof(src), ".const %llu; ldc r0, 0; call r0, r0, r1, %d; ret r0",
+		 (unsigned long long)at, UDT_CALL_STRLEN);
+	CHECK_EQ(mem_run(f, src, &v, &addr), UDT_FAULT_BADADDR);
+	CHECK_EQ(addr, at + 4);
+	/* ... but four bytes of it can be copied in, and a bounded copyinstr() too */
+	snprintf(src, sizeof(src), ".const %llu; ldc r0, 0; ldi r1, 4; call r0, r0, r2, %d; ret r0",
+		 (unsigned long long)at, UDT_CALL_COPYIN);
+	CHECK_EQ(mem_run(f, src, &v, &addr), 0);
+	CHECK_EQ(memcmp((const void *)(uintptr_t)v, "AAAA", 4), 0);
+	snprintf(src, sizeof(src), ".const %llu; ldc r0, 0; ldi r1, 3; call r0, r0, r2, %d; ret r0",
+		 (unsigned long long)at, UDT_CALL_COPYINSTR);
+	CHECK_EQ(mem_run(f, src, &v, &addr), 0);
+	CHECK_STR((const char *)(uintptr_t)v, "AAA");
+	/* bcopy() writes only into alloca()'s memory */
+	snprintf(src, sizeof(src), ".const %llu; ldc r0, 0; ldc r1, 0; ldi r2, 1; call r0, r0, r3, %d; "
+		 "ret r0", (unsigned long long)at, UDT_CALL_BCOPY);
+	CHECK_EQ(mem_run(f, src, &v, &addr), UDT_FAULT_BADADDR);
+	CHECK_EQ(addr, at);
+	munmap(p, 2 * pg);
+	free(f);
+}
+
+TEST(string_variables_copy_and_unset)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+
+	/* unset: NULL */
+	CHECK_EQ(mem_run(f, "ldts r0, 1; ret r0", &v, &addr), 0);
+	CHECK_EQ(v, 0);
+	/* stored (cut at strsize - 1), then read back from the variable's own slot */
+	CHECK_EQ(mem_run(f, ".str 0123456789abcdefXYZ; lds r0, 0; stts r0, 1; ldts r1, 1; ret r1", &v,
+			 &addr), 0);
+	CHECK_STR((const char *)(uintptr_t)v, "0123456789abcde");
+	CHECK_EQ(mem_run(f, "ldi r0, 0; stgs r0, 0; ldgs r0, 0; ret r0", &v, &addr), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(mem_run(f, "ldts r0, 2; ret r0", &v, &addr), UDT_FAULT_BADVAR);
+	CHECK_EQ(mem_run(NULL, "ldls r0, 0; ret r0", &v, &addr), UDT_FAULT_BADVAR);
+	free(f);
+}
+
+TEST(dynamic_variables_store_load_delete)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+	int strkey = 1 << UDT_DV_STRKEYS_SHIFT;
+
+	CHECK_EQ(mem_run(f, fmt(".str k; lds r1, 0; lddv r0, r1, r1, %d; ret r0", 3 | strkey), &v,
+			 &addr), 0);
+	CHECK_EQ(v, 0); /* absent */
+	CHECK_EQ(mem_run(f, fmt(".str k; lds r1, 0; ldi r0, 42; stdv r0, r1, r1, %d; lddv r2, r1, r1, %d; "
+				"ret r2", 3 | strkey, 3 | strkey), &v, &addr), 0);
+	CHECK_EQ(v, 42);
+	/* another variable, or the thread-local one, does not see it */
+	CHECK_EQ(mem_run(f, fmt(".str k; lds r1, 0; lddv r0, r1, r1, %d; ret r0", 4 | strkey), &v,
+			 &addr), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(mem_run(f, fmt(".str k; lds r1, 0; lddv r0, r1, r1, %d; ret r0",
+				3 | strkey | UDT_DV_THREAD), &v, &addr), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(f->m.dyn->dirty, 0);
+	CHECK_EQ(mem_run(f, fmt(".str k; lds r1, 0; ldi r0, 0; stdv r0, r1, r1, %d; lddv r0, r1, r1, %d; "
+				"ret r0", 3 | strkey, 3 | strkey), &v, &addr), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(f->m.dyn->dirty, 1); /* deleted, for the cleaner */
+	/* a string value, and a key too long for the elements */
+	CHECK_EQ(mem_run(f, fmt(".str k; .str value; lds r1, 0; lds r0, 2; stdv r0, r1, r1, %d; "
+				"lddv r0, r1, r1, %d; ret r0", 3 | strkey | UDT_DV_STRVAL,
+				3 | strkey | UDT_DV_STRVAL), &v, &addr), 0);
+	CHECK_STR((const char *)(uintptr_t)v, "value");
+	CHECK_EQ(mem_run(f, fmt("lddv r0, r0, r2, %d; ret r0", 3 | strkey | 2 * strkey), &v, &addr),
+		 UDT_FAULT_BADVAR);
+	CHECK_EQ(mem_run(NULL, "lddv r0, r0, r1, 0; ret r0", &v, &addr), UDT_FAULT_BADVAR);
+	free(f);
+}
+
+TEST(dynamic_variables_drop_when_full_and_clean)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+	uint32_t cnt = f->m.dyn->chunk_cnt, idx[256];
+
+	REQUIRE(cnt < 200);
+	for (uint32_t i = 0; i <= cnt; i++)
+		CHECK_EQ(mem_run(f, fmt("ldi r1, %u; ldi r0, 1; stdv r0, r1, r1, 0; ret r0", i), &v,
+				 &addr), 0);
+	CHECK_EQ(f->m.dyn->drops, 1);
+	/* delete one: the next new key is a drop "with non-empty dirty list" */
+	CHECK_EQ(mem_run(f, "ldi r1, 0; ldi r0, 0; stdv r0, r1, r1, 0; ret r0", &v, &addr), 0);
+	CHECK_EQ(mem_run(f, "ldi r1, 1000; ldi r0, 1; stdv r0, r1, r1, 0; ret r0", &v, &addr), 0);
+	CHECK_EQ(f->m.dyn->dirty_drops, 1);
+	/* cleaned (no thread to wait for here), the element takes the new key */
+	CHECK_EQ(udt__dyn_unlink(f->m.dyn, idx, 256), 1);
+	udt__dyn_release(f->m.dyn, idx, 1);
+	CHECK_EQ(mem_run(f, "ldi r1, 1000; ldi r0, 7; stdv r0, r1, r1, 0; lddv r0, r1, r1, 0; ret r0",
+			 &v, &addr), 0);
+	CHECK_EQ(v, 7);
+	CHECK_EQ(mem_run(f, "ldi r1, 5; lddv r0, r1, r1, 0; ret r0", &v, &addr), 0);
+	CHECK_EQ(v, 1);
+	free(f);
 }

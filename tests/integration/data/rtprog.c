@@ -27,6 +27,11 @@
  *            write k * 100 bytes 10 * k times (k = 1..12), odd ones 10 * (11 - k) times
  *            (k = 1..10), on fd 20, 21, 29, 30 in turn from (k % 4) on (the
  *            aggregation chapter's examples, in a process)
+ *   hostile  fire rt:::once(kind, pointer) with pointers no script may crash it with, at
+ *            fixed addresses so that errors name the same ones every run: 1 NULL,
+ *            2 unmapped (0x10002000), 3 PROT_NONE (0x10001000), 4 the last 16 bytes of a
+ *            mapping, no NUL before the PROT_NONE page (0x10000ff0), 5 a string of 1 MB
+ *            (0x10100000), 6 a good string; then 7 "still running"
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -38,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -220,6 +226,26 @@ int main(int argc, char **argv)
 				nanosleep(&ts, NULL);
 			}
 		}
+	} else if (!strcmp(mode, "hostile")) {
+		int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+		char *base = mmap((void *)0x10000000, 3 * 4096, PROT_READ | PROT_WRITE, fl, -1, 0);
+		char *huge = mmap((void *)0x10100000, 1 << 20, PROT_READ | PROT_WRITE, fl, -1, 0);
+		if (base != (void *)0x10000000 || huge != (void *)0x10100000) {
+			fprintf(stderr, "rtprog: cannot map the hostile pages\n");
+			return 1;
+		}
+		memset(base, 'A', 4096);
+		mprotect(base + 4096, 4096, PROT_NONE);
+		munmap(base + 8192, 4096);
+		memset(huge, 'x', (1 << 20) - 1);
+		RT_ONCE(1, NULL);
+		RT_ONCE(2, base + 8192);
+		RT_ONCE(3, base + 4096);
+		RT_ONCE(4, base + 4096 - 16);
+		RT_ONCE(5, huge);
+		RT_ONCE(6, "a good string");
+		RT_ONCE(7, "still running");
+		printf("alive\n");
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)

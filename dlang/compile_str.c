@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D strings in the compiler, and the subroutines: their prototypes (as
+ * DTrace's dt_open.c declares them), the checks of their arguments with
+ * DTrace's messages, and their calls (the runtime's UDT_OP_CALL, run in the
+ * traced process at fire time: runtime/vm_str.c).
+ *
+ * A string value is one of:
+ *  - a constant (struct val's cstr): folded where it can be, else the
+ *    address of its copy in the DIFO's string table (LDS);
+ *  - a string of the process not yet copied (strref: copyinstr(), a char
+ *    array member, stringof of a pointer), which an action copies straight
+ *    into its record; a char array is cut at its size;
+ *  - a D string: a register holding an address (of a variable's slot, of
+ *    the scratch space where subroutines put their results, of the string
+ *    table, or of the process's memory, which the runtime reads
+ *    fault-safe), or 0 for NULL.
+ * dl_cg_dstr() makes any of them a D string, copying what must be bounded.
+ */
+#include "dlang/cg.h"
+
+#include <string.h>
+
+void dl_cg_need_regs(struct cg *g, const struct dl_node *n, int r, int k)
+{
+	if (r + k >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+}
+
+/* Is v a char array of the process (a string cut at its size)? */
+static bool is_char_array(const struct val *v)
+{
+	struct dl_qtype rt = dl_type_resolve(v->type);
+	const struct dl_type *el;
+
+	if (!v->is_addr || rt.t->kind != DL_ARRAY)
+		return false;
+	el = dl_type_resolve(rt.t->ref).t;
+	return el->kind == DL_INT && el->size == 1;
+}
+
+bool dl_cg_is_string(const struct val *v)
+{
+	return v->cstr || v->strref || is_str(v->type) || is_char_array(v);
+}
+
+bool dl_cg_is_string_expr(struct cg *g, const struct dl_node *x, int r)
+{
+	size_t n = g->n, nc = g->nc;
+	struct val v = gen(g, x, r);
+
+	g->n = n;
+	g->nc = nc;
+	return dl_cg_is_string(&v);
+}
+
+int32_t dl_cg_strtab(struct cg *g, const char *s, const struct dl_node *n)
+{
+	size_t len = strlen(s) + 1, off = 0;
+
+	/* the table holds each constant once */
+	while (off < g->str.len && strcmp(g->str.buf + off, s))
+		off += strlen(g->str.buf + off) + 1;
+	if (off >= g->str.len) {
+		off = g->str.len;
+		udt__sb_putn(&g->str, s, len);
+	}
+	if (off > INT32_MAX)
+		cg_error(g, n, "too many string constants");
+	return (int32_t)off;
+}
+
+/* The subroutine's call, its arguments in r..r+argc-1: the result in r. */
+static void call(struct cg *g, uint32_t subr, int r, int argc)
+{
+	g->p->uses_mem = true;
+	emit(g, UDT_OP_CALL, r, r, argc, (int32_t)subr);
+}
+
+void dl_cg_dstr(struct cg *g, struct val *v, int r, const struct dl_node *n)
+{
+	uint64_t max = v->strref ? v->str_max : is_char_array(v)
+			       ? dl_type_resolve(v->type).t->nelems : 0;
+
+	if (v->cstr) {
+		emit(g, UDT_OP_LDS, r, 0, 0, dl_cg_strtab(g, v->cstr, n));
+	} else if ((v->strref || is_char_array(v)) && max) {
+		/* bounded: a copy, cut at the array's size */
+		dl_cg_need_regs(g, n, r, 1);
+		if (v->reg != r)
+			emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
+		struct val m = constant(named(g, "size_t"), (int64_t)max);
+		materialize(g, &m, r + 1, n);
+		call(g, UDT_CALL_COPYINSTR, r, 2);
+	} else if (v->strref) {
+		/* an address the runtime reads where it is (the process's: fault-safe) */
+		if (v->reg != r)
+			emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
+	} else if (is_str(v->type) || (v->is_const && !v->cval)) {
+		materialize(g, v, r, n); /* a D string already, or NULL */
+	} else {
+		cg_error(g, n, "a %s is not a string", dl_type_cdecl(g->p, v->type, NULL));
+	}
+	*v = (struct val){ .type = named(g, "string"), .reg = r };
+}
+
+static const char *val_type(struct cg *g, const struct val *v)
+{
+	return dl_cg_is_string(v) ? "string" : dl_type_cdecl(g->p, v->type, NULL);
+}
+
+_Noreturn void dl_cg_bad_arg(struct cg *g, const struct dl_node *at, const char *what,
+			     const char *kind, size_t i, const char *proto, const struct val *v)
+{
+	bool key = !strcmp(kind, "key");
+
+	cg_error(g, at, "%s%s %s #%zu is incompatible with prototype:\n\tprototype: %s\n\t%9s: %s",
+		 what, key ? "[ ]" : "( )", kind, i + 1, proto, kind, val_type(g, v));
+}
+
+/* -- Subroutines ------------------------------------------------------------------------- */
+
+/* What an argument must be. */
+enum arg {
+	A_STR,    /* a string: "const char *" */
+	A_INT,    /* an integer */
+	A_ADDR,   /* an integer or a pointer: an address, a size */
+};
+
+static const struct subr {
+	const char *name;
+	uint32_t id;
+	const char *ret;          /* its type: "string", "void", or a type name */
+	uint8_t min, max;         /* arguments */
+	struct {
+		enum arg kind;
+		const char *proto;
+	} args[3];
+} subrs[] = {
+	{ "strlen", UDT_CALL_STRLEN, "size_t", 1, 1, { { A_STR, "const char *" } } },
+	{ "strjoin", UDT_CALL_STRJOIN, "string", 2, 2,
+	  { { A_STR, "const char *" }, { A_STR, "const char *" } } },
+	{ "substr", UDT_CALL_SUBSTR, "string", 2, 3,
+	  { { A_STR, "const char *" }, { A_INT, "int" }, { A_INT, "int" } } },
+	{ "index", UDT_CALL_INDEX, "int", 2, 3,
+	  { { A_STR, "const char *" }, { A_STR, "const char *" }, { A_INT, "int" } } },
+	{ "rindex", UDT_CALL_RINDEX, "int", 2, 3,
+	  { { A_STR, "const char *" }, { A_STR, "const char *" }, { A_INT, "int" } } },
+	{ "strchr", UDT_CALL_STRCHR, "string", 2, 2,
+	  { { A_STR, "const char *" }, { A_INT, "char" } } },
+	{ "strrchr", UDT_CALL_STRRCHR, "string", 2, 2,
+	  { { A_STR, "const char *" }, { A_INT, "char" } } },
+	{ "strstr", UDT_CALL_STRSTR, "string", 2, 2,
+	  { { A_STR, "const char *" }, { A_STR, "const char *" } } },
+	{ "strtok", UDT_CALL_STRTOK, "string", 2, 2,
+	  { { A_STR, "const char *" }, { A_STR, "const char *" } } },
+	{ "basename", UDT_CALL_BASENAME, "string", 1, 1, { { A_STR, "const char *" } } },
+	{ "dirname", UDT_CALL_DIRNAME, "string", 1, 1, { { A_STR, "const char *" } } },
+	{ "lltostr", UDT_CALL_LLTOSTR, "string", 1, 2, { { A_INT, "int64_t" }, { A_INT, "int" } } },
+	{ "toupper", UDT_CALL_TOUPPER, "string", 1, 1, { { A_STR, "const char *" } } },
+	{ "tolower", UDT_CALL_TOLOWER, "string", 1, 1, { { A_STR, "const char *" } } },
+	{ "strtoll", UDT_CALL_STRTOLL, "int64_t", 1, 2,
+	  { { A_STR, "const char *" }, { A_INT, "int" } } },
+	{ "copyin", UDT_CALL_COPYIN, "void *", 2, 2, { { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" } } },
+	{ "copyinto", UDT_CALL_COPYINTO, "void", 3, 3,
+	  { { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" }, { A_ADDR, "void *" } } },
+	{ "copyinstr", UDT_CALL_COPYINSTR, "string", 1, 2,
+	  { { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" } } },
+	{ "alloca", UDT_CALL_ALLOCA, "void *", 1, 1, { { A_ADDR, "size_t" } } },
+	{ "bcopy", UDT_CALL_BCOPY, "void", 3, 3,
+	  { { A_ADDR, "void *" }, { A_ADDR, "void *" }, { A_ADDR, "size_t" } } },
+};
+
+static const struct subr *subr_of(const struct dl_node *n)
+{
+	if (n->kind != DL_N_CALL || n->a->kind != DL_N_IDENT)
+		return NULL;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(subrs); i++)
+		if (!strcmp(subrs[i].name, n->a->name))
+			return &subrs[i];
+	return NULL;
+}
+
+bool dl_cg_is_subr(const struct dl_node *n)
+{
+	return subr_of(n) != NULL;
+}
+
+bool dl_node_is_subr(const struct dl_node *x)
+{
+	return subr_of(x) != NULL;
+}
+
+bool dl_node_is_void_subr(const struct dl_node *x)
+{
+	const struct subr *s = subr_of(x);
+
+	return s && !strcmp(s->ret, "void");
+}
+
+/* Does v pass for a string argument: a string, a char or void pointer, NULL? */
+static bool string_arg(const struct val *v)
+{
+	if (v->xl)
+		return false;
+	if (dl_cg_is_string(v) || (v->is_const && !v->cval))
+		return true;
+	if (!is_ptr(v->type) || v->is_addr)
+		return false;
+	const struct dl_type *to = dl_type_resolve(dl_type_resolve(v->type).t->ref).t;
+	return to->kind == DL_VOID || (to->kind == DL_INT && to->size == 1);
+}
+
+/* copyinstr(addr[, max]) with a constant max (or none): copied by the action that uses it. */
+static struct val copyinstr(struct cg *g, const struct dl_node *n, int r, const struct subr *s)
+{
+	struct val a = gen(g, n->args[0], r);
+	uint64_t max = 0;
+
+	if (dl_cg_is_string(&a) || a.is_addr || a.xl || (!is_int(a.type) && !is_ptr(a.type)))
+		dl_cg_bad_arg(g, n->args[0], s->name, "argument", 0, s->args[0].proto, &a);
+	materialize(g, &a, r, n);
+	if (n->arg_cnt == 2) {
+		struct val m = gen(g, n->args[1], r + 1);
+		if (dl_cg_is_string(&m) || m.xl || (!is_int(m.type) && !is_ptr(m.type)))
+			dl_cg_bad_arg(g, n->args[1], s->name, "argument", 1, s->args[1].proto, &m);
+		if (!m.is_const) {
+			/* a bound known at fire time: the copy is made there, in the scratch space */
+			materialize(g, &m, r + 1, n);
+			call(g, UDT_CALL_COPYINSTR, r, 2);
+			return (struct val){ .type = named(g, "string"), .reg = r };
+		}
+		if (m.cval <= 0)
+			cg_error(g, n->args[1], "copyinstr( ) argument #2 must be a positive size");
+		max = (uint64_t)m.cval;
+	}
+	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true, .str_max = max };
+}
+
+struct val dl_cg_subr(struct cg *g, const struct dl_node *n, int r)
+{
+	const struct subr *s = subr_of(n);
+	size_t argc = n->arg_cnt;
+
+	if (argc < s->min || argc > s->max)
+		cg_error(g, n, "%s( ) prototype mismatch: %zu arg%s passed, %s%u expected", s->name,
+			 argc, argc == 1 ? "" : "s", s->min != s->max ? "at least " : "",
+			 (unsigned)s->min);
+	dl_cg_need_regs(g, n, r, (int)argc);
+	if (s->id == UDT_CALL_COPYINSTR)
+		return copyinstr(g, n, r, s);
+	for (size_t i = 0; i < argc; i++) {
+		int ri = r + (int)i;
+		struct val v = gen(g, n->args[i], ri);
+		bool ok = s->args[i].kind == A_STR ? string_arg(&v)
+			  : !dl_cg_is_string(&v) && !v.xl && !v.is_addr &&
+			    (is_int(v.type) || (s->args[i].kind == A_ADDR && is_ptr(v.type)));
+		if (!ok)
+			dl_cg_bad_arg(g, n->args[i], s->name, "argument", i, s->args[i].proto, &v);
+		if (s->args[i].kind == A_STR && dl_cg_is_string(&v))
+			dl_cg_dstr(g, &v, ri, n->args[i]);
+		materialize(g, &v, ri, n->args[i]);
+	}
+	call(g, s->id, r, (int)argc);
+	if (!strcmp(s->ret, "string"))
+		return (struct val){ .type = named(g, "string"), .reg = r };
+	if (!strcmp(s->ret, "void *"))
+		return (struct val){ .type = { dl_type_ptr(g->p, named(g, "void")), 0 }, .reg = r };
+	struct val v = { .type = named(g, s->ret), .reg = r };
+	if (is_int(v.type))
+		norm_reg(g, v.type, r);
+	return v;
+}
+
+/* stringof(x): a string as it is; a pointer or an integer as the address of the process's. */
+struct val dl_cg_stringof(struct cg *g, const struct dl_node *n, int r)
+{
+	struct val v = gen(g, n->a, r);
+
+	if (dl_cg_is_string(&v))
+		return v;
+	if (v.xl || v.is_addr || (!is_int(v.type) && !is_ptr(v.type)))
+		cg_error(g, n, "cannot apply stringof to a value of type %s",
+			 dl_type_cdecl(g->p, v.type, NULL));
+	materialize(g, &v, r, n);
+	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true };
+}

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D variables in the compiler: global (x), thread-local (self->x) and
+ * clause-local (this->x) scalars and strings, associative arrays (a[k...]
+ * and self->a[k...]), their declarations, and inlines.
+ *
+ * A variable is declared by a declaration ("string s;", "self int x;",
+ * "int a[int, string];") or by its first assignment in the script's order,
+ * which gives its type, its kind and, for an array, its keys' types. Each
+ * kind has its own storage in the runtime (docs/runtime.md, "Variables"),
+ * and so its own numbering:
+ *
+ *   integers and pointers   8-byte slots per scope: LDTV/STTV, LDLV/STLV, LDGV/STGV
+ *   strings                 strsize slots per scope: LDTS/STTS, LDLS/STLS, LDGS/STGS
+ *   associative arrays      the dynamic variable space: LDDV/STDV, the keys in
+ *                           consecutive registers, numbered across scopes
+ *
+ * As in DTrace, an unset integer reads 0 and an unset string NULL, which
+ * compares equal to ""; storing 0 (NULL) into an array element deletes it.
+ * Strings are copied when assigned.
+ */
+#include "dlang/cg.h"
+
+#include <string.h>
+
+/* How a variable of each scope is written: "self->" x, "this->" x, x. */
+static const char *const scope_prefix[] = { "self->", "this->", "" };
+
+/* -- The program's variables ------------------------------------------------------- */
+
+enum vkind { VK_SCALAR, VK_STRING, VK_ARRAY };
+
+static enum vkind kind_of(const struct dl_var *v)
+{
+	return v->is_array ? VK_ARRAY : v->is_str ? VK_STRING : VK_SCALAR;
+}
+
+static size_t count(const struct dl_program *p, enum dl_var_scope scope, enum vkind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->var_cnt; i++)
+		n += kind_of(&p->vars[i]) == k && (k == VK_ARRAY || p->vars[i].scope == scope);
+	return n;
+}
+
+size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope)
+{
+	return count(p, scope, VK_SCALAR);
+}
+
+size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope)
+{
+	return count(p, scope, VK_STRING);
+}
+
+uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize)
+{
+	uint64_t sslot = (strsize + 7) & ~7ull, max = 0;
+
+	for (size_t i = 0; i < p->var_cnt; i++) {
+		const struct dl_var *v = &p->vars[i];
+		if (!v->is_array)
+			continue;
+		/* the element's header, (variable, thread), the keys, the value */
+		uint64_t sz = sizeof(struct udt_dynvar) + 8 + (v->is_str ? sslot : 8);
+		for (size_t k = 0; k < v->nkeys; k++)
+			sz += dl_type_resolve(v->keys[k]).t->kind == DL_STRING ? sslot : 8;
+		if (sz > max)
+			max = sz;
+	}
+	return max;
+}
+
+bool dl_program_uses_mem(const struct dl_program *p)
+{
+	for (size_t i = 0; i < p->var_cnt; i++)
+		if (p->vars[i].is_str || p->vars[i].is_array)
+			return true;
+	return p->uses_mem;
+}
+
+bool dl_node_is_effect(const struct dl_node *x)
+{
+	return (x->kind == DL_N_BINARY && (x->op == '=' || (x->op >= T_MUL_EQ && x->op <= T_OR_EQ))) ||
+	       x->kind == DL_N_POSTFIX || (x->kind == DL_N_UNARY && (x->op == T_INC || x->op == T_DEC)) ||
+	       dl_node_is_void_subr(x);
+}
+
+static struct dl_var *var_find(struct dl_program *p, enum dl_var_scope scope, const char *name)
+{
+	for (size_t i = 0; i < p->var_cnt; i++)
+		if (p->vars[i].scope == scope && !strcmp(p->vars[i].name, name))
+			return &p->vars[i];
+	return NULL;
+}
+
+static bool same_kinds(const struct dl_var *v, bool is_str, bool array, const struct dl_qtype *keys,
+		       size_t nkeys)
+{
+	if (v->is_str != is_str || v->is_array != array || v->nkeys != nkeys)
+		return false;
+	for (size_t k = 0; k < nkeys; k++)
+		if (is_str(v->keys[k]) != is_str(keys[k]))
+			return false;
+	return true;
+}
+
+/* Add a variable; NULL with *ret_err when its scope has too many of its kind. */
+static struct dl_var *var_add(struct dl_program *p, enum dl_var_scope scope, const char *name,
+			      struct dl_qtype type, bool array, const struct dl_qtype *keys,
+			      size_t nkeys, struct dl_loc loc, const char **ret_err)
+{
+	struct dl_var nv = { .scope = scope, .name = name, .type = type, .is_array = array,
+			     .is_str = is_str(type), .nkeys = nkeys, .loc = loc };
+	enum vkind k = kind_of(&nv);
+	size_t max = k == VK_ARRAY ? UDT_DV_ID_MASK + 1
+		     : scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
+		     : scope == DL_VAR_GLOBAL ? UDT_MAX_GVARS : UDT_MAX_TVARS;
+
+	nv.id = (uint32_t)count(p, scope, k);
+	if (nv.id >= max) {
+		*ret_err = k == VK_ARRAY ? "too many associative arrays" : "too many variables";
+		return NULL;
+	}
+	if (nkeys) {
+		nv.keys = dl_alloc(p, nkeys * sizeof(*keys));
+		memcpy(nv.keys, keys, nkeys * sizeof(*keys));
+	}
+	UDT__PUSH(p->vars, p->var_cnt, p->var_cap, nv);
+	return &p->vars[p->var_cnt - 1];
+}
+
+struct dl_var *dl_var_declare(struct dl_program *p, enum dl_var_scope scope, const char *name,
+			      struct dl_qtype type, bool array, const struct dl_qtype *keys,
+			      size_t nkeys, struct dl_loc loc, const char **ret_err)
+{
+	struct dl_var *v = var_find(p, scope, name);
+
+	if (v) {
+		/* the same declaration again is allowed; another is not */
+		if (same_kinds(v, is_str(type), array, keys, nkeys) && same_type(v->type, type))
+			return v;
+		*ret_err = "identifier redeclared";
+		return NULL;
+	}
+	if (array && scope == DL_VAR_LOCAL) {
+		*ret_err = "clause-local variables cannot be associative arrays";
+		return NULL;
+	}
+	return var_add(p, scope, name, type, array, keys, nkeys, loc, ret_err);
+}
+
+/* -- References -------------------------------------------------------------------------- */
+
+/* A variable as an expression names it: its scope, its name, and its keys when an element. */
+struct vref {
+	enum dl_var_scope scope;
+	const char *name;
+	const struct dl_node *elem;  /* the a[k...] node of an element, NULL for a scalar */
+};
+
+static struct dl_inline *inline_of(struct cg *g, const char *name)
+{
+	return dl_sym_get(&g->p->inlines, name);
+}
+
+/*
+ * Is n a variable: x, self->x, this->x, or an element a[k...] or
+ * self->a[k...]? (x[i] of an integer or pointer variable x indexes what x
+ * points to: that is not a variable.)
+ */
+static bool var_ref(struct cg *g, const struct dl_node *n, struct vref *ret)
+{
+	const struct dl_node *base = n->kind == DL_N_INDEX ? n->a : n;
+	const struct dl_node *elem = n->kind == DL_N_INDEX ? n : NULL;
+	enum dl_var_scope scope;
+
+	if (base->kind == DL_N_IDENT) {
+		if (is_reserved(g, base->name) || !strcmp(base->name, "NULL") ||
+		    inline_of(g, base->name))
+			return false;
+		scope = DL_VAR_GLOBAL;
+	} else if (base->kind == DL_N_PTRMEMBER && base->a->kind == DL_N_IDENT &&
+		   (!strcmp(base->a->name, "self") || !strcmp(base->a->name, "this"))) {
+		scope = !strcmp(base->a->name, "self") ? DL_VAR_THREAD : DL_VAR_LOCAL;
+	} else {
+		return false;
+	}
+	struct dl_var *v = var_find(g->p, scope, base->name);
+	if (elem && v && !v->is_array)
+		return false;
+	*ret = (struct vref){ scope, base->name, elem };
+	return true;
+}
+
+bool dl_cg_is_var(struct cg *g, const struct dl_node *n)
+{
+	struct vref ref;
+
+	return var_ref(g, n, &ref);
+}
+
+bool dl_cg_is_global(struct cg *g, const char *id)
+{
+	return var_find(g->p, DL_VAR_GLOBAL, id) != NULL;
+}
+
+/* The variable ref names, which a declaration or an earlier assignment must have made. */
+static struct dl_var *var_of(struct cg *g, const struct vref *ref, const struct dl_node *n)
+{
+	struct dl_var *v = var_find(g->p, ref->scope, ref->name);
+
+	if (!v)
+		cg_error(g, n, "failed to resolve %s%s: Unknown variable name", scope_prefix[ref->scope],
+			 ref->name);
+	if (v->is_array && !ref->elem)
+		cg_error(g, n, "array '%s' may not be referenced as scalar", ref->name);
+	return v;
+}
+
+static uint8_t scalar_op(const struct dl_var *v, bool store)
+{
+	if (v->is_str) {
+		if (v->scope == DL_VAR_THREAD)
+			return store ? UDT_OP_STTS : UDT_OP_LDTS;
+		if (v->scope == DL_VAR_GLOBAL)
+			return store ? UDT_OP_STGS : UDT_OP_LDGS;
+		return store ? UDT_OP_STLS : UDT_OP_LDLS;
+	}
+	if (v->scope == DL_VAR_THREAD)
+		return store ? UDT_OP_STTV : UDT_OP_LDTV;
+	if (v->scope == DL_VAR_GLOBAL)
+		return store ? UDT_OP_STGV : UDT_OP_LDGV;
+	return store ? UDT_OP_STLV : UDT_OP_LDLV;
+}
+
+static const char *type_name(struct cg *g, struct dl_qtype t)
+{
+	return is_str(t) ? "string" : dl_type_cdecl(g->p, t, NULL);
+}
+
+/*
+ * The keys of element ref of array v into registers r...: checked against
+ * the array's prototype, strings as D strings. Returns LDDV/STDV's imm.
+ */
+static int32_t gen_keys(struct cg *g, const struct dl_var *v, const struct vref *ref, int r)
+{
+	const struct dl_node *el = ref->elem;
+	size_t k = el->arg_cnt;
+	uint32_t imm = v->id | (v->scope == DL_VAR_THREAD ? UDT_DV_THREAD : 0) |
+		       (v->is_str ? UDT_DV_STRVAL : 0);
+
+	if (k > UDT_DV_MAX_KEYS)
+		cg_error(g, el, "insufficient tuple registers to generate expression");
+	if (k != v->nkeys)
+		cg_error(g, el, "%s[ ] prototype mismatch: %zu key%s passed, %zu expected", v->name, k,
+			 k == 1 ? "" : "s", v->nkeys);
+	dl_cg_need_regs(g, el, r, (int)k);
+	for (size_t i = 0; i < k; i++) {
+		struct val kv = gen(g, el->args[i], r + (int)i);
+		bool want_str = is_str(v->keys[i]), got_str = dl_cg_is_string(&kv);
+
+		if (want_str != got_str || (!got_str && !is_int(kv.type) && !is_ptr(kv.type)) ||
+		    kv.xl)
+			dl_cg_bad_arg(g, el->args[i], v->name, "key", i, type_name(g, v->keys[i]), &kv);
+		if (want_str) {
+			dl_cg_dstr(g, &kv, r + (int)i, el->args[i]);
+			imm |= 1u << (UDT_DV_STRKEYS_SHIFT + i);
+		} else {
+			materialize(g, &kv, r + (int)i, el->args[i]);
+		}
+	}
+	return (int32_t)imm;
+}
+
+struct val dl_cg_var_load(struct cg *g, const struct dl_node *n, int r)
+{
+	struct vref ref;
+
+	if (!var_ref(g, n, &ref))
+		cg_error(g, n, "this is not a variable");
+	struct dl_var *v = var_of(g, &ref, n);
+
+	dl_cg_need_regs(g, n, r, 0);
+	if (v->is_array) {
+		int32_t imm = gen_keys(g, v, &ref, r);
+		emit(g, UDT_OP_LDDV, r, r, (int)ref.elem->arg_cnt, imm);
+	} else {
+		emit(g, scalar_op(v, false), r, 0, 0, (int32_t)v->id);
+	}
+	return (struct val){ .type = v->type, .reg = r };
+}
+
+/* -- Assignments -------------------------------------------------------------------------- */
+
+/* Declare the variable of ref, first assigned at n with a value of type t. */
+static struct dl_var *declare_at(struct cg *g, const struct dl_node *n, const struct vref *ref,
+				 struct dl_qtype t, int r)
+{
+	struct dl_qtype keys[UDT_DV_MAX_KEYS];
+	size_t nkeys = ref->elem ? ref->elem->arg_cnt : 0;
+	const char *err = NULL;
+
+	if (nkeys > UDT_DV_MAX_KEYS)
+		cg_error(g, ref->elem, "insufficient tuple registers to generate expression");
+	if (ref->elem && ref->scope == DL_VAR_LOCAL)
+		cg_error(g, n, "this->%s[ ]: clause-local variables cannot be associative arrays",
+			 ref->name);
+	for (size_t k = 0; k < nkeys; k++) {
+		/* a key's type, as its first use has it */
+		size_t at = g->n, nc = g->nc;
+		struct val kv = gen(g, ref->elem->args[k], r);
+		g->n = at;
+		g->nc = nc;
+		keys[k] = dl_cg_is_string(&kv) ? named(g, "string") : kv.type;
+		if (!dl_cg_is_string(&kv) && !is_int(kv.type) && !is_ptr(kv.type))
+			cg_error(g, ref->elem->args[k], "a key of type %s is not supported",
+				 type_name(g, kv.type));
+	}
+	struct dl_var *v = var_add(g->p, ref->scope, ref->name, t, ref->elem != NULL, keys, nkeys,
+				   n->loc, &err);
+	if (!v)
+		cg_error(g, n, "%s", err);
+	return v;
+}
+
+/* May a value v be stored in variable var? (As D's assignment checks its operands.) */
+static void check_store(struct cg *g, const struct dl_node *n, const struct dl_var *var,
+			const struct val *v)
+{
+	bool vs = dl_cg_is_string(v), null = v->is_const && !v->cstr && !v->cval;
+
+	if (var->is_str ? (!vs && !null) : vs)
+		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
+			 type_name(g, var->type), vs ? "string" : type_name(g, v->type));
+	if (!var->is_str && is_ptr(var->type) != is_ptr(v->type) && !null)
+		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
+			 dl_type_cdecl(g->p, var->type, NULL), dl_type_cdecl(g->p, v->type, NULL));
+}
+
+/* Store v (in r, or a constant) into the variable of ref (var); the value stored, in r. */
+static struct val store(struct cg *g, const struct dl_node *n, const struct vref *ref,
+			const struct dl_var *var, struct val v, int r)
+{
+	if (var->is_str && !(v.is_const && !v.cstr))
+		dl_cg_dstr(g, &v, r, n);
+	materialize(g, &v, r, n);
+	if (!var->is_str)
+		norm_reg(g, var->type, r);
+	if (var->is_array) {
+		int32_t imm = gen_keys(g, var, ref, r + 1);
+		emit(g, UDT_OP_STDV, r, r + 1, (int)ref->elem->arg_cnt, imm);
+	} else {
+		emit(g, scalar_op(var, true), 0, r, 0, (int32_t)var->id);
+	}
+	return (struct val){ .type = var->type, .reg = r };
+}
+
+/* x = e, and x op= e (a[k] = e, self->s = "..."): the value stored, in r. */
+struct val dl_cg_assign(struct cg *g, const struct dl_node *n, int r)
+{
+	static const struct {
+		int assign, op;
+	} ops[] = {
+		{ T_ADD_EQ, '+' }, { T_SUB_EQ, '-' }, { T_MUL_EQ, '*' }, { T_DIV_EQ, '/' },
+		{ T_MOD_EQ, '%' }, { T_SHL_EQ, T_SHL }, { T_SHR_EQ, T_SHR }, { T_AND_EQ, '&' },
+		{ T_XOR_EQ, '^' }, { T_OR_EQ, '|' },
+	};
+	struct vref ref;
+	struct val v;
+
+	if (!var_ref(g, n->a, &ref))
+		cg_error(g, n->a, "operator %s requires a modifiable lvalue as an operand",
+			 dl_op_name(n->op));
+	dl_cg_need_regs(g, n, r, 1);
+	if (n->op == '=') {
+		v = gen(g, n->b, r);
+	} else {
+		/* x op= e declares x as D does, with the type of e, and starts it at 0 */
+		if (!var_find(g->p, ref.scope, ref.name))
+			declare_at(g, n, &ref, promote(g, type_of(g, n->b, r)), r);
+		struct dl_node b = *n;
+		b.kind = DL_N_BINARY;
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
+			if (ops[i].assign == n->op)
+				b.op = ops[i].op;
+		v = gen_binary(g, &b, r);
+	}
+	if (v.xl)
+		cg_error(g, n, "a translated %s must be used through its members",
+			 dl_type_cdecl(g->p, v.type, NULL));
+	if (!dl_cg_is_string(&v) && !is_int(v.type) && !is_ptr(v.type))
+		cg_error(g, n, "variables of type %s are not supported yet",
+			 dl_type_cdecl(g->p, v.type, NULL));
+	struct dl_var *var = var_find(g->p, ref.scope, ref.name);
+	if (!var)
+		var = declare_at(g, n, &ref, dl_cg_is_string(&v) ? named(g, "string") : v.type, r + 1);
+	else
+		var = var_of(g, &ref, n->a);
+	check_store(g, n, var, &v);
+	return store(g, n, &ref, var, v, r);
+}
+
+/* ++x, --x (the new value) and x++, x-- (the old one), in r; x may be an element. */
+struct val dl_cg_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
+{
+	struct vref ref;
+
+	if (!var_ref(g, n->a, &ref))
+		cg_error(g, n->a, "operator %s requires a modifiable lvalue as an operand",
+			 dl_op_name(n->op));
+	/* x++ declares an int x, as D does */
+	if (!var_find(g->p, ref.scope, ref.name))
+		declare_at(g, n, &ref, named(g, "int"), r);
+	struct dl_var *v = var_of(g, &ref, n->a);
+
+	if (v->is_str || !is_int(v->type))
+		cg_error(g, n, "operator %s requires an integer variable here", dl_op_name(n->op));
+	dl_cg_need_regs(g, n, r, 2);
+	(void)dl_cg_var_load(g, n->a, r);
+	emit(g, UDT_OP_LDI, r + 1, 0, 0, 1);
+	emit(g, n->op == T_INC ? UDT_OP_ADD : UDT_OP_SUB, r + 1, r, r + 1, 0);
+	(void)store(g, n, &ref, v, (struct val){ .type = v->type, .reg = r + 1 }, r + 1);
+	if (!post)
+		emit(g, UDT_OP_MOV, r, r + 1, 0, 0);
+	return (struct val){ .type = v->type, .reg = r };
+}
+
+/* -- Inlines ------------------------------------------------------------------------------------ */
+
+bool dl_cg_inline(struct cg *g, const struct dl_node *n, int r, struct val *ret)
+{
+	struct dl_inline *in = inline_of(g, n->name);
+
+	if (!in)
+		return false;
+	/* an inline is its expression, compiled where it is used, converted to its type */
+	if (g->inline_depth >= 16)
+		cg_error(g, n, "inline %s is defined in terms of itself", n->name);
+	g->inline_depth++;
+	struct val v = gen(g, in->expr, r);
+	g->inline_depth--;
+	bool vs = dl_cg_is_string(&v);
+	if (is_str(in->type) != vs || (!vs && !is_int(v.type) && !is_ptr(v.type)) || v.xl)
+		cg_error(g, n, "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
+			 n->name, type_name(g, in->type), vs ? "string" : type_name(g, v.type));
+	if (!vs) {
+		if (v.is_const) {
+			v = constant(in->type, v.cval);
+		} else {
+			norm_reg(g, in->type, v.reg);
+			v.type = in->type;
+		}
+	}
+	*ret = v;
+	return true;
+}

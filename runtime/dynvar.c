@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dynamic variable space: associative arrays (global a[k] and
+ * thread-local self->a[k]) shared by every thread of the traced process,
+ * in the session's shared memory so that dtrace's END sees them after the
+ * process is gone. DTrace's dtrace_dynvar() is the model; the cleaning that
+ * DTrace does with a cross-call to every CPU is done here by the consumer,
+ * which has no lock to take either.
+ *
+ * Layout (struct udt_dynhdr, abi.h): a header, a hash of 1 << hash_bits
+ * chains (uint32_t each: index + 1 of the chain's first element, 0 none),
+ * then chunk_cnt elements of chunk_sz bytes, every one the same size (the
+ * largest key and value of the program, computed by the consumer). An
+ * element is struct udt_dynvar, its key (the variable, the thread for a
+ * thread-local array, then each key: 8 bytes of integer, or strsize
+ * rounded up to 8 of string, zero-padded so that keys compare with memcmp),
+ * then its value (8 bytes, or a string). Absent elements read as 0 (NULL
+ * for a string); storing 0 deletes.
+ *
+ * Who writes what, and why it is safe without a lock:
+ *
+ *  - Insertion (any thread, and the consumer's END). A new element is taken
+ *    from the free list (a stack popped with a compare-and-swap on a word
+ *    holding an index and a tag, so that ABA cannot happen), or from the
+ *    never-used tail (a CAS on `fresh`); its key, value and hash are written
+ *    with plain stores, its `next` set to the chain's head, and it is
+ *    published by a CAS of the head with release order. A reader loads the
+ *    head and every `next` with acquire order, so it sees a published
+ *    element whole. If the CAS fails, another thread changed the chain: the
+ *    lookup is done again (the other thread may have inserted the same key;
+ *    then the new element goes back to the free list unpublished), so a key
+ *    is live at most once.
+ *  - Deletion (storing 0) only marks the element DEAD (a CAS from LIVE, so
+ *    one deleter counts it in `dirty`); lookups skip it. Nothing is
+ *    unlinked on the probe path.
+ *  - Cleaning (the consumer, consumer/dynvar.c, at cleanrate): it unlinks
+ *    the dead elements, the only writer of interior `next` fields (a head
+ *    is removed with a CAS, as a thread may be inserting in front of it),
+ *    then keeps them aside ("rinsing") until every thread that could have
+ *    reached one before the unlink has left its fire. A thread stores an
+ *    odd dyn_gen in its struct udt_tbuf before it looks at the space and
+ *    an even one after (vm_mem.h); the consumer, after the unlink, issues
+ *    membarrier(MEMBARRIER_CMD_GLOBAL), which makes every running thread
+ *    pass a full barrier, then reads each dyn_gen: a thread seen outside
+ *    will find the chains as they are now; one seen inside is waited for
+ *    until its dyn_gen changes. Then the elements go to the free list. So
+ *    an element a thread holds is never reused under it, and a thread
+ *    never waits for anyone.
+ *  - Values are written in place: an integer with one relaxed 8-byte store,
+ *    a string byte by byte. Threads racing on one element race as they do
+ *    in DTrace (the last writer wins; a string may be read torn); a string
+ *    is always read within strsize bytes and its element, whatever it holds.
+ *
+ * When no element is free the new key is dropped and counted: in `drops`,
+ * or `dirty_drops` while deleted elements await the cleaner, or
+ * `rinse_drops` while cleaned ones await the threads; the consumer reports
+ * them as DTrace does ("dtrace: 3 dynamic variable drops with non-empty
+ * dirty list"). Every index read from the shared memory is checked against
+ * chunk_cnt and every chain walk is bounded by it, so a corrupted space can
+ * lose variables but never take a thread outside it or into a loop.
+ */
+#include "runtime/vm_mem.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* A failed insertion is retried this many times (other threads changing the chain) at most. */
+#define INSERT_TRIES 64
+
+static uint32_t *hash_of(struct udt_dynhdr *h)
+{
+	return (uint32_t *)(void *)((uint8_t *)h + h->size);
+}
+
+static struct udt_dynvar *elem(struct udt_dynhdr *h, uint32_t idx1)
+{
+	return (struct udt_dynvar *)(void *)((uint8_t *)h + h->chunks_off +
+					     (uint64_t)(idx1 - 1) * h->chunk_sz);
+}
+
+static uint32_t index_of(struct udt_dynhdr *h, const struct udt_dynvar *e)
+{
+	return (uint32_t)(((const uint8_t *)e - ((const uint8_t *)h + h->chunks_off)) /
+			  h->chunk_sz) + 1;
+}
+
+/* Is the header one this file made, for a space of sz bytes? (It is in shared memory.) */
+static bool space_ok(const struct udt_dynhdr *h, uint64_t sz)
+{
+	return h->size == sizeof(*h) && h->hash_bits >= 1 && h->hash_bits <= 20 &&
+	       h->chunk_sz >= sizeof(struct udt_dynvar) + 8 && h->chunk_sz % 8 == 0 &&
+	       h->chunks_off >= sizeof(*h) + ((uint64_t)4 << h->hash_bits) &&
+	       h->chunks_off <= sz && (uint64_t)h->chunk_cnt * h->chunk_sz <= sz - h->chunks_off;
+}
+
+int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz)
+{
+	uint32_t bits = 4;
+
+	if (chunk_sz < sizeof(struct udt_dynvar) + 8 || chunk_sz % 8 || size < sizeof(*h))
+		return -EINVAL;
+	/* about a chain per element, as DTrace sizes its hash */
+	while (bits < 20 && ((uint64_t)2 << bits) * (chunk_sz + 4) <= size)
+		bits++;
+	uint64_t off = (sizeof(*h) + ((uint64_t)4 << bits) + 63) & ~63ull;
+	if (off + chunk_sz > size)
+		return -EINVAL;
+	uint64_t cnt = (size - off) / chunk_sz;
+	*h = (struct udt_dynhdr){
+		.size = sizeof(*h),
+		.chunk_sz = chunk_sz,
+		.hash_bits = bits,
+		.chunk_cnt = cnt > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)cnt,
+		.chunks_off = off,
+	};
+	/* (the hash is zero: the memory is fresh) */
+	return 0;
+}
+
+static uint32_t key_hash(const uint8_t *key, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t i = 0; i < n; i += 8) {
+		uint64_t w;
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The live element of key (n bytes, hash hv) in the chain starting at head, or NULL. */
+static struct udt_dynvar *find(struct udt_dynhdr *h, uint32_t head, const uint8_t *key, uint32_t n,
+			       uint32_t hv)
+{
+	uint32_t i = head;
+
+	for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt; steps++) {
+		struct udt_dynvar *e = elem(h, i);
+
+		if (e->hash == hv && e->key_sz == n && LOAD_ACQUIRE(&e->state) == UDT_DYN_LIVE &&
+		    !memcmp(e + 1, key, n))
+			return e;
+		/* pairs with the release of the element's publication */
+		i = LOAD_ACQUIRE(&e->next);
+	}
+	return NULL;
+}
+
+static void free_push(struct udt_dynhdr *h, struct udt_dynvar *e)
+{
+	uint64_t old = LOAD_RELAXED(&h->free_head), nw;
+
+	STORE_RELAXED(&e->state, UDT_DYN_FREE);
+	do {
+		STORE_RELAXED(&e->next, (uint32_t)old);
+		nw = ((old >> 32) + 1) << 32 | index_of(h, e);
+		/* release: the element's fields before it is on the list */
+	} while (!__atomic_compare_exchange_n(&h->free_head, &old, nw, true, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
+/* A free element (from the free list, else never used), or NULL with the drop counted. */
+static struct udt_dynvar *alloc(struct udt_dynhdr *h)
+{
+	uint64_t old = LOAD_ACQUIRE(&h->free_head);
+
+	for (int tries = 0; (uint32_t)old && tries < INSERT_TRIES; tries++) {
+		uint32_t i = (uint32_t)old;
+		if (i > h->chunk_cnt)
+			break;
+		/* (the element may be taken and changed meanwhile: then the tag has moved on) */
+		uint32_t next = LOAD_RELAXED(&elem(h, i)->next);
+		uint64_t nw = ((old >> 32) + 1) << 32 | next;
+		if (__atomic_compare_exchange_n(&h->free_head, &old, nw, true, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE))
+			return elem(h, i);
+	}
+	uint32_t f = LOAD_RELAXED(&h->fresh);
+	while (f < h->chunk_cnt)
+		if (__atomic_compare_exchange_n(&h->fresh, &f, f + 1, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return elem(h, f + 1);
+	if (LOAD_RELAXED(&h->dirty))
+		__atomic_fetch_add(&h->dirty_drops, 1, __ATOMIC_RELAXED);
+	else if (LOAD_RELAXED(&h->rinsing))
+		__atomic_fetch_add(&h->rinse_drops, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&h->drops, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Find the element of key (n bytes); with create, make it when absent (its
+ * value zeroed, vsz bytes). NULL when absent, or when none is free.
+ */
+static struct udt_dynvar *lookup(struct udt_dynhdr *h, const uint8_t *key, uint32_t n,
+				 uint32_t vsz, bool create)
+{
+	uint32_t hv = key_hash(key, n);
+	uint32_t *chain = &hash_of(h)[hv >> (32 - h->hash_bits)];
+	struct udt_dynvar *nw = NULL;
+
+	for (int tries = 0; tries < INSERT_TRIES; tries++) {
+		/* pairs with the release of the CAS that published the head */
+		uint32_t head = LOAD_ACQUIRE(chain);
+		struct udt_dynvar *e = find(h, head, key, n, hv);
+
+		if (e || !create) {
+			if (nw)
+				free_push(h, nw); /* someone else inserted the key first */
+			return e;
+		}
+		if (!nw) {
+			nw = alloc(h);
+			if (!nw)
+				return NULL;
+			nw->hash = hv;
+			nw->key_sz = n;
+			memcpy(nw + 1, key, n);
+			memset((uint8_t *)(nw + 1) + n, 0, vsz);
+			STORE_RELAXED(&nw->state, UDT_DYN_LIVE);
+		}
+		STORE_RELAXED(&nw->next, head);
+		if (__atomic_compare_exchange_n(chain, &head, index_of(h, nw), false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return nw;
+	}
+	if (nw)
+		free_push(h, nw);
+	__atomic_fetch_add(&h->drops, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * LDDV and STDV (docs/bytecode.md §3.11). The key is built in the scratch
+ * space (given back afterwards), each string component read as subroutines
+ * read strings.
+ */
+uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool store,
+			uint32_t imm, const uint64_t *keys, uint32_t nkeys, uint64_t *val,
+			uint64_t *bad)
+{
+	struct udt_vm_mem *m = ctx->mem;
+	struct udt_dynhdr *h = m ? m->dyn : NULL;
+	bool strval = imm & UDT_DV_STRVAL;
+
+	*bad = 0;
+	if (!h || !space_ok(h, m->dyn_sz) || nkeys > UDT_DV_MAX_KEYS)
+		return UDT_FAULT_BADVAR;
+	uint64_t sslot = ((uint64_t)m->strsize + 7) & ~7ull;
+	uint64_t ksz = 8, vsz = strval ? sslot : 8;
+	for (uint32_t k = 0; k < nkeys; k++)
+		ksz += (imm >> (UDT_DV_STRKEYS_SHIFT + k)) & 1 ? sslot : 8;
+	if (sizeof(struct udt_dynvar) + ksz + vsz > h->chunk_sz)
+		return UDT_FAULT_BADVAR;
+
+	uint64_t mark = m->scratch_used;
+	uint8_t *key = NULL;
+	if (m->scratch_sz >= mark && m->scratch_sz - mark >= ksz) {
+		key = m->scratch + mark;
+		m->scratch_used = mark + ksz;
+	}
+	if (!key)
+		return UDT_FAULT_NOSCRATCH;
+	uint32_t hdr[2] = { imm & (UDT_DV_ID_MASK | UDT_DV_THREAD),
+			    imm & UDT_DV_THREAD ? m->thread_key : 0 };
+	memcpy(key, hdr, 8);
+	uint8_t *at = key + 8;
+	uint32_t fault = 0;
+	for (uint32_t k = 0; k < nkeys && !fault; k++) {
+		if ((imm >> (UDT_DV_STRKEYS_SHIFT + k)) & 1) {
+			fault = udt__vm_str_key(ctx, d, keys[k], at, (uint32_t)sslot, bad);
+			at += sslot;
+		} else {
+			memcpy(at, &keys[k], 8);
+			at += 8;
+		}
+	}
+	if (fault) {
+		m->scratch_used = mark;
+		return fault;
+	}
+
+	struct udt_dynvar *e;
+	if (!store) {
+		e = lookup(h, key, (uint32_t)ksz, 0, false);
+		if (!e)
+			*val = 0;
+		else if (strval)
+			*val = (uint64_t)(uintptr_t)((uint8_t *)(e + 1) + ksz);
+		else
+			*val = LOAD_RELAXED((uint64_t *)(void *)((uint8_t *)(e + 1) + ksz));
+	} else if (!*val) {
+		/* storing 0 (NULL) deletes: the one thread that marks it counts it for the cleaner */
+		uint32_t live = UDT_DYN_LIVE;
+		e = lookup(h, key, (uint32_t)ksz, 0, false);
+		if (e && __atomic_compare_exchange_n(&e->state, &live, UDT_DYN_DEAD, false,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			__atomic_fetch_add(&h->dirty, 1, __ATOMIC_RELAXED);
+	} else {
+		uint8_t *v;
+		uint8_t tmp[8];
+		/* a string is read before the element is taken: its fault leaves nothing behind */
+		if (strval) {
+			v = m->scratch + m->scratch_used;
+			if (m->scratch_sz - m->scratch_used < vsz) {
+				m->scratch_used = mark;
+				return UDT_FAULT_NOSCRATCH;
+			}
+			m->scratch_used += vsz;
+			fault = udt__vm_str_key(ctx, d, *val, v, (uint32_t)vsz, bad);
+			if (fault) {
+				m->scratch_used = mark;
+				return fault;
+			}
+		} else {
+			memcpy(tmp, val, 8);
+			v = tmp;
+		}
+		e = lookup(h, key, (uint32_t)ksz, (uint32_t)vsz, true);
+		if (e) {
+			uint8_t *dst = (uint8_t *)(e + 1) + ksz;
+			if (strval) {
+				memcpy(dst, v, vsz);
+			} else {
+				uint64_t x;
+				memcpy(&x, v, 8);
+				STORE_RELAXED((uint64_t *)(void *)dst, x);
+			}
+		}
+	}
+	m->scratch_used = mark;
+	return 0;
+}
+
+int udt__dyn_add(struct udt_dynhdr *h, const struct udt_dynvar *e)
+{
+	if (e->key_sz % 8 || sizeof(*e) + e->key_sz > h->chunk_sz || e->state != UDT_DYN_LIVE)
+		return -EINVAL;
+	struct udt_dynvar *n = alloc(h);
+	if (!n)
+		return -ENOSPC;
+	uint32_t *chain = &hash_of(h)[e->hash >> (32 - h->hash_bits)];
+	memcpy(n, e, h->chunk_sz);
+	n->next = *chain;
+	*chain = index_of(h, n);
+	return 0;
+}
+
+void udt__dyn_walk(struct udt_dynhdr *h, void (*fn)(const struct udt_dynvar *e, void *arg),
+		   void *arg)
+{
+	uint32_t *hash = hash_of(h);
+
+	for (uint32_t b = 0; b < (1u << h->hash_bits); b++) {
+		uint32_t i = LOAD_ACQUIRE(&hash[b]);
+		for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt; steps++) {
+			struct udt_dynvar *e = elem(h, i);
+			if (LOAD_ACQUIRE(&e->state) == UDT_DYN_LIVE)
+				fn(e, arg);
+			i = LOAD_ACQUIRE(&e->next);
+		}
+	}
+}
+
+uint32_t udt__dyn_unlink(struct udt_dynhdr *h, uint32_t *out, uint32_t max)
+{
+	uint32_t *hash = hash_of(h), n = 0;
+
+	for (uint32_t b = 0; b < (1u << h->hash_bits) && n < max; b++) {
+		int restarts = 0;
+	again:;
+		uint32_t *link = &hash[b];
+		struct udt_dynvar *prev = NULL;
+		uint32_t i = LOAD_ACQUIRE(link);
+		for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt && n < max;
+		     steps++) {
+			struct udt_dynvar *e = elem(h, i);
+			uint32_t next = LOAD_ACQUIRE(&e->next);
+
+			if (LOAD_ACQUIRE(&e->state) != UDT_DYN_DEAD) {
+				prev = e;
+				i = next;
+				continue;
+			}
+			if (!prev) {
+				/* the head: a thread may be inserting in front of it */
+				uint32_t cur = i;
+				if (!__atomic_compare_exchange_n(link, &cur, next, false,
+								 __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+					if (++restarts > INSERT_TRIES)
+						break; /* busy chain: the next round */
+					goto again;
+				}
+			} else {
+				/* only the cleaner writes the next of a linked element */
+				STORE_RELEASE(&prev->next, next);
+			}
+			out[n++] = i;
+			__atomic_fetch_sub(&h->dirty, 1, __ATOMIC_RELAXED);
+			i = next;
+		}
+	}
+	return n;
+}
+
+void udt__dyn_release(struct udt_dynhdr *h, const uint32_t *idx, uint32_t cnt)
+{
+	for (uint32_t k = 0; k < cnt; k++)
+		if (idx[k] && idx[k] <= h->chunk_cnt)
+			free_push(h, elem(h, idx[k]));
+}

@@ -1,0 +1,7 @@
+/* A declared array's key types are its prototype. */
+int counts[string];
+
+BEGIN
+{
+	counts[1]++;
+}

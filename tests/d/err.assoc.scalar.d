@@ -1,0 +1,6 @@
+/* An associative array is always indexed. */
+BEGIN
+{
+	a[1] = 1;
+	trace(a);
+}

@@ -1,0 +1,5 @@
+/* An array read before any assignment or declaration: DTrace's message. */
+BEGIN
+{
+	trace(never[1]);
+}

@@ -1,0 +1,5 @@
+/* Too many arguments. */
+BEGIN
+{
+	trace(strjoin("a", "b", "c"));
+}

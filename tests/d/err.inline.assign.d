@@ -1,0 +1,7 @@
+/* An inline is not a variable. */
+inline int LIMIT = 10;
+
+BEGIN
+{
+	LIMIT = 3;
+}

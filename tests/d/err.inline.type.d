@@ -1,0 +1,7 @@
+/* An inline's expression must have its type. */
+inline int i = "string";
+
+BEGIN
+{
+	trace(i);
+}

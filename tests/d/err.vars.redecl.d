@@ -1,0 +1,8 @@
+/* A variable declared twice with different types. */
+int x;
+string x;
+
+BEGIN
+{
+	exit(0);
+}
