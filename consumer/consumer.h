@@ -97,12 +97,24 @@ struct cs_probe {
 struct cs_probes {
 	struct cs_probe *v;
 	size_t cnt;
-	struct dl_program *types;  /* owns the dl_probe types */
+	struct dl_program *types;  /* owns the dl_probe types (unless borrowed_types) */
+	bool borrowed_types;
+	uint32_t id_base;          /* the probes are numbered from id_base + 1 */
 };
 
 /* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
 void cs_probes_free(struct cs_probes *ps);
+
+/*
+ * cs_probes_add_new() - the probes of proc's tables that are live and
+ * registered and have none made yet (a library loaded since cs_probes_load():
+ * cs_proc_sync()), into ps, numbered from first_id, their argument types
+ * made in types (owned by the caller, which must outlive ps).
+ * Return: the number of probes made.
+ */
+size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_program *types,
+			 uint32_t first_id);
 
 /*
  * cs_probes_add_profile() - the profile provider creates its probes on

@@ -355,7 +355,7 @@ static void print_error(struct cs_trace *t, const struct udt_err *err)
 {
 	char buf[64], where[32], off[32];
 
-	if (!err->epid || err->epid > t->target_ecbs)
+	if (!err->epid || err->epid > t->ecb_cnt || t->ecbs[err->epid - 1].local)
 		return;
 	const struct cs_ecb *e = &t->ecbs[err->epid - 1];
 	const struct cs_probe *pr = e->probe;
@@ -386,7 +386,7 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 			cs__spec_commit_record(t, (const struct udt_commit *)(r + 1));
 		return;
 	}
-	if (!r->epid || r->epid > t->target_ecbs)
+	if (!r->epid || r->epid > t->ecb_cnt || t->ecbs[r->epid - 1].local)
 		return;
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
@@ -402,7 +402,7 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		pos += r->size;
-		if (r->epid > t->target_ecbs && r->epid <= t->ecb_cnt) {
+		if (r->epid && r->epid <= t->ecb_cnt && t->ecbs[r->epid - 1].local) {
 			/* BEGIN's or END's: made here */
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 			if (r->size >= sizeof(*r) + e->rec_size)
@@ -458,8 +458,7 @@ static void run_local(struct cs_trace *t, const char *which)
 		gvars = (uint64_t *)(void *)(t->shm + sh->gvar_off); /* a tick: the live ones */
 	/* strings, scratch, dynamic variables: one fire of the probe, its clauses share them */
 	struct udt_vm_mem *mem = cs__vars_mem(t, strcmp(which, "BEGIN") != 0);
-	for (size_t i = t->target_ecbs; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN"));
-	     i++) {
+	for (size_t i = 0; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN")); i++) {
 		struct cs_ecb *e = &t->ecbs[i];
 		struct udt_vm_ctx vm = {
 			.timestamp = cs__now_ns(),
@@ -482,7 +481,7 @@ static void run_local(struct cs_trace *t, const char *which)
 		bool speculating = false;
 		int sig = 0;
 
-		if (strcmp(e->probe->name, which))
+		if (!e->local || strcmp(e->probe->name, which))
 			continue;
 		if (mem)
 			mem->scratch_used = 0; /* each clause's, as in the target */
@@ -981,6 +980,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	cs__heartbeat(t);
 	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
+	cs__late_poll(t); /* the probes of libraries loaded since */
 	read_buffers(t, false);
 	cs__spec_clean(t, false);
 	cs__spec_report(t);

@@ -277,7 +277,7 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	return 0;
 }
 
-static void free_ecb(struct cs_ecb *e)
+void cs__ecb_free(struct cs_ecb *e)
 {
 	dl_difo_free(&e->pred);
 	for (size_t i = 0; i < e->act_cnt; i++) {
@@ -291,8 +291,15 @@ static void free_ecb(struct cs_ecb *e)
 	free(e->acts);
 }
 
+/*
+ * Compile clause cl for probe pr (in context ctx) into an ECB of t. With
+ * declare, only for what compiling does to the program (its variables are
+ * declared, its aggregations' keys typed, speculations and destructive
+ * actions noted): the whole clause is compiled, whatever its predicate, and
+ * no ECB is kept.
+ */
 static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
-		       const struct dl_probe_ctx *ctx, char **ret_err)
+		       const struct dl_probe_ctx *ctx, bool declare, char **ret_err)
 {
 	struct cs_ecb e = { .probe = pr, .clause = cl };
 
@@ -316,8 +323,10 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			return -1;
 		}
 		e.has_pred = true;
-		if (e.pred.is_const && !e.pred.const_val)
+		if (e.pred.is_const && !e.pred.const_val && !declare) {
+			dl_difo_free(&e.pred);
 			return 0; /* never true for this probe: no ECB */
+		}
 	}
 	for (size_t i = 0; i < cl->stmt_cnt; i++) {
 		const struct dl_stmt *s = cl->stmts[i];
@@ -328,7 +337,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		    (s->expr->a->kind == DL_N_AGG ||
 		     (s->expr->a->kind == DL_N_INDEX && s->expr->a->a->kind == DL_N_AGG))) {
 			if (cs__agg_compile(t, &e, s->expr, ctx, ret_err)) {
-				free_ecb(&e);
+				cs__ecb_free(&e);
 				return -1;
 			}
 			continue;
@@ -338,7 +347,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
 			    check_difo(&a.difo, s->expr, ret_err)) {
 				dl_difo_free(&a.difo);
-				free_ecb(&e);
+				cs__ecb_free(&e);
 				return -1;
 			}
 			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
@@ -351,19 +360,75 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			return -1;
 		}
 		if (compile_action(t, &e, s->expr, ctx, ret_err)) {
-			free_ecb(&e);
+			cs__ecb_free(&e);
 			return -1;
 		}
+	}
+	if (declare) {
+		cs__ecb_free(&e);
+		return 0;
 	}
 	e.epid = (uint32_t)t->ecb_cnt + 1;
 	UDT__PUSH(t->ecbs, t->ecb_cnt, t->ecb_cap, e);
 	return 0;
 }
 
+/* What the compiler knows of probe pr: the constants of its probe variables, its args[]. */
+static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *pr)
+{
+	return (struct dl_probe_ctx){
+		.prov = pr->prov, .mod = pr->mod, .func = pr->func, .name = pr->name,
+		/* compiled code keeps pointers to it: t's lifetime */
+		.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE ? t->execname : "dtrace",
+		.probe = pr->dprobe,
+		.pid = t->proc && pr->prof_kind != UDT_PROF_TICK ? (int)t->proc->pid : (int)getpid(),
+		.strsize = t->o.strsize,
+	};
+}
+
+int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+		      char **ret_err)
+{
+	struct dl_probe_ctx ctx = probe_ctx(t, pr);
+
+	return compile_ecb(t, cl, pr, &ctx, false, ret_err);
+}
+
+/*
+ * Compile, to declare what it declares, a clause for which no ECB was made:
+ * its predicate is false for every probe it matched (first, the first of
+ * them), or it matched none (-Z: first is NULL) and may match probes that
+ * appear later (docs/runtime.md, "Libraries loaded after the attach").
+ * Its variables then have their places in the session's layout, which is
+ * fixed when the session starts. An error is the script's with a probe;
+ * without one, the clause is compiled as DTrace compiles a description that
+ * matches nothing (no args[]), and an error is not reported: it may need
+ * the types of the probe that appears, and its variables are then checked
+ * when it does (late.c).
+ */
+static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *first,
+			  char **ret_err)
+{
+	static struct cs_probe none = { .prov = (char *)"", .mod = "", .func = "",
+					.name = (char *)"" };
+	struct dl_probe_ctx ctx = probe_ctx(t, first ? first : &none);
+	char *err = NULL;
+
+	if (!first) {
+		ctx.execname = t->execname;
+		ctx.pid = t->proc ? (int)t->proc->pid : (int)getpid();
+		(void)compile_ecb(t, cl, &none, &ctx, true, &err);
+		free(err);
+		return 0;
+	}
+	return compile_ecb(t, cl, first, &ctx, true, ret_err);
+}
+
 
 /*
  * The target's ECBs first (the ones the target sees, numbered from 1), then
- * BEGIN's and END's, each in the script's order; their EPIDs follow.
+ * BEGIN's and END's, each in the script's order; their EPIDs follow. The
+ * ECBs of probes that appear later are numbered after all of them (late.c).
  */
 static void order_ecbs(struct cs_trace *t)
 {
@@ -380,10 +445,9 @@ static void order_ecbs(struct cs_trace *t)
 				continue;
 			v[n] = t->ecbs[i];
 			v[n].epid = (uint32_t)n + 1;
+			v[n].local = local;
 			n++;
 		}
-		if (group == 0)
-			t->target_ecbs = n;
 	}
 	free(t->ecbs);
 	t->ecbs = v;
@@ -396,7 +460,6 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	struct cs_trace *t = udt__xcalloc(1, sizeof(*t));
 	size_t cl_cnt;
 	struct dl_clause *const *cls = dl_program_clauses(prog, &cl_cnt);
-	char *execname = t->execname; /* compiled code keeps pointers to it: t's lifetime */
 
 	t->prog = prog;
 	t->proc = proc;
@@ -427,6 +490,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	/* in the order of the script, which is the order D declares its variables in */
 	for (size_t c = 0; c < cl_cnt; c++) {
 		const struct dl_clause *cl = cls[c];
+		struct cs_probe *first = NULL;
 
 		for (size_t d = 0; d < cl->pdesc_cnt; d++) {
 			const char *desc = cl->pdescs[d];
@@ -439,20 +503,14 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 					continue;
 				if (!core && !pr->module && !pr->prof_kind)
 					continue; /* a glob over dtrace:::ERROR and friends */
-				struct dl_probe_ctx ctx = {
-					.prov = pr->prov, .mod = pr->mod, .func = pr->func,
-					.name = pr->name,
-					.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE
-							    ? execname : "dtrace",
-					.probe = pr->dprobe,
-					.pid = proc && pr->prof_kind != UDT_PROF_TICK ? (int)proc->pid
-										       : (int)getpid(),
-					.strsize = t->o.strsize,
-				};
-				if (compile_ecb(t, cl, pr, &ctx, ret_err))
+				if (cs__compile_probe(t, cl, pr, ret_err))
 					goto fail;
+				if (!first)
+					first = pr;
 				matched++;
 			}
+			/* (-Z: it may match the probes of a library loaded later) */
+			t->zdefs_unmatched |= !matched && !core && proc;
 			if (!matched && !t->o.zdefs) {
 				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
 							  "description %s does not match any "
@@ -462,6 +520,9 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 				goto fail;
 			}
 		}
+		/* a clause no ECB was made of: compiled for its declarations, in its turn */
+		if (!cs_trace_clause_matches(t, cl) && declare_clause(t, cl, first, ret_err))
+			goto fail;
 	}
 	/* as DTrace's dtrace_program_exec(): refused before the probes are counted as matched */
 	if (cs__act_check_destructive(t, ret_err))
@@ -487,17 +548,11 @@ size_t cs_trace_clause_matches(const struct cs_trace *t, const struct dl_clause 
 
 /* -- The enabling area ---------------------------------------------------------------------- */
 
-struct area {
-	uint8_t *buf;
-	size_t used;
-	bool overflow;
-};
-
-static uint32_t area_put(struct area *a, const void *p, size_t sz)
+uint32_t cs__area_put(struct cs_area *a, const void *p, size_t sz)
 {
 	size_t off = (a->used + 7) & ~(size_t)7;
 
-	if (off + sz > UDT_AREA_SZ) {
+	if (a->overflow || off + sz > UDT_AREA_SZ) {
 		a->overflow = true;
 		return 0;
 	}
@@ -515,10 +570,10 @@ static void add_unique(uint64_t **v, size_t *cnt, size_t *cap, uint64_t x)
 }
 
 /* The DIFO of value action ca in the area: its code, or one that returns its constant. */
-static uint32_t difo_src(struct area *a, const struct cs_action *ca)
+static uint32_t difo_src(struct cs_area *a, const struct cs_action *ca)
 {
 	if (!ca->difo.is_const)
-		return area_put(a, ca->difo.bytes, ca->difo.sz);
+		return cs__area_put(a, ca->difo.bytes, ca->difo.sz);
 	/* a constant: a one-instruction DIFO keeps the runtime simple */
 	struct {
 		struct udt_difo h;
@@ -527,11 +582,11 @@ static uint32_t difo_src(struct area *a, const struct cs_action *ca)
 	} k1 = { { sizeof(struct udt_difo), 2, 1, 0, 0, 0 },
 		 { { UDT_OP_LDC, 0, 0, 0, 0 }, { UDT_OP_RET, 0, 0, 0, 0 } },
 		 (uint64_t)ca->difo.const_val };
-	return area_put(a, &k1, sizeof(k1));
+	return cs__area_put(a, &k1, sizeof(k1));
 }
 
 /* The runtime's form of value action ca (not a constant string). */
-static struct udt_action runtime_action(struct area *a, const struct cs_action *ca)
+static struct udt_action runtime_action(struct cs_area *a, const struct cs_action *ca)
 {
 	struct udt_action ua = {
 		.kind = ca->kind == CS_ACT_EXIT ? UDT_ACT_EXIT : UDT_ACT_TRACE,
@@ -546,7 +601,7 @@ static struct udt_action runtime_action(struct area *a, const struct cs_action *
 	} else if (ca->kind == CS_ACT_TRACE_STR) {
 		ua.kind = UDT_ACT_TRACE_STR;
 		ua.size = ca->size;
-		ua.src = area_put(a, ca->difo.bytes, ca->difo.sz);
+		ua.src = cs__area_put(a, ca->difo.bytes, ca->difo.sz);
 	} else if (ca->kind == CS_ACT_TRACE && ca->difo.direct_arg >= 0) {
 		ua.kind = UDT_ACT_TRACE_ARG;
 		ua.src = (uint32_t)ca->difo.direct_arg;
@@ -560,7 +615,7 @@ static struct udt_action runtime_action(struct area *a, const struct cs_action *
 }
 
 /* An aggregating action: its descriptor, key actions and value in the area. */
-static struct udt_action agg_action(struct area *a, const struct cs_aggact *ag)
+static struct udt_action agg_action(struct cs_area *a, const struct cs_aggact *ag)
 {
 	const struct cs_aggvar *v = ag->var;
 	struct udt_aggdesc ad = {
@@ -581,36 +636,31 @@ static struct udt_action agg_action(struct area *a, const struct cs_aggact *ag)
 	for (size_t k = 0; k < ag->nkeys; k++)
 		if (ag->keys[k].kind != CS_ACT_TRACE_CONST)
 			keys[ad.key_cnt++] = runtime_action(a, &ag->keys[k]);
-	ad.key_off = area_put(a, keys, (ad.key_cnt ? ad.key_cnt : 1) * sizeof(*keys));
+	ad.key_off = cs__area_put(a, keys, (ad.key_cnt ? ad.key_cnt : 1) * sizeof(*keys));
 	free(keys);
 	if (ag->has_val)
 		ad.val = runtime_action(a, &ag->val);
 	if (ag->has_incr)
 		ad.incr = runtime_action(a, &ag->incr);
-	return (struct udt_action){ .kind = UDT_ACT_AGG, .src = area_put(a, &ad, sizeof(ad)) };
+	return (struct udt_action){ .kind = UDT_ACT_AGG, .src = cs__area_put(a, &ad, sizeof(ad)) };
 }
 
-/* Lay the target ECBs out in an area; NULL (with a message) when they do not fit. */
-static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
+void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
+		       struct cs_addrs *sems, struct cs_addrs *disps, struct cs_ecbs_at *ret)
 {
-	struct area a = { .buf = udt__xcalloc(1, UDT_AREA_SZ) };
-	struct udt_area_hdr h = { .size = sizeof(h) };
-	size_t n = t->target_ecbs;
 	struct udt_ecb *ecbs = udt__xcalloc(n + 1, sizeof(*ecbs));
+	uint32_t bits = 1;
 
 	/* the hash: at least twice as many slots as ECBs */
-	h.hash_bits = 1;
-	while ((1u << h.hash_bits) < 2 * n + 2)
-		h.hash_bits++;
-	uint32_t *hash = udt__xcalloc(1u << h.hash_bits, 4);
+	while ((1u << bits) < 2 * n + 2)
+		bits++;
+	uint32_t *hash = udt__xcalloc(1u << bits, 4);
 
-	h.ecb_cnt = (uint32_t)n;
-	h.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL);
-	h.ngvars = (uint32_t)dl_program_var_count(t->prog, DL_VAR_GLOBAL);
-	area_put(&a, &h, sizeof(h));
-	h.ecb_off = area_put(&a, ecbs, n * sizeof(*ecbs)); /* filled in below */
+	ret->ecb_cnt = (uint32_t)n;
+	ret->hash_bits = bits;
+	ret->ecb_off = cs__area_put(a, ecbs, (n ? n : 1) * sizeof(*ecbs)); /* filled in below */
 	for (size_t i = 0; i < n; i++) {
-		struct cs_ecb *e = &t->ecbs[i];
+		struct cs_ecb *e = &t->ecbs[idx[i]];
 		struct udt_ecb *u = &ecbs[i];
 		struct udt_action *acts = udt__xcalloc(e->act_cnt + 1, sizeof(*acts));
 		size_t na = 0;
@@ -622,7 +672,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		u->pc_hi = e->probe->pc_hi;
 		u->rec_size = e->rec_size;
 		if (e->has_pred && !e->pred.is_const) {
-			u->pred = area_put(&a, e->pred.bytes, e->pred.sz);
+			u->pred = cs__area_put(a, e->pred.bytes, e->pred.sz);
 			if (udt_difo_is_light((const void *)e->pred.bytes))
 				u->flags |= UDT_ECB_LIGHTPRED;
 		}
@@ -631,13 +681,13 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			struct cs_action *ca = &e->acts[k];
 			silent &= cs_act_silent(ca->kind);
 			if (ca->kind == CS_ACT_AGG) {
-				acts[na++] = agg_action(&a, ca->agg);
+				acts[na++] = agg_action(a, ca->agg);
 				continue;
 			}
 			if (ca->kind == CS_ACT_STMT) {
 				acts[na++] = (struct udt_action){
 					.kind = UDT_ACT_DIFO,
-					.src = area_put(&a, ca->difo.bytes, ca->difo.sz),
+					.src = cs__area_put(a, ca->difo.bytes, ca->difo.sz),
 				};
 				continue;
 			}
@@ -647,7 +697,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 					.kind = ca->kind == CS_ACT_SPECULATE ? UDT_ACT_SPECULATE
 						: ca->kind == CS_ACT_COMMIT ? UDT_ACT_COMMIT
 									    : UDT_ACT_DISCARD,
-					.src = difo_src(&a, ca),
+					.src = difo_src(a, ca),
 				};
 				if (ca->kind == CS_ACT_SPECULATE)
 					u->flags |= UDT_ECB_SPEC;
@@ -657,7 +707,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 				acts[na++] = (struct udt_action){
 					.kind = ca->kind == CS_ACT_RAISE ? UDT_ACT_RAISE
 									 : UDT_ACT_TRACEMEM,
-					.src = difo_src(&a, ca),
+					.src = difo_src(a, ca),
 					.size = ca->kind == CS_ACT_RAISE ? 0 : ca->size,
 					.off = ca->kind == CS_ACT_RAISE ? 0 : ca->off,
 				};
@@ -666,17 +716,17 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 			if (ca->kind == CS_ACT_TRACE_CONST || ca->kind == CS_ACT_PRINTF || ca->from_hdr ||
 			    ca->aggvar || ca->kind == CS_ACT_SYSTEM || ca->kind == CS_ACT_SETOPT)
 				continue; /* the consumer's alone */
-			acts[na++] = runtime_action(&a, ca);
+			acts[na++] = runtime_action(a, ca);
 		}
 		if (silent && !e->rec_size && !(u->flags & UDT_ECB_SPEC))
 			u->flags |= UDT_ECB_NOREC;
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
 			u->flags |= UDT_ECB_DIRECT;
-		u->act_off = area_put(&a, acts, (na ? na : 1) * sizeof(*acts));
+		u->act_off = cs__area_put(a, acts, (na ? na : 1) * sizeof(*acts));
 		free(acts);
 		/* chain ECBs of one semaphore in index order (forward, as the runtime checks) */
-		uint32_t slot = udt_sem_hash(u->sem, h.hash_bits), mask = (1u << h.hash_bits) - 1;
+		uint32_t slot = udt_sem_hash(u->sem, bits), mask = (1u << bits) - 1;
 		while (hash[slot] && ecbs[hash[slot] - 1].sem != u->sem)
 			slot = (slot + 1) & mask;
 		if (!hash[slot]) {
@@ -689,14 +739,53 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		}
 		if (e->probe->prof_kind)
 			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
-		add_unique(&t->sems, &t->sem_cnt, &t->sem_cap, u->sem);
-		add_unique(&t->disps, &t->disp_cnt, &t->disp_cap, e->probe->dispatch);
+		add_unique(&sems->v, &sems->cnt, &sems->cap, u->sem);
+		add_unique(&disps->v, &disps->cnt, &disps->cap, e->probe->dispatch);
 	}
-	memcpy(a.buf + h.ecb_off, ecbs, n * sizeof(*ecbs));
+	if (!a->overflow)
+		memcpy(a->buf + ret->ecb_off, ecbs, n * sizeof(*ecbs));
+	ret->hash_off = cs__area_put(a, hash, (size_t)4 << bits);
+	free(ecbs);
+	free(hash);
+}
+
+uint32_t cs__area_put_list(struct cs_area *a, const struct cs_addrs *l)
+{
+	uint64_t none = 0;
+
+	return cs__area_put(a, l->cnt ? (const void *)l->v : &none, (l->cnt ? l->cnt : 1) * 8);
+}
+
+/*
+ * Lay generation 0 out in the session's area (t->img): the header, the
+ * target ECBs, BEGIN's globals and speculations, the undo lists. -1 (with a
+ * message) when it does not fit.
+ */
+static int build_area(struct cs_trace *t, char **ret_err)
+{
+	struct cs_area *a = &t->img;
+	struct udt_area_hdr h = { .size = sizeof(h) };
+	size_t *idx = udt__xcalloc(t->ecb_cnt + 1, sizeof(*idx)), n = 0;
+	struct cs_addrs sems = { 0 }, disps = { 0 };
+	struct cs_ecbs_at at;
+
+	for (size_t i = 0; i < t->ecb_cnt; i++)
+		if (!t->ecbs[i].local)
+			idx[n++] = i;
+	a->buf = udt__xcalloc(1, UDT_AREA_SZ);
+	h.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL);
+	h.ngvars = (uint32_t)dl_program_var_count(t->prog, DL_VAR_GLOBAL);
+	cs__area_put(a, &h, sizeof(h));
+	cs__area_put_ecbs(t, a, idx, n, &sems, &disps, &at);
+	free(idx);
+	h.ecb_cnt = at.ecb_cnt;
+	h.ecb_off = at.ecb_off;
+	h.hash_bits = at.hash_bits;
+	h.hash_off = at.hash_off;
 	/* the global variables as BEGIN left them: the target's start from these */
 	uint64_t none = 0;
-	h.gvar_off = area_put(&a, h.ngvars ? (const void *)t->local_gvars : &none,
-			      h.ngvars ? (size_t)h.ngvars * 8 : 8);
+	h.gvar_off = cs__area_put(a, h.ngvars ? (const void *)t->local_gvars : &none,
+				  h.ngvars ? (size_t)h.ngvars * 8 : 8);
 	/* the speculations: their size, and those BEGIN handed out */
 	if (t->spec_used) {
 		size_t sz = sizeof(struct udt_area_spec) + (size_t)t->o.nspec * 4;
@@ -705,7 +794,7 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 		for (uint32_t i = 0; i < t->o.nspec; i++)
 			as->state[i] = cs__spec_begin_state(t, i);
 		h.nspec = t->o.nspec;
-		h.spec_off = area_put(&a, as, sz);
+		h.spec_off = cs__area_put(a, as, sz);
 		free(as);
 	}
 	/* strings and dynamic variables: BEGIN's values too (consumer/vars.c) */
@@ -714,38 +803,35 @@ static uint8_t *build_area(struct cs_trace *t, size_t *ret_sz, char **ret_err)
 	void *init = NULL;
 	size_t gstr_sz, init_sz;
 	if (cs__vars_image(t, &vars, &gstrs, &gstr_sz, &init, &init_sz)) {
-		vars.gstr_off = area_put(&a, gstr_sz ? gstrs : &none, gstr_sz ? gstr_sz : 8);
-		vars.init_off = area_put(&a, init_sz ? init : &none, init_sz ? init_sz : 8);
-		h.vars_off = area_put(&a, &vars, sizeof(vars));
+		vars.gstr_off = cs__area_put(a, gstr_sz ? gstrs : &none, gstr_sz ? gstr_sz : 8);
+		vars.init_off = cs__area_put(a, init_sz ? init : &none, init_sz ? init_sz : 8);
+		h.vars_off = cs__area_put(a, &vars, sizeof(vars));
 		free(init);
 	}
-	h.hash_off = area_put(&a, hash, (size_t)4 << h.hash_bits);
-	h.sem_cnt = (uint32_t)t->sem_cnt;
 	/* (a session of profile probes only sets no semaphore) */
-	h.sem_off = area_put(&a, t->sem_cnt ? (const void *)t->sems : &none,
-			     (t->sem_cnt ? t->sem_cnt : 1) * 8);
-	h.disp_cnt = (uint32_t)t->disp_cnt;
-	h.disp_off = area_put(&a, t->disp_cnt ? (const void *)t->disps : &none,
-			      (t->disp_cnt ? t->disp_cnt : 1) * 8);
+	struct cs_gen g0 = { .sem_cnt = (uint32_t)sems.cnt, .disp_cnt = (uint32_t)disps.cnt };
+	h.sem_cnt = g0.sem_cnt;
+	h.sem_off = g0.sem_off = cs__area_put_list(a, &sems);
+	h.disp_cnt = g0.disp_cnt;
+	h.disp_off = g0.disp_off = cs__area_put_list(a, &disps);
+	free(sems.v);
+	free(disps.v);
 	struct udt_prof prof[UDT_PROF_MAX];
 	h.prof_cnt = (uint32_t)cs__prof_table(t, prof);
 	if (h.prof_cnt)
-		h.prof_off = area_put(&a, prof, h.prof_cnt * sizeof(prof[0]));
+		h.prof_off = cs__area_put(a, prof, h.prof_cnt * sizeof(prof[0]));
 	h.prof_flags = t->o.prof_clock == CS_PROFCLOCK_TIMER  ? UDT_PROF_F_TIMER
 		       : t->o.prof_clock == CS_PROFCLOCK_PERF ? UDT_PROF_F_PERF
 							    : 0;
-	h.used = (uint32_t)a.used;
-	memcpy(a.buf, &h, sizeof(h));
-	free(ecbs);
-	free(hash);
-	if (a.overflow) {
+	h.used = (uint32_t)a->used;
+	memcpy(a->buf, &h, sizeof(h));
+	if (a->overflow) {
 		*ret_err = udt__xasprintf("the enablings do not fit in the target's %u KB of "
 					  "enabling space", UDT_AREA_SZ / 1024);
-		free(a.buf);
-		return NULL;
+		return -1;
 	}
-	*ret_sz = a.used;
-	return a.buf;
+	UDT__PUSH(t->gens, t->gen_cnt, t->gen_cap, g0);
+	return 0;
 }
 
 /* -- The session ------------------------------------------------------------------------------ */
@@ -771,23 +857,27 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 {
 	struct udt_control c;
 	struct cs_module *rt_mod = NULL;
-	uint8_t *area = NULL;
-	size_t area_sz = 0;
 	pid_t pid = t->proc ? t->proc->pid : 0;
+	bool target = false;
 	int err;
 
 	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
 	if (t->o.policy == UDT_POLICY_FILL) {
 		uint64_t end_sz = 0;
-		for (size_t i = t->target_ecbs; i < t->ecb_cnt; i++)
-			if (!strcmp(t->ecbs[i].probe->name, "END"))
+		for (size_t i = 0; i < t->ecb_cnt; i++)
+			if (t->ecbs[i].local && !strcmp(t->ecbs[i].probe->name, "END"))
 				end_sz += sizeof(struct udt_rec) + t->ecbs[i].rec_size;
 		if (end_sz > t->o.bufsize) {
 			*ret_err = udt__xstrdup("END enablings exceed size of principal buffer");
 			return -1;
 		}
 	}
-	if (!t->target_ecbs) {
+	for (size_t i = 0; i < t->ecb_cnt; i++)
+		target |= !t->ecbs[i].local;
+	/* -Z and a description that matched nothing yet: a session, to enable the probes
+	   that appear (if the process has a runtime to register them) */
+	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctl, NULL);
+	if (!target) {
 		cs__run_begin(t);
 		cs__ticks_start(t);
 		return 0;
@@ -828,8 +918,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	if (t->exited)
 		return 0;
 	cs__ticks_start(t);
-	area = build_area(t, &area_sz, ret_err);
-	if (!area)
+	if (build_area(t, ret_err))
 		return -1;
 	t->session = c.session + 1 ? c.session + 1 : 1;
 	t->area = (c.area + 1) & 1;
@@ -838,9 +927,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 			 (have_membarrier() ? 0 : UDT_CTL_FENCE);
 	struct cs_clock_cal cal;
 	cs__clock_finish(&t->clock_start, &cal);
-	err = cs_proc_write(t->proc, CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, area,
-			    area_sz);
-	free(area);
+	err = cs_proc_write(t->proc, CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, t->img.buf,
+			    t->img.used);
 	/* the parameters, then the session and its area, then state: the runtime reads them
 	   in the opposite order */
 	if (!err)
@@ -852,7 +940,9 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		      wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns()) ?:
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
-		      wr64(t, CTL_FIELD(aggsize), t->aggact_cnt ? t->o.aggsize : 0) ?:
+		      /* (any aggregation of the program: one may be in a clause of probes that
+			 appear later) */
+		      wr64(t, CTL_FIELD(aggsize), t->aggvar_cnt ? t->o.aggsize : 0) ?:
 		      wr64(t, CTL_FIELD(tvarsize), 8 * dl_program_var_count(t->prog, DL_VAR_THREAD)) ?:
 		      wr32(t, CTL_FIELD(policy), t->o.policy) ?:
 		      wr32(t, CTL_FIELD(flags), flags) ?:
@@ -867,31 +957,86 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	}
 	t->attached = true;
 	cs__stack_start(t);
-	/* the dispatch pointers before the semaphores: a site that sees its semaphore set
-	   must find the runtime */
-	for (size_t i = 0; i < t->disp_cnt && !err; i++)
-		err = wr64(t, t->disps[i], t->fire);
-	for (size_t i = 0; i < t->sem_cnt && !err; i++) {
-		uint16_t v;
-		err = cs_proc_read(t->proc, t->sems[i], &v, sizeof(v));
-		if (!err) {
-			v++;
-			err = cs_proc_write(t->proc, t->sems[i], &v, sizeof(v));
-		}
-	}
+	err = cs__gen_enable(t, &t->gens[0]);
 	if (err) {
 		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
 					  strerror(-err));
 		return -1;
 	}
+	cs__late_start(t);
 	return 0;
+}
+
+int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **ret_sems,
+		      uint64_t **ret_disps)
+{
+	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ;
+	uint64_t *sems = udt__xcalloc(g->sem_cnt + 1, 8), *disps = udt__xcalloc(g->disp_cnt + 1, 8);
+	int err = cs_proc_read(t->proc, base + g->sem_off, sems, (size_t)g->sem_cnt * 8) ?:
+		  cs_proc_read(t->proc, base + g->disp_off, disps, (size_t)g->disp_cnt * 8);
+
+	if (err) {
+		free(sems);
+		free(disps);
+		return err;
+	}
+	*ret_sems = sems;
+	*ret_disps = disps;
+	return 0;
+}
+
+int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g)
+{
+	uint64_t *sems, *disps;
+	int err = cs__gen_read_lists(t, g, &sems, &disps);
+
+	if (err)
+		return err;
+	/* the dispatch pointers before the semaphores: a site that sees its semaphore set
+	   must find the runtime; an address gone meanwhile (-EFAULT: its object was
+	   unloaded after we read the list) is not an error */
+	for (uint32_t i = 0; i < g->disp_cnt && (!err || err == -EFAULT); i++)
+		err = disps[i] ? wr64(t, disps[i], t->fire) : 0;
+	for (uint32_t i = 0; i < g->sem_cnt && (!err || err == -EFAULT); i++) {
+		uint16_t v;
+		if (!sems[i])
+			continue; /* struck: its object was unloaded meanwhile */
+		err = cs_proc_read(t->proc, sems[i], &v, sizeof(v));
+		if (!err) {
+			v++;
+			err = cs_proc_write(t->proc, sems[i], &v, sizeof(v));
+		}
+	}
+	free(sems);
+	free(disps);
+	return err == -EFAULT ? 0 : err;
+}
+
+void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g)
+{
+	uint64_t *sems, *disps;
+
+	if (cs__gen_read_lists(t, g, &sems, &disps))
+		return;
+	for (uint32_t i = 0; i < g->sem_cnt; i++) {
+		uint16_t v;
+		if (!sems[i] || cs_proc_read(t->proc, sems[i], &v, 2) || !v)
+			continue;
+		v--;
+		(void)cs_proc_write(t->proc, sems[i], &v, 2);
+	}
+	for (uint32_t i = 0; i < g->disp_cnt; i++)
+		if (disps[i])
+			(void)wr64(t, disps[i], 0);
+	free(sems);
+	free(disps);
 }
 
 /* Does the session have profile or tick probes (timers the runtime arms)? */
 static bool has_prof(const struct cs_trace *t)
 {
-	for (size_t i = 0; i < t->target_ecbs; i++)
-		if (t->ecbs[i].probe->prof_kind)
+	for (size_t i = 0; i < t->ecb_cnt; i++)
+		if (!t->ecbs[i].local && t->ecbs[i].probe->prof_kind)
 			return true;
 	return false;
 }
@@ -913,7 +1058,7 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 		return 0;
 	if (rd32(t, CTL_FIELD(prof_armed)) != t->session &&
 	    cs__inject_sync(t->proc, t->ctl, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
-		if (!t->sem_cnt) {
+		if (!t->gens[0].sem_cnt) {
 			*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: "
 						  "could not run code in it to start its timers: %s",
 						  (int)pid, why);
@@ -960,28 +1105,10 @@ void cs__detach(struct cs_trace *t)
 		return; /* the deadman (or a fork, or an exec) ended it: already undone */
 	(void)wr32(t, CTL_FIELD(state), UDT_STATE_DETACHED);
 
-	/* the lists as the target holds them: objects unloaded meanwhile are struck out */
-	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ;
-	struct udt_area_hdr h;
-	if (cs_proc_read(t->proc, base, &h, sizeof(h)) || h.sem_cnt != t->sem_cnt ||
-	    h.disp_cnt != t->disp_cnt)
-		return;
-	uint64_t *sems = udt__xcalloc(h.sem_cnt + 1, 8), *disps = udt__xcalloc(h.disp_cnt + 1, 8);
-	if (!cs_proc_read(t->proc, base + h.sem_off, sems, (size_t)h.sem_cnt * 8) &&
-	    !cs_proc_read(t->proc, base + h.disp_off, disps, (size_t)h.disp_cnt * 8)) {
-		for (uint32_t i = 0; i < h.sem_cnt; i++) {
-			uint16_t v;
-			if (!sems[i] || cs_proc_read(t->proc, sems[i], &v, 2) || !v)
-				continue;
-			v--;
-			(void)cs_proc_write(t->proc, sems[i], &v, 2);
-		}
-		for (uint32_t i = 0; i < h.disp_cnt; i++)
-			if (disps[i])
-				(void)wr64(t, disps[i], 0);
-	}
-	free(sems);
-	free(disps);
+	/* every generation's lists as the target holds them: objects unloaded meanwhile are
+	   struck out */
+	for (size_t i = t->gen_cnt; i-- > 0;)
+		cs__gen_undo(t, &t->gens[i]);
 	/* the profile provider's timers and handler go too (a -p process runs nothing of ours
 	   by itself to notice; without ptrace, its next timer signal does it) */
 	if (rd32(t, CTL_FIELD(prof_armed)) == t->session) {
@@ -1002,10 +1129,11 @@ void cs_trace_close(struct cs_trace *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->ecb_cnt; i++)
-		free_ecb(&t->ecbs[i]);
+		cs__ecb_free(&t->ecbs[i]);
 	free(t->ecbs);
-	free(t->sems);
-	free(t->disps);
+	free(t->img.buf);
+	free(t->gens);
+	cs__late_free(t);
 	free(t->fill_pos);
 	free(t->pending);
 	free(t->recs);

@@ -81,6 +81,7 @@ struct cs_ecb {
 	struct cs_action *acts;
 	size_t act_cnt, act_cap;
 	uint32_t rec_size;
+	bool local;                /* run here (BEGIN, END, tick-n), not in the target */
 };
 
 /* -- Aggregations (agg.c) ----------------------------------------------------------------- */
@@ -273,6 +274,31 @@ uint64_t cs__now_ns(void);
 void cs__clock_start(struct cs_clock_pt *a);
 void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal);
 
+/* The enabling area as the consumer lays it out (enable.c), the target's copy of it. */
+struct cs_area {
+	uint8_t *buf;              /* UDT_AREA_SZ bytes */
+	size_t used;
+	bool overflow;             /* something did not fit: nothing more is put */
+};
+
+/* A list of target addresses (semaphores, dispatch pointers), each once. */
+struct cs_addrs {
+	uint64_t *v;
+	size_t cnt, cap;
+};
+
+/* Where cs__area_put_ecbs() put a generation's ECBs and their hash. */
+struct cs_ecbs_at {
+	uint32_t ecb_off, ecb_cnt, hash_off, hash_bits;
+};
+
+/* A generation of the session's enablings: where it is and its undo lists (abi.h). */
+struct cs_gen {
+	uint32_t off;              /* its struct udt_area_gen; 0: generation 0 (the header) */
+	uint32_t sem_off, sem_cnt; /* the semaphores it set */
+	uint32_t disp_off, disp_cnt; /* the dispatch pointers */
+};
+
 /* A record read from a buffer, with where it came from. */
 struct cs_rec {
 	const struct udt_rec *r;
@@ -289,8 +315,10 @@ struct cs_trace {
 	struct cs_syms *syms;      /* the target's addresses named (stack.c) */
 	bool names_addrs;          /* the program records stacks or addresses */
 	char execname[64];         /* the target's, for execname in its probes' clauses */
-	struct cs_ecb *ecbs;       /* target ECBs first, then BEGIN's and END's */
-	size_t ecb_cnt, ecb_cap, target_ecbs;
+	/* by EPID - 1: at the start, the target's ECBs first, then BEGIN's and END's; then
+	   those of probes that appear while the session runs (late.c) */
+	struct cs_ecb *ecbs;
+	size_t ecb_cnt, ecb_cap;
 
 	/* the session */
 	bool attached;
@@ -298,9 +326,14 @@ struct cs_trace {
 	uint64_t ctl;              /* address of udt__control in the target */
 	uint64_t fire;             /* address of udt__fire */
 	uint32_t session, area;
-	uint64_t *sems, *disps;    /* what this session set, deduplicated */
-	size_t sem_cnt, sem_cap, disp_cnt, disp_cap;
 	bool target_gone;
+	/* the enabling area as written into the target, and its generations: [0] is the
+	   header's, the others appended while the session runs (late.c) */
+	struct cs_area img;
+	struct cs_gen *gens;
+	size_t gen_cnt, gen_cap;
+	struct cs_late *late;      /* following the target's loads and unloads (late.c) */
+	bool zdefs_unmatched;      /* -Z: a description of the target's matched no probe */
 
 	/* the shared buffers */
 	uint8_t *shm;
@@ -424,7 +457,41 @@ void cs__vars_work(struct cs_trace *t, bool final);
 /* The drops of BEGIN's and END's own dynamic variables. */
 void cs__vars_report_local(struct cs_trace *t);
 
+/* late.c: the probes of libraries loaded while the session runs (docs/runtime.md) */
+/* After the session's start: what the enablings of later probes must fit (the layout). */
+void cs__late_start(struct cs_trace *t);
+/* Each round: if the target's registry changed, enable the probes that appeared. */
+void cs__late_poll(struct cs_trace *t);
+void cs__late_free(struct cs_trace *t);
+
 /* enable.c */
+/* Append sz bytes to the area (8-aligned); their offset, or 0 (and overflow) when full. */
+uint32_t cs__area_put(struct cs_area *a, const void *p, size_t sz);
+/*
+ * Lay out ECBs t->ecbs[idx[0..n)] (the target's) in a: their array, actions,
+ * DIFOs and hash (in *ret); the semaphores and dispatch pointers they need
+ * set are added to sems and disps.
+ */
+void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
+		       struct cs_addrs *sems, struct cs_addrs *disps, struct cs_ecbs_at *ret);
+/* An undo list (one zero word when empty); its offset. */
+uint32_t cs__area_put_list(struct cs_area *a, const struct cs_addrs *l);
+/*
+ * Set what generation g needs: each dispatch pointer of its list, then each
+ * semaphore (+1), as the target holds the lists now (an object unloaded
+ * meanwhile is struck out). 0, or a negative errno.
+ */
+int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g);
+/* The undo lists of generation g as the target holds them now (malloc'ed). 0 or -errno. */
+int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **ret_sems,
+		       uint64_t **ret_disps);
+/* Undo that, with the lists as the target holds them. */
+void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g);
+/* Free what ECB e holds. */
+void cs__ecb_free(struct cs_ecb *e);
+/* Compile clause cl for probe pr into an ECB (none when its predicate is false for pr). */
+int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+		      char **ret_err);
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err);

@@ -20,7 +20,7 @@
 
 static void add(struct cs_probes *ps, size_t *cap, struct cs_probe pr)
 {
-	pr.id = (uint32_t)ps->cnt + 1;
+	pr.id = ps->id_base + (uint32_t)ps->cnt + 1;
 	UDT__PUSH(ps->v, ps->cnt, *cap, pr);
 }
 
@@ -74,6 +74,51 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table 
 	return d;
 }
 
+/* The probes of table pt of module mod of proc: one per function its sites are in. */
+static void add_table(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
+		      struct cs_module *mod, struct cs_ptable *pt)
+{
+	const struct cs_table *t = &pt->t;
+	uint64_t dispatch = cs_ptable_dispatch(pt);
+
+	pt->probed = true;
+	for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
+		const struct udt_table_probe *tp = cs_table_probe(t, i);
+		const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
+		struct cs_probe pr = { 0 };
+
+		pr.prov = udt__xasprintf("%s%d", cs_table_str(t, pv->name), (int)proc->pid);
+		pr.mod = cs_table_probe_module(t, i);
+		if (!pr.mod[0])
+			pr.mod = mod->name;
+		pr.name = dl_probe_dname(cs_table_str(t, tp->name));
+		pr.module = mod;
+		pr.pt = pt;
+		pr.index = i;
+		pr.sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)tp->sem_rel;
+		pr.dispatch = dispatch;
+		pr.dprobe = make_dprobe(ps->types, t, tp);
+		if (tp->func_cnt <= 1) {
+			pr.func = tp->func_cnt ? cs_table_func(t, tp->first_func) : "";
+			add(ps, cap, pr);
+			continue;
+		}
+		for (uint32_t f = 0; f < tp->func_cnt; f++) {
+			struct cs_probe pf = pr;
+
+			pf.func = cs_table_func(t, tp->first_func + f);
+			if (f) {
+				pf.prov = udt__xstrdup(pr.prov);
+				pf.name = udt__xstrdup(pr.name);
+				pf.dprobe = make_dprobe(ps->types, t, tp);
+			}
+			if (cs_module_func_range(mod, pf.func, &pf.pc_lo, &pf.pc_hi))
+				pf.pc_lo = pf.pc_hi = 0;
+			add(ps, cap, pf);
+		}
+	}
+}
+
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 {
 	size_t cap = 0;
@@ -91,52 +136,30 @@ int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 				       .name = udt__xstrdup(core[i]) };
 		add(ps, &cap, pr);
 	}
-	for (size_t m = 0; proc && m < proc->mod_cnt; m++) {
-		struct cs_module *mod = &proc->mods[m];
+	for (size_t m = 0; proc && m < proc->mod_cnt; m++)
+		for (size_t k = 0; k < proc->mods[m]->table_cnt; k++)
+			add_table(ps, &cap, proc, proc->mods[m], proc->mods[m]->tables[k]);
+	return 0;
+}
 
+size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_program *types,
+			 uint32_t first_id)
+{
+	size_t cap = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->types = types;
+	ps->borrowed_types = true;
+	ps->id_base = first_id - 1;
+	for (size_t m = 0; m < proc->mod_cnt; m++) {
+		struct cs_module *mod = proc->mods[m];
 		for (size_t k = 0; k < mod->table_cnt; k++) {
-			const struct cs_ptable *pt = &mod->tables[k];
-			const struct cs_table *t = &pt->t;
-			uint64_t disp_field = pt->addr + offsetof(struct udt_table_hdr, dispatch_rel);
-
-			for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
-				const struct udt_table_probe *tp = cs_table_probe(t, i);
-				const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
-				struct cs_probe pr = { 0 };
-
-				pr.prov = udt__xasprintf("%s%d", cs_table_str(t, pv->name), (int)proc->pid);
-				pr.mod = cs_table_probe_module(t, i);
-				if (!pr.mod[0])
-					pr.mod = mod->name;
-				pr.name = dl_probe_dname(cs_table_str(t, tp->name));
-				pr.module = mod;
-				pr.pt = pt;
-				pr.index = i;
-				pr.sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)tp->sem_rel;
-				pr.dispatch = disp_field + (uint64_t)t->hdr.dispatch_rel;
-				pr.dprobe = make_dprobe(ps->types, t, tp);
-				if (tp->func_cnt <= 1) {
-					pr.func = tp->func_cnt ? cs_table_func(t, tp->first_func) : "";
-					add(ps, &cap, pr);
-					continue;
-				}
-				for (uint32_t f = 0; f < tp->func_cnt; f++) {
-					struct cs_probe pf = pr;
-
-					pf.func = cs_table_func(t, tp->first_func + f);
-					if (f) {
-						pf.prov = udt__xstrdup(pr.prov);
-						pf.name = udt__xstrdup(pr.name);
-						pf.dprobe = make_dprobe(ps->types, t, tp);
-					}
-					if (cs_module_func_range(mod, pf.func, &pf.pc_lo, &pf.pc_hi))
-						pf.pc_lo = pf.pc_hi = 0;
-					add(ps, &cap, pf);
-				}
-			}
+			struct cs_ptable *pt = mod->tables[k];
+			if (!mod->gone && !pt->gone && pt->registered && !pt->probed)
+				add_table(ps, &cap, proc, mod, pt);
 		}
 	}
-	return 0;
+	return ps->cnt;
 }
 
 void cs_probes_free(struct cs_probes *ps)
@@ -155,7 +178,8 @@ void cs_probes_free(struct cs_probes *ps)
 		}
 	}
 	free(ps->v);
-	dl_program_free(ps->types);
+	if (!ps->borrowed_types)
+		dl_program_free(ps->types);
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -453,7 +453,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	const uint8_t *buf;
-	size_t off = 0, cap = 0;
+	size_t off = 0;
 
 	if (sh->sh_type == SHT_NOBITS || !d || !d->d_buf) {
 		note(p, "%s: cannot read section %s", mod->path, UDT_TABLE_SECTION);
@@ -462,7 +462,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 	buf = d->d_buf;
 	while (off < d->d_size) {
 		size_t rest = d->d_size - off, sz = rest;
-		struct cs_ptable pt = { 0 };
+		struct cs_ptable pt = { .from_file = true };
 		uint32_t total;
 		int err;
 
@@ -487,27 +487,60 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 			break;
 		}
 		pt.addr = mod->base + sh->sh_addr + off;
-		if (mod->table_cnt == cap) {
-			struct cs_ptable *nt;
-
-			cap = cap ? 2 * cap : 1;
-			nt = udt__reallocarray(mod->tables, cap, sizeof(*nt));
-			if (!nt) {
-				free(pt.copy);
-				return -ENOMEM;
-			}
-			mod->tables = nt;
+		err = cs__module_add_table(mod, &pt);
+		if (err) {
+			free(pt.copy);
+			return err;
 		}
-		mod->tables[mod->table_cnt++] = pt;
 		off += ((size_t)pt.t.hdr.total_sz + 7) & ~(size_t)7;
 	}
 	return 0;
 }
 
+int cs__module_add_table(struct cs_module *mod, const struct cs_ptable *pt)
+{
+	struct cs_ptable **nt = udt__reallocarray(mod->tables, mod->table_cnt + 1, sizeof(*nt));
+	struct cs_ptable *copy = malloc(sizeof(*copy));
+
+	if (nt)
+		mod->tables = nt;
+	if (!nt || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*copy = *pt;
+	mod->tables[mod->table_cnt++] = copy;
+	return 0;
+}
+
+int cs__proc_add_module(struct cs_proc *p, struct cs_module *mod)
+{
+	struct cs_module *copy;
+
+	if (p->mod_cnt == p->mod_cap) {
+		size_t ncap = p->mod_cap ? 2 * p->mod_cap : 16;
+		struct cs_module **nm = udt__reallocarray(p->mods, ncap, sizeof(*nm));
+
+		if (!nm)
+			return -ENOMEM;
+		p->mods = nm;
+		p->mod_cap = ncap;
+	}
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	*copy = *mod;
+	p->mods[p->mod_cnt++] = copy;
+	return 0;
+}
+
+/* Free what mod holds (not mod itself). */
 static void module_free(struct cs_module *mod)
 {
-	for (size_t i = 0; i < mod->table_cnt; i++)
-		free(mod->tables[i].copy);
+	for (size_t i = 0; i < mod->table_cnt; i++) {
+		free(mod->tables[i]->copy);
+		free(mod->tables[i]);
+	}
 	free(mod->tables);
 	free(mod->syms); /* the names are in the same allocation */
 	free(mod->path);
@@ -515,11 +548,23 @@ static void module_free(struct cs_module *mod)
 	memset(mod, 0, sizeof(*mod));
 }
 
+/* Forget every module of p. */
+static void modules_free(struct cs_proc *p)
+{
+	for (size_t i = 0; p->mods && i < p->mod_cnt; i++) {
+		module_free(p->mods[i]);
+		free(p->mods[i]);
+	}
+	free(p->mods);
+	p->mods = NULL;
+	p->mod_cnt = p->mod_cap = 0;
+}
+
 /*
  * Make a module of group gi when its file is an ELF object loaded as mapped.
  * Return: 0 (added or skipped), or -ENOMEM.
  */
-static int add_object(struct cs_proc *p, struct scan *s, size_t gi, size_t *mod_cap)
+static int add_object(struct cs_proc *p, struct scan *s, size_t gi)
 {
 	const struct group *g = &s->grps[gi];
 	struct cs_module mod = { 0 };
@@ -556,19 +601,11 @@ static int add_object(struct cs_proc *p, struct scan *s, size_t gi, size_t *mod_
 		if (err)
 			goto out;
 	}
-	if (p->mod_cnt == *mod_cap) {
-		struct cs_module *nm;
-		size_t ncap = *mod_cap ? 2 * *mod_cap : 16;
-
-		nm = udt__reallocarray(p->mods, ncap, sizeof(*nm));
-		if (!nm) {
-			err = -ENOMEM;
-			goto out;
-		}
-		p->mods = nm;
-		*mod_cap = ncap;
-	}
-	p->mods[p->mod_cnt++] = mod;
+	mod.ino = g->ino;
+	mod.map_start = s->maps[g->low].start;
+	err = cs__proc_add_module(p, &mod);
+	if (err)
+		goto out;
 	memset(&mod, 0, sizeof(mod));
 out:
 	module_free(&mod);
@@ -596,7 +633,7 @@ int cs_proc_open(struct cs_proc *p, pid_t pid)
 {
 	struct scan s = { 0 };
 	char path[64], *maps = NULL;
-	size_t maps_len, mod_cap = 0;
+	size_t maps_len;
 	uint64_t probe_addr = 0;
 	struct stat st;
 	int err;
@@ -628,20 +665,74 @@ int cs_proc_open(struct cs_proc *p, pid_t pid)
 	if (err)
 		goto fail;
 	for (size_t g = 0; g < s.grp_cnt; g++) {
-		err = add_object(p, &s, g, &mod_cap);
+		err = add_object(p, &s, g);
 		if (err)
 			goto fail;
 	}
 	goto out;
 fail:
-	for (size_t i = 0; i < p->mod_cnt; i++)
-		module_free(&p->mods[i]);
-	free(p->mods);
-	p->mods = NULL;
-	p->mod_cnt = 0;
+	modules_free(p);
 	p->errmsg[0] = '\0';
 	grab_fail(p, err);
 out:
+	free(s.maps);
+	free(s.map_grp);
+	free(s.grps);
+	free(s.exe);
+	free(maps);
+	return err;
+}
+
+/* Is group gi of s the object of a module p already has (the same load of the same file)? */
+static struct cs_module *known_object(struct cs_proc *p, const struct scan *s, size_t gi)
+{
+	const struct group *g = &s->grps[gi];
+
+	for (size_t i = 0; i < p->mod_cnt; i++) {
+		struct cs_module *m = p->mods[i];
+		if (!m->gone && m->ino == g->ino && m->map_start == s->maps[g->low].start &&
+		    m->path && !strcmp(m->path, g->path))
+			return m;
+	}
+	return NULL;
+}
+
+int cs_proc_rescan(struct cs_proc *p)
+{
+	struct scan s = { 0 };
+	char path[64], *maps = NULL;
+	size_t maps_len, old_cnt = p->mod_cnt;
+	uint64_t probe_addr = 0;
+	bool *seen = NULL;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	err = read_all(path, &maps, &maps_len);
+	if (err) {
+		err = err == -ENOENT ? -ESRCH : err;
+		goto out;
+	}
+	s.pagesz = (uint64_t)sysconf(_SC_PAGESIZE);
+	seen = calloc(old_cnt + 1, sizeof(*seen));
+	err = !seen ? -ENOMEM : parse_maps(maps, &s, &probe_addr) ?: group_maps(&s);
+	if (err)
+		goto out;
+	for (size_t g = 0; g < s.grp_cnt && !err; g++) {
+		struct cs_module *m = known_object(p, &s, g);
+		if (!m) {
+			err = add_object(p, &s, g);
+			continue;
+		}
+		for (size_t i = 0; i < old_cnt; i++)
+			seen[i] |= p->mods[i] == m;
+	}
+	/* the objects that were mapped from a file and are no more (fileless ones live
+	   and die with their tables: consumer/registry.c) */
+	for (size_t i = 0; i < old_cnt && !err; i++)
+		if (!seen[i] && p->mods[i]->ino)
+			p->mods[i]->gone = true;
+out:
+	free(seen);
 	free(s.maps);
 	free(s.map_grp);
 	free(s.grps);
@@ -665,9 +756,7 @@ void cs_proc_close(struct cs_proc *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; p->mods && i < p->mod_cnt; i++)
-		module_free(&p->mods[i]);
-	free(p->mods);
+	modules_free(p);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -743,16 +832,17 @@ int cs_proc_read_str(const struct cs_proc *p, uint64_t addr, char *buf, size_t m
 struct cs_module *cs_proc_module_at(struct cs_proc *p, uint64_t addr)
 {
 	for (size_t i = 0; p && i < p->mod_cnt; i++)
-		if (addr >= p->mods[i].lo && addr < p->mods[i].hi)
-			return &p->mods[i];
+		if (!p->mods[i]->gone && addr >= p->mods[i]->lo && addr < p->mods[i]->hi)
+			return p->mods[i];
 	return NULL;
 }
 
 struct cs_module *cs_proc_module(struct cs_proc *p, const char *name)
 {
 	for (size_t i = 0; p && name && i < p->mod_cnt; i++)
-		if (!strcmp(p->mods[i].name, name) || !strcmp(p->mods[i].path, name))
-			return &p->mods[i];
+		if (!p->mods[i]->gone &&
+		    (!strcmp(p->mods[i]->name, name) || !strcmp(p->mods[i]->path, name)))
+			return p->mods[i];
 	return NULL;
 }
 
@@ -1028,8 +1118,12 @@ int cs_proc_lookup(struct cs_proc *p, const char *sym, uint64_t *ret_addr,
 	if (!p || !sym || !ret_addr)
 		return -EINVAL;
 	for (size_t m = 0; m < p->mod_cnt; m++) {
-		struct cs_module *mod = &p->mods[m];
-		int err = load_syms(mod);
+		struct cs_module *mod = p->mods[m];
+		int err;
+
+		if (mod->gone)
+			continue;
+		err = load_syms(mod);
 
 		if (err)
 			return err;

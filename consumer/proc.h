@@ -25,6 +25,11 @@ struct cs_ptable {
 	struct cs_table t;        /* checked; t.base points into the copy below */
 	void *copy;               /* the table's bytes (malloc'ed) */
 	uint64_t addr;            /* its address in the target */
+	bool from_file;           /* read from its object's file (a -G table), not the registry */
+	/* for a session that follows the target's loads and unloads (cs_proc_sync()) */
+	bool registered;          /* in udt__registry at the last sync */
+	bool probed;              /* its probes were made (cs_probes_load(), cs_probes_add_new()) */
+	bool gone;                /* unregistered, or its object unloaded: kept for its probes */
 };
 
 /* One mapped ELF object (executable or shared library). */
@@ -33,7 +38,7 @@ struct cs_module {
 	char *name;               /* base name: the D module name ("httpd", "libc.so.6") */
 	uint64_t base;            /* load bias: target address = base + ELF vaddr */
 	uint64_t lo, hi;          /* extent of its mappings in the target */
-	struct cs_ptable *tables; /* its probe tables (usually 0 or 1) */
+	struct cs_ptable **tables; /* its probe tables (usually 0 or 1), each in its own allocation */
 	size_t table_cnt;
 	/* symbols, loaded on first use (cs_module_sym*) */
 	struct cs_sym *syms;      /* sorted by address */
@@ -42,6 +47,10 @@ struct cs_module {
 	/* the name that opened its file: /proc/PID/root/<path>, /proc/PID/exe or
 	   /proc/PID/map_files/START-END (deleted files); cs_module_* have no pid */
 	char *file;
+	/* what tells it from another load of a file: its inode and the start of the mapping of
+	   its lowest file offset (0, 0: a module without a file) */
+	uint64_t ino, map_start;
+	bool gone;                /* unmapped (cs_proc_rescan()), or unloaded: kept for its probes */
 };
 
 struct cs_sym {
@@ -51,10 +60,15 @@ struct cs_sym {
 	bool func;
 };
 
+/*
+ * The modules are each in an allocation of their own, and so are their
+ * tables: a probe keeps pointers to both while modules come and go.
+ */
 struct cs_proc {
 	pid_t pid;
-	struct cs_module *mods;
-	size_t mod_cnt;
+	struct cs_module **mods;
+	size_t mod_cnt, mod_cap;
+	uint64_t reg_addr;        /* udt__registry in the target, once looked up (registry.c) */
 	char errmsg[512];         /* the last error, for messages */
 };
 
@@ -81,6 +95,44 @@ int cs_proc_load_registry(struct cs_proc *p);
 
 /* Re-read the mappings and tables (after dlopen/dlclose in the target). Same returns. */
 int cs_proc_refresh(struct cs_proc *p);
+
+/*
+ * cs_proc_rescan() - re-read the target's mappings without forgetting
+ * anything: add a module for each object mapped since (its tables with
+ * probed false), and mark gone the modules no longer mapped. A module
+ * marked gone is never found again (cs_proc_module_at(), cs_proc_lookup()),
+ * and a later load of the same file is a new module. Return: 0, or a
+ * negative errno (-ESRCH: the target is gone).
+ */
+int cs_proc_rescan(struct cs_proc *p);
+
+/*
+ * cs_proc_sync() - follow the target's registry (consumer/registry.c): mark
+ * gone the tables only the registry gave that it no longer holds; when it
+ * holds a table we do not know, rescan the mappings and read the new tables;
+ * then set each live table's registered. *ret_gen gets the registry's gen as
+ * read before its slots (so that a change during the sync shows at the next).
+ * Return: 0, -ENOENT (no runtime in the target), or another negative errno.
+ */
+int cs_proc_sync(struct cs_proc *p, uint32_t *ret_gen);
+
+/* The registry's gen (one small read), to notice loads and unloads. 0 or a negative errno. */
+int cs_proc_registry_gen(struct cs_proc *p, uint32_t *ret_gen);
+
+/*
+ * cs_proc_forget_dispatch() - the object whose dispatch pointer is at disp
+ * was unloaded (the runtime struck it from a session's undo lists): mark
+ * its tables gone, and its module too if they came from its file, so that a
+ * load of it at the same place is seen as the new object it is.
+ */
+void cs_proc_forget_dispatch(struct cs_proc *p, uint64_t disp);
+
+/* The address of table pt's dispatch pointer in the target. */
+uint64_t cs_ptable_dispatch(const struct cs_ptable *pt);
+
+/* For proc.c and registry.c: add a copy of module mod to p, of table pt to mod. 0 or -ENOMEM. */
+int cs__proc_add_module(struct cs_proc *p, struct cs_module *mod);
+int cs__module_add_table(struct cs_module *mod, const struct cs_ptable *pt);
 
 void cs_proc_close(struct cs_proc *p);
 

@@ -181,8 +181,8 @@ void cs__ticks_start(struct cs_trace *t)
 
 		if (pr->prof_kind != UDT_PROF_TICK)
 			continue;
-		for (size_t e = t->target_ecbs; e < t->ecb_cnt && !used; e++)
-			used = t->ecbs[e].probe == pr;
+		for (size_t e = 0; e < t->ecb_cnt && !used; e++)
+			used = t->ecbs[e].local && t->ecbs[e].probe == pr;
 		if (!used)
 			continue;
 		struct cs_tick k = { pr, now + pr->prof_ns };

@@ -153,9 +153,9 @@ TEST(open_self)
 	CHECK_EQ(pc.bad, 0);
 	/* nothing loaded eagerly; no vDSO, heap or stack */
 	for (size_t i = 0; i < p.mod_cnt; i++) {
-		CHECK(!p.mods[i].syms_loaded);
-		CHECK(p.mods[i].path[0] == '/');
-		CHECK(p.mods[i].file != NULL);
+		CHECK(!p.mods[i]->syms_loaded);
+		CHECK(p.mods[i]->path[0] == '/');
+		CHECK(p.mods[i]->file != NULL);
 	}
 	CHECK(cs_proc_module_at(&p, (uintptr_t)&pc) == NULL);
 }
@@ -178,7 +178,7 @@ TEST(files_mapped_as_data_are_not_modules)
 	REQUIRE(m != MAP_FAILED && m2 != MAP_FAILED);
 	CHECK_OK(cs_proc_open(&p, getpid()));
 	for (size_t i = 0; i < p.mod_cnt; i++)
-		exe_cnt += !strcmp(p.mods[i].path, self_name());
+		exe_cnt += !strcmp(p.mods[i]->path, self_name());
 	CHECK_EQ(exe_cnt, 1);
 	CHECK(cs_proc_module_at(&p, (uintptr_t)m) == NULL);
 	CHECK(cs_proc_module_at(&p, (uintptr_t)m2) == NULL);
@@ -246,7 +246,7 @@ TEST(files_mapped_without_exec_are_not_modules)
 	REQUIRE(m);
 	CHECK_OK(cs_proc_open(&p, getpid()));
 	for (size_t i = 0; i < p.mod_cnt; i++)
-		exe_cnt += !strcmp(p.mods[i].path, self_name());
+		exe_cnt += !strcmp(p.mods[i]->path, self_name());
 	CHECK_EQ(exe_cnt, 1);
 	CHECK(cs_proc_module_at(&p, (uintptr_t)m) == NULL);
 	CHECK(cs_proc_module_at(&p, (uintptr_t)proc_test_fn) != NULL);
@@ -655,7 +655,7 @@ static const char *work_path(const char *name)
 static void check_tables(struct cs_proc *p, struct cs_module *mod, char *list, size_t list_sz)
 {
 	for (size_t k = 0; k < mod->table_cnt; k++) {
-		const struct cs_ptable *pt = &mod->tables[k];
+		const struct cs_ptable *pt = mod->tables[k];
 		const struct cs_table *t = &pt->t;
 		void *mem = malloc(t->hdr.total_sz);
 
@@ -733,8 +733,8 @@ static void check_child(const char *variant)
 	CHECK_STR(list, "plib:fire ");
 	CHECK(cs_proc_module(&p, "libc.so.6") != NULL);
 	for (size_t i = 0; i < p.mod_cnt; i++)
-		if (&p.mods[i] != exe && &p.mods[i] != lib)
-			CHECK_EQ(p.mods[i].table_cnt, 0);
+		if (p.mods[i] != exe && p.mods[i] != lib)
+			CHECK_EQ(p.mods[i]->table_cnt, 0);
 
 	/* the semaphores are the ones the child's sites test */
 	CHECK_STR(child_cmd(&c, "enabled"), "0 0");
@@ -803,10 +803,10 @@ TEST(child_refresh_after_dlopen)
 	REQUIRE_EQ(dl->table_cnt, 1);
 	REQUIRE_EQ(lib->table_cnt, 1);
 	/* the same provider in two objects: two semaphores, each in its own object */
-	sem_dl = dl->tables[0].addr + cs_table_probe_off(&dl->tables[0].t, 0) +
-		 (uint64_t)cs_table_probe(&dl->tables[0].t, 0)->sem_rel;
-	sem_lib = lib->tables[0].addr + cs_table_probe_off(&lib->tables[0].t, 0) +
-		  (uint64_t)cs_table_probe(&lib->tables[0].t, 0)->sem_rel;
+	sem_dl = dl->tables[0]->addr + cs_table_probe_off(&dl->tables[0]->t, 0) +
+		 (uint64_t)cs_table_probe(&dl->tables[0]->t, 0)->sem_rel;
+	sem_lib = lib->tables[0]->addr + cs_table_probe_off(&lib->tables[0]->t, 0) +
+		  (uint64_t)cs_table_probe(&lib->tables[0]->t, 0)->sem_rel;
 	CHECK(sem_dl >= dl->lo && sem_dl < dl->hi);
 	CHECK(sem_lib >= lib->lo && sem_lib < lib->hi);
 	/* lookup finds the first in mapping order; check_tables wants it in the module */
@@ -946,8 +946,8 @@ TEST(child_unpadded_tables)
 	hand = cs_proc_module(&p, "libhand.so");
 	REQUIRE(hand);
 	REQUIRE_EQ(hand->table_cnt, 2);
-	CHECK_EQ(hand->tables[0].t.hdr.total_sz, 163);
-	CHECK_EQ(hand->tables[1].addr - hand->tables[0].addr, 168); /* rounded up to 8 */
+	CHECK_EQ(hand->tables[0]->t.hdr.total_sz, 163);
+	CHECK_EQ(hand->tables[1]->addr - hand->tables[0]->addr, 168); /* rounded up to 8 */
 	check_tables(&p, hand, list, sizeof(list));
 	CHECK_STR(list, "hand:made hand2:other ");
 }
