@@ -581,6 +581,7 @@ int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 			free(a.aggvars);
 			return -1;
 		}
+		t->names_addrs |= a.pf->names_addrs; /* (the mappings read at the start: stack.c) */
 	}
 	/* trunc's count and normalize's divisor: values recorded after the action */
 	bool has_val = (a.kind == CS_ACT_TRUNC || a.kind == CS_ACT_NORMALIZE) && call->arg_cnt == 2;

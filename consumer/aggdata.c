@@ -817,8 +817,8 @@ static void agg_arg(struct cs_pfarg *a, const struct merged *e)
  * ents[0]) in order, and each %@ the value of the next aggregation (the
  * last one again if there are more %@ than aggregations).
  */
-static void print_formatted(FILE *out, const struct cs_printf *fmt, const struct merged *const *ents,
-			    size_t nents)
+static void print_formatted(struct cs_trace *t, const struct cs_printf *fmt,
+			    const struct merged *const *ents, size_t nents)
 {
 	const struct cs_aggvar *var = ents[0]->var;
 	struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
@@ -841,7 +841,7 @@ static void print_formatted(FILE *out, const struct cs_printf *fmt, const struct
 			}
 		}
 	}
-	cs_printf_print(out, fmt, args, na);
+	cs_printf_print(t->out, fmt, args, na, fmt->names_addrs ? cs__trace_syms(t) : NULL);
 	free(args);
 }
 
@@ -856,7 +856,7 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
 	if (!fmt)
 		print_entries(t, v, n);
 	for (size_t i = 0; fmt && i < n; i++)
-		print_formatted(t->out, fmt, (const struct merged *const *)&v[i], 1);
+		print_formatted(t, fmt, (const struct merged *const *)&v[i], 1);
 	free(v);
 }
 
@@ -953,7 +953,7 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 		fputc('\n', t->out);
 	for (size_t r = 0; r < nrows; r++) {
 		if (fmt) {
-			print_formatted(t->out, fmt, (const struct merged *const *)rows[r]->ent, n);
+			print_formatted(t, fmt, (const struct merged *const *)rows[r]->ent, n);
 			continue;
 		}
 		/* dt_print_aggs(): the keys once, then each aggregation's value */

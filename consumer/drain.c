@@ -134,8 +134,8 @@ static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_
 }
 
 /* printf() (or system()) action k of e and the values after it, to out. */
-static void print_printf(FILE *out, const struct cs_ecb *e, size_t k, const struct udt_rec *hdr,
-			 const uint8_t *data)
+static void print_printf(struct cs_trace *t, FILE *out, const struct cs_ecb *e, size_t k,
+			 const struct udt_rec *hdr, const uint8_t *data)
 {
 	const struct cs_action *pa = &e->acts[k];
 	size_t n = pa->pf_nvals;
@@ -148,7 +148,7 @@ static void print_printf(FILE *out, const struct cs_ecb *e, size_t k, const stru
 			bufs[i] = udt__xmalloc(a->size + 1);
 		args[i] = action_value(a, hdr, data, bufs[i], a->size + 1);
 	}
-	cs_printf_print(out, pa->pf, args, n);
+	cs_printf_print(out, pa->pf, args, n, pa->pf->names_addrs ? cs__trace_syms(t) : NULL);
 	for (size_t i = 0; i < n; i++)
 		free(bufs[i]);
 	free(bufs);
@@ -214,7 +214,7 @@ static void more_action(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 		FILE *m = open_memstream(&cmd, &len);
 		if (!m)
 			return;
-		print_printf(m, e, k, hdr, data);
+		print_printf(t, m, e, k, hdr, data);
 		if (fclose(m) == 0) {
 			fflush(t->out);
 			fflush(stdout);
@@ -259,7 +259,7 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		if (a->pf_value)
 			continue; /* printed by its printf() */
 		if (a->kind == CS_ACT_PRINTF) {
-			print_printf(t->out, e, k, hdr, data);
+			print_printf(t, t->out, e, k, hdr, data);
 			continue;
 		}
 		if (a->kind == CS_ACT_SYSTEM || a->kind == CS_ACT_SETOPT ||

@@ -187,6 +187,7 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 		free(pa.pf);
 		return -1;
 	}
+	t->names_addrs |= pa.pf->names_addrs; /* (the mappings read at the start: stack.c) */
 	pa.pf_nvals = nv;
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, pa);
 	first = e->act_cnt;

@@ -235,6 +235,7 @@ struct cs_printf {
 	struct cs_pfconv *v;
 	size_t cnt;
 	size_t nvals;              /* the values the format takes, '*' ones included */
+	bool names_addrs;          /* it has %a or %A: addresses named as uaddr() names them */
 };
 
 /* What an argument of printf() is. */
@@ -255,8 +256,10 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
 /* Check the arguments' kinds (names: their types, for messages) against the format of fn(). */
 int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfvalue *vals,
 		    const char *const *names, size_t nvals, char **ret_err);
+/* syms: what names the addresses of %a and %A (NULL: printed as 0x...) */
+struct cs_syms;
 void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
-		     size_t nargs);
+		     size_t nargs, struct cs_syms *syms);
 void cs_printf_free(struct cs_printf *f);
 
 /* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
@@ -403,7 +406,6 @@ const struct dl_node *cs__clause_find(const struct dl_clause *cl,
 				      bool (*pred)(const struct dl_node *));
 
 /* symbol.c: the target's addresses named (docs/profile.md, "Stacks") */
-struct cs_syms;
 struct cs_syms *cs__syms_new(pid_t pid);
 void cs__syms_free(struct cs_syms *s);
 /*
@@ -414,6 +416,8 @@ void cs__syms_free(struct cs_syms *s);
  * string stays valid until s is freed.
  */
 const char *cs__syms_name(struct cs_syms *s, uint64_t pc, enum cs_addrfmt kind, bool ret);
+/* The target's namer (stack.c), made when first needed; NULL without a process. */
+struct cs_syms *cs__trace_syms(struct cs_trace *t);
 
 /* profile.c: the session's profile probes as the runtime reads them; their count */
 size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret);

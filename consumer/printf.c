@@ -6,11 +6,13 @@
  * A format is split into conversions, each with the text before it (a last
  * one with no conversion holds the trailing text). A conversion is C's:
  * flags (- + space # 0 '), a width and a precision (digits or * for a value),
- * a length (hh h l ll j z t) and one of d i o u x X c s S p Y, or e E f g G
+ * a length (hh h l ll j z t) and one of d i o u x X c s S p a A Y, or e E f g G
  * (of a float or a double read from the process: D's values are integers,
  * and DTrace refuses these conversions for them too). As in DTrace,
  * integers are formatted at the size of their D type (or of the length
- * given), %p is hexadecimal without a prefix, %S escapes what is not
+ * given), %p is hexadecimal without a prefix, %a and %A name an address
+ * of the process as uaddr() does (DTrace's %a names a kernel address, %A a
+ * user one: here every address is the process's), %S escapes what is not
  * printable, and %Y formats a walltimestamp as "2026 Nov 22 05:54:05".
  * Positional arguments (%1$d) are refused.
  */
@@ -69,6 +71,10 @@ static bool conv_class(char c, const char *len, enum cs_pfclass *ret)
 	case 'p':
 		*ret = CS_PF_UINT;
 		return true;
+	case 'a':
+	case 'A':
+		*ret = CS_PF_UINT;
+		return !*len;
 	case 'c':
 		*ret = CS_PF_CHAR;
 		return !*len || !strcmp(len, "l");
@@ -166,6 +172,7 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 			goto fail;
 		}
 		f.nvals += 1 + (c.width == CS_PF_STAR) + (c.prec == CS_PF_STAR);
+		f.names_addrs |= c.conv == 'a' || c.conv == 'A';
 		UDT__PUSH(f.v, f.cnt, cap, c);
 	}
 	*ret = f;
@@ -278,7 +285,8 @@ static void escape(struct udt_strbuf *sb, const char *s)
 	}
 }
 
-void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args, size_t nargs)
+void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args, size_t nargs,
+		     struct cs_syms *syms)
 {
 	size_t k = 0;
 
@@ -336,6 +344,15 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		}
 		case 'p':
 			snprintf(tail, room, "llx");
+			break;
+		case 'a':
+		case 'A':
+			if (syms)
+				udt__sb_puts(&sb, cs__syms_name(syms, a->v, CS_ADDR_UADDR, false));
+			else
+				udt__sb_printf(&sb, "0x%llx", (unsigned long long)a->v);
+			str = udt__sb_str(&sb);
+			snprintf(tail, room, "s");
 			break;
 		case 'e':
 		case 'E':

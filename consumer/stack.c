@@ -156,7 +156,7 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 
 /* -- Naming ------------------------------------------------------------------------------- */
 
-static struct cs_syms *syms(struct cs_trace *t)
+struct cs_syms *cs__trace_syms(struct cs_trace *t)
 {
 	if (!t->syms && t->proc)
 		t->syms = cs__syms_new(t->proc->pid);
@@ -167,7 +167,7 @@ void cs__stack_start(struct cs_trace *t)
 {
 	/* the process's mappings now, while it is there: it may exit before anything prints */
 	if (t->names_addrs)
-		(void)syms(t);
+		(void)cs__trace_syms(t);
 }
 
 /* The stack of n return addresses at pcs as dt_print_ustack() prints it. */
@@ -181,7 +181,7 @@ static void stack_text(struct cs_trace *t, struct udt_strbuf *sb, const uint8_t 
 			break;
 		/* every frame but the first is a return address */
 		udt__sb_printf(sb, "%*s%s\n", STACK_INDENT, "",
-			       cs__syms_name(syms(t), pc, CS_ADDR_UADDR, i > 0));
+			       cs__syms_name(cs__trace_syms(t), pc, CS_ADDR_UADDR, i > 0));
 	}
 }
 
@@ -196,7 +196,7 @@ char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const ui
 	}
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&pc, key + a->off, 8);
-	return udt__xstrdup(cs__syms_name(syms(t), pc, (enum cs_addrfmt)a->sym, false));
+	return udt__xstrdup(cs__syms_name(cs__trace_syms(t), pc, (enum cs_addrfmt)a->sym, false));
 }
 
 void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_t *data)
@@ -212,7 +212,7 @@ void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&pc, data + a->off, 8);
 	/* dt_print_usym() and dt_print_umod(): quiet or not */
-	fprintf(t->out, "  %-50s", cs__syms_name(syms(t), pc, (enum cs_addrfmt)a->sym, false));
+	fprintf(t->out, "  %-50s", cs__syms_name(cs__trace_syms(t), pc, (enum cs_addrfmt)a->sym, false));
 }
 
 /* -- Folded stacks (-x aggfmt=folded) ------------------------------------------------------ */

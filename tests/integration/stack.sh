@@ -83,6 +83,18 @@ expect_eq "uaddr, usym, ufunc, umod of arg1: DTrace's names, each as \"  %-50s\"
 	"$(echo "$line" | awk '{ L = length($0); sub(/\+0x[0-9a-f]+$/, "+0xOFF", $1); print L, $1, $2, $3, $4 }')" \
 	"208 profprog\`burn+0xOFF profprog\`burn profprog\`burn profprog"
 
+# printf()'s %a and %A: the address named as uaddr() names it (with width and '-'), and
+# printa()'s %a of an address key
+"$DTRACE" -q -n 'profile-499 { printf("%a|%A|%-40a|", arg1, arg1, arg1); uaddr(arg1); printf("\n"); }' \
+	-n 'tick-500ms { exit(0); }' -c './profprog spin 3' >pa.out 2>/dev/null
+expect_eq "printf %a, %A, %-40a: the name uaddr() prints, padded as asked" \
+	"$(grep -m1 '^profprog`burn+' pa.out | awk -F'|' '{ p = $3; sub(/ +$/, "", p); u = $4; gsub(/^ +| +$/, "", u);
+		print ($1 == $2 && $1 == p && $1 == u && length($3) == 40) ? "same" : $0 }')" "same"
+"$DTRACE" -q -n 'profile-499 { @[arg1] = count(); } tick-500ms { printa("%a %@d\n", @); exit(0); }' \
+	-c './profprog spin 3' >pb.out 2>/dev/null
+expect_eq "printa %a of an address key: module\`function+0xoff and its count" \
+	"$(grep -c '^profprog`burn+0x[0-9a-f]* [0-9][0-9]*$' pb.out | sed 's/^[1-9][0-9]*$/some/')" "some"
+
 # -- The hot function, and the flame graph's input -----------------------------------------
 
 cat >hot.d <<'EOF'
