@@ -4,9 +4,9 @@
 # measured against the plain enabled probe and count() in the same run, on
 # the enabled-probe benchmark's program (bench/enabled/ev.c: a tight loop
 # firing bench:ev(index, thread, index ^ thread)): ns per event of each
-# clause below, with one thread and with two (the same global array written
-# by both). Prints ratios; never fails on a number. Builds into
-# $BUILD/bench/dynvar/.
+# clause below, in the threads' own CPU time, with one thread and with two
+# (the same global array written by both). Prints ratios; never fails on a
+# number. Builds into $BUILD/bench/dynvar/.
 #
 # Environment: BUILD (default build), CC (default cc), BENCH_DYNVAR_EVENTS
 # (events per thread of a timed run, default 1000000), BENCH_DYNVAR_ROUNDS
@@ -62,13 +62,13 @@ for v in "${VARIANTS[@]}"; do
 			"$DTRACE" -q -b 4m -x bufpolicy=ring -n "bench*:::ev { ${PROG[$v]} }" -o /dev/null \
 				-c "$OUT/ev $N $t 0 1 0" >"$log" 2>"$OUT/$v.$t.err" ||
 				echo "   bench: dtrace failed in $v: $(tail -n 1 "$OUT/$v.$t.err")" >&2
-			field "$log" ns >>"$OUT/$v.$t.ns"
+			field "$log" cpu_ns >>"$OUT/$v.$t.ns"
 			grep -h 'dynamic variable drop' "$OUT/$v.$t.err" >>"$OUT/$v.$t.drops"
 		done
 	done
 done
 
-echo "Variables, associative arrays and strings: ns per event (median of $ROUNDS runs of $N events per thread)"
+echo "Variables, associative arrays and strings: ns per event, the threads' own CPU time (median of $ROUNDS runs of $N events per thread)"
 printf '  %-46s %10s %8s %10s %8s\n' "clause" "1 thread" "/count" "2 threads" "/count"
 c1=$(median <"$OUT/count.1.ns")
 c2=$(median <"$OUT/count.2.ns")

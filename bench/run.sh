@@ -48,6 +48,10 @@ run_http() {
 run_dlang() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/dlang.sh" || echo "bench: bench/dlang.sh failed"
 }
+# run_dynvar: what variables, associative arrays and strings cost (bench/dynvar.sh)
+run_dynvar() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/dynvar.sh" || echo "bench: bench/dynvar.sh failed"
+}
 # run_profile: what profiling costs (bench/profile.sh), which needs none either
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
@@ -354,5 +358,7 @@ echo
 run_dynprov
 echo
 run_dlang
+echo
+run_dynvar
 echo
 run_profile
