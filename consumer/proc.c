@@ -106,6 +106,14 @@ struct scan {
 	uint64_t pagesz;
 };
 
+static void scan_free(struct scan *s)
+{
+	free(s->maps);
+	free(s->map_grp);
+	free(s->grps);
+	free(s->exe);
+}
+
 static uint64_t align_down(uint64_t v, uint64_t a)
 {
 	return v & ~(a - 1);
@@ -675,10 +683,7 @@ fail:
 	p->errmsg[0] = '\0';
 	grab_fail(p, err);
 out:
-	free(s.maps);
-	free(s.map_grp);
-	free(s.grps);
-	free(s.exe);
+	scan_free(&s);
 	free(maps);
 	return err;
 }
@@ -733,10 +738,7 @@ int cs_proc_rescan(struct cs_proc *p)
 			p->mods[i]->gone = true;
 out:
 	free(seen);
-	free(s.maps);
-	free(s.map_grp);
-	free(s.grps);
-	free(s.exe);
+	scan_free(&s);
 	free(maps);
 	return err;
 }
