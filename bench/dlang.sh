@@ -18,6 +18,7 @@
 # run, default 100000).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -32,19 +33,7 @@ CFLAGS_BENCH="-O2 -Wall -Wextra"
 # every traced variant: a ring of dtrace's default size, as benchmark 3's warm row
 OPTS=(-q -b 4m -x bufpolicy=ring)
 
-die() { echo "bench: $*" >&2; exit 1; }
-# run CMD...: run it quietly; on failure show its output and stop
-run() {
-	local out
-	out=$("$@" 2>&1) || die "failed: $*"$'\n'"$out"
-}
-# median: the median of the numbers on stdin, one a line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # field FILE KEY: KEY's value on the RESULT line of FILE (dl.c's output)
-field() { sed -n "s/^RESULT .*\\<$2=\\([^ ]*\\).*/\\1/p" "$1" | tail -n 1; }
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 rm -rf "$OUT"

@@ -13,6 +13,7 @@
 # (runs per variant, the median kept, default 5).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -22,13 +23,6 @@ SRC=$TOP/bench/enabled
 N=${BENCH_DYNVAR_EVENTS:-1000000}
 ROUNDS=${BENCH_DYNVAR_ROUNDS:-5}
 
-die() { echo "bench: $*" >&2; exit 1; }
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-calc() { awk "BEGIN { print $1 }"; }
-field() { sed -n "s/^RESULT .*\\<$2=\\([^ ]*\\).*/\\1/p" "$1" | tail -n 1; }
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 rm -rf "$OUT"

@@ -17,6 +17,7 @@
 # "-x switchrate=20hz").
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -36,22 +37,7 @@ PROG='bench*:::ev { trace(arg0); trace(arg1); trace(arg2); trace(timestamp); }'
 # Section 5: one value a record, the thread's index (one digit of output).
 PACED_PROG='bench*:::ev { trace(arg1); }'
 
-have() { command -v "$1" >/dev/null 2>&1; }
-die() { echo "bench: $*" >&2; exit 1; }
-# run CMD...: run it quietly; on failure show its output and stop
-run() {
-	local out
-	out=$("$@" 2>&1) || die "failed: $*"$'\n'"$out"
-}
-# median: the median of the numbers on stdin, one a line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-# calc EXPR: floating-point arithmetic (awk)
-calc() { awk "BEGIN { print $1 }"; }
 # field FILE KEY: KEY's value on the RESULT line of FILE (ev.c's output)
-field() { sed -n "s/^RESULT .*\\<$2=\\([^ ]*\\).*/\\1/p" "$1" | tail -n 1; }
 # sum_of FILE: the sum of the numbers in FILE, one a line (0 if none)
 sum_of() { awk '{ s += $1 } END { print s + 0 }' "$1"; }
 # drops_in FILE, lost_in FILE: what dtrace reported on stderr

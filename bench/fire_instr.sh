@@ -14,6 +14,7 @@
 # Environment: BUILD (default build), CC (default cc).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -24,7 +25,6 @@ N=20000
 M=220000
 PROG='cg*:::a, cg*:::b { trace(arg0); trace(arg1); trace(arg2); trace(timestamp); }'
 
-die() { echo "bench: $*" >&2; exit 1; }
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not found (apt-get install valgrind)"; exit 0; }
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 rm -rf "$OUT"

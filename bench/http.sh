@@ -16,6 +16,7 @@
 # default 4).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -40,26 +41,12 @@ PROG='http*:::request-done { printf("%s %d\n", args[1]->hri_uri, args[1]->hri_re
 HTTPD_CFLAGS="-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -pthread"
 LOAD_CFLAGS="-O2 -Wall -Wextra -Werror -pthread"
 
-have() { command -v "$1" >/dev/null 2>&1; }
-die() { echo "bench: $*" >&2; exit 1; }
 skip() { echo "SKIP the HTTP server benchmark: $*"; exit 0; }
 warn() { echo "   bench: $*" >&2; }
-# run CMD...: run it quietly; on failure show its output and stop
-run() {
-	local out
-	out=$("$@" 2>&1) || die "failed: $*"$'\n'"$out"
-}
-# median: the median of the numbers on stdin, one a line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # median_of FILE: the median of FILE's numbers, nan if there is no FILE
 median_of() {
 	if [ -s "$1" ]; then median <"$1"; else echo nan; fi
 }
-# calc EXPR: floating-point arithmetic (awk)
-calc() { awk "BEGIN { print $1 }"; }
 # cpu_ticks PID: the user and system time of PID, all its threads, in clock ticks
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 

@@ -16,6 +16,7 @@
 # work, default 6000: about 2.5 s), BENCH_PROF_ROUNDS (default 7).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -25,13 +26,8 @@ OUT=$BUILD/bench/profile
 TURNS=${BENCH_PROF_TURNS:-6000}
 ROUNDS=${BENCH_PROF_ROUNDS:-7}
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-calc() { awk "BEGIN { print $1 }"; }
 
-[ -x "$DTRACE" ] || { echo "bench: $DTRACE not found: run make first" >&2; exit 1; }
+[ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 mkdir -p "$OUT"
 "$CC" -O2 -g -o "$OUT/profprog" "$TOP/tests/integration/data/profprog.c" -lpthread -ldl || exit 1
 
@@ -43,8 +39,8 @@ declare -A LABEL=(
 	[ustack]="profile-997 { @[ustack()] = count(); }"
 	[ustack-perf]="the same, -x profclock=perf"
 )
-# run VARIANT: the CPU seconds the program took, on stdout
-run() {
+# run_variant VARIANT: the CPU seconds the program took, on stdout
+run_variant() {
 	local prog="$OUT/profprog work 0 $TURNS" f="$OUT/$1.run"
 	case $1 in
 	untraced) LD_PRELOAD=$RT $prog >"$f" 2>/dev/null ;;
@@ -60,7 +56,7 @@ rm -f "$OUT"/*.cpu
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((i = 0; i < ${#VARIANTS[@]}; i++)); do
 		v=${VARIANTS[$(((i + r) % ${#VARIANTS[@]}))]}
-		run "$v" >>"$OUT/$v.cpu"
+		run_variant "$v" >>"$OUT/$v.cpu"
 	done
 done
 # the samples the ustack variant took, for the rate

@@ -17,6 +17,7 @@
 # (runs per command in that loop, default 15).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 DTRACE=$BUILD/bin/dtrace
@@ -30,8 +31,6 @@ TOOL_RUNS=${BENCH_TOOL_RUNS:-15}
 CFLAGS_BENCH="-O2 -Wall -Wextra"
 CORPUS_FILE=$TOP/tests/corpus/openjdk__hotspot_jni.d
 
-have() { command -v "$1" >/dev/null 2>&1; }
-die() { echo "bench: $*" >&2; exit 1; }
 # run_enabled: the enabled-probe benchmark, which needs no SystemTap script
 run_enabled() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/enabled.sh" || echo "bench: bench/enabled.sh failed"
@@ -56,18 +55,6 @@ run_dynvar() {
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
 }
-# run CMD...: run it quietly; on failure show its output and stop
-run() {
-	local out
-	out=$("$@" 2>&1) || die "failed: $*"$'\n'"$out"
-}
-# median: the median of the numbers on stdin, one a line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-# calc EXPR: floating-point arithmetic (awk)
-calc() { awk "BEGIN { print $1 }"; }
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 

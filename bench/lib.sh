@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# The benchmark scripts' shared helpers: sourced (after TOP is set) by
+# bench/*.sh.
+
+have() { command -v "$1" >/dev/null 2>&1; }
+die() { echo "bench: $*" >&2; exit 1; }
+# run CMD...: run it quietly; on failure show its output and stop
+run() {
+	local out
+	out=$("$@" 2>&1) || die "failed: $*"$'\n'"$out"
+}
+# median: of the numbers on standard input, one a line ("nan" when there are none)
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
+		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# calc EXPR: awk's value of it
+calc() { awk "BEGIN { print $1 }"; }
+# field FILE NAME: NAME's value in the last "RESULT name=value ..." line of FILE
+field() { sed -n "s/^RESULT .*\\<$2=\\([^ ]*\\).*/\\1/p" "$1" | tail -n 1; }
