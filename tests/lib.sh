@@ -53,6 +53,21 @@ expect_file() {
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# wait_for FILE PATTERN: until a line of FILE matches PATTERN (10 s at most)
+wait_for() {
+	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+
+# within NAME VALUE LO HI: ok if LO <= VALUE <= HI (decimals allowed)
+within() {
+	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
+		ok "$1"
+	else
+		fail "$1" "$2 is not within [$3, $4]"
+	fi
+}
+
 # gdb_usable: gdb is installed and may run a program under ptrace here (some
 # CI containers forbid ptrace); sets GDB_WHY when not.
 gdb_usable() {

@@ -24,12 +24,6 @@ cd "$WORK" || exit 1
 	gcc lateprog.o lateprog_prov.o -o lateprog -ldl || { fail "build the programs"; finish; exit; }
 LIB=$WORK/liblate.so
 
-# wait_for FILE PATTERN: until a line of FILE matches (10 s at most)
-wait_for() {
-	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	return 1
-}
-
 # start_prog: lateprog with the runtime preloaded, its commands from fd 4 (fifo ctl)
 start_prog() {
 	rm -f ctl prog.out prog.err

@@ -19,19 +19,6 @@ gcc -O2 -g -Wall -Wextra -o profprog "$D/profprog.c" -lpthread || {
 	exit
 }
 
-# wait_for FILE PATTERN: until FILE has a line matching PATTERN (5 s at most)
-wait_for() {
-	for _ in $(seq 1 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	return 1
-}
-# within NAME VALUE LO HI: ok if LO <= VALUE <= HI (decimals allowed)
-within() {
-	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
-		ok "$1"
-	else
-		fail "$1" "$2 is not within [$3, $4]"
-	fi
-}
 # sigcgt PID: the process's caught-signals mask; timers PID: its POSIX timers;
 # perf_fds PID: its perf event descriptors
 sigcgt() { awk '/^SigCgt:/ { print $2 }' "/proc/$1/status"; }

@@ -24,12 +24,6 @@ stop_loop() {
 	exec 4>&-
 	wait "$lpid"
 }
-# wait_for FILE PATTERN: until FILE has a line matching PATTERN (5 s at most)
-wait_for() {
-	for _ in $(seq 1 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	return 1
-}
-
 # A consumer killed with SIGKILL: the target runs on, and the deadman undoes the enabling.
 start_loop
 "$DTRACE" -q -x deadman=1s -x switchrate=50hz -n 'rt*:::tick { trace("t\n"); }' -p "$lpid" \

@@ -21,18 +21,6 @@ gcc -O2 -g -Wall -Wextra -o profprog "$D/profprog.c" -lpthread -ldl &&
 	exit
 }
 
-wait_for() {
-	for _ in $(seq 1 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	return 1
-}
-within() {
-	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
-		ok "$1"
-	else
-		fail "$1" "$2 is not within [$3, $4]"
-	fi
-}
-
 # stackcollapse FILE: FlameGraph's stackcollapse.pl's rules: skip the first three lines
 # (dtrace's heading, the ending probe's line, the empty line); a line of digits ends a
 # stack with its count; empty lines are skipped; any other line is a frame, leading
