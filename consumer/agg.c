@@ -135,35 +135,15 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* An integer constant argument of lquantize() or llquantize(); -1 with a message when it is not one. */
-static int const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
-		     const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
-{
-	const char *fn = call->a->name;
-	struct cs_action a = { 0 };
-
-	if (cs__compile_expr(t, call->args[i], call, ctx, &a, ret_err))
-		return -1;
-	bool ok = a.kind == CS_ACT_TRACE_CONST && !a.is_str;
-	*ret = a.cval;
-	dl_difo_free(&a.difo);
-	if (!ok) {
-		*ret_err = cs__at_err(call->args[i], udt__xasprintf("%s( ) argument #%zu must be "
-								    "an integer constant", fn,
-								    i + 1));
-		return -1;
-	}
-	return 0;
-}
-
 /* lquantize(value, base, limit[, step[, increment]]): the constants, checked as DTrace checks them. */
 static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	int64_t base, limit, step = 1;
 
-	if (const_arg(t, call, 1, ctx, &base, ret_err) || const_arg(t, call, 2, ctx, &limit, ret_err) ||
-	    (call->arg_cnt > 3 && const_arg(t, call, 3, ctx, &step, ret_err)))
+	if (cs__const_arg(t, call, 1, ctx, &base, ret_err) ||
+	    cs__const_arg(t, call, 2, ctx, &limit, ret_err) ||
+	    (call->arg_cnt > 3 && cs__const_arg(t, call, 3, ctx, &step, ret_err)))
 		return -1;
 	const char *msg = NULL;
 	if (base < INT32_MIN || base > INT32_MAX)
@@ -219,7 +199,7 @@ static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct
 	const char *msg = NULL;
 
 	for (size_t i = 0; i < 4; i++)
-		if (const_arg(t, call, i + 1, ctx, &a[i], ret_err))
+		if (cs__const_arg(t, call, i + 1, ctx, &a[i], ret_err))
 			return -1;
 	int64_t factor = a[0], low = a[1], high = a[2], nsteps = a[3];
 	if (factor < 2 || factor > UINT16_MAX)

@@ -99,6 +99,26 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 	return 0;
 }
 
+int cs__const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
+		  const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
+{
+	struct cs_action a = { 0 };
+
+	if (cs__compile_expr(t, call->args[i], call, ctx, &a, ret_err))
+		return -1;
+	bool ok = a.kind == CS_ACT_TRACE_CONST && !a.is_str;
+	*ret = a.cval;
+	dl_difo_free(&a.difo);
+	if (!ok) {
+		const char *fn = call->a->kind == DL_N_IDENT ? call->a->name : "?";
+		*ret_err = cs__at_err(call->args[i], udt__xasprintf("%s( ) argument #%zu must be "
+								    "an integer constant", fn,
+								    i + 1));
+		return -1;
+	}
+	return 0;
+}
+
 void cs__place(struct cs_action *a, uint32_t *size)
 {
 	if (a->from_hdr || a->kind == CS_ACT_TRACE_CONST) {

@@ -499,6 +499,9 @@ int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err);
+/* Argument i of call, an integer constant (lquantize()'s, ustack()'s...); -1 with a message when not. */
+int cs__const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
+		  const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err);
 /* printf(), and system() (fn, kind): the format and the values it takes. */
 int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 		       const struct dl_probe_ctx *ctx, const char *fn, enum cs_act_kind kind,

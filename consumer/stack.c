@@ -65,26 +65,6 @@ bool cs__stack_is_func(const char *fn)
 	return false;
 }
 
-/* An integer constant argument i of call; -1 with a message when it is not one. */
-static int const_arg(struct cs_trace *t, const struct dl_node *call, size_t i,
-		     const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
-{
-	struct cs_action a = { 0 };
-
-	if (cs__compile_expr(t, call->args[i], call, ctx, &a, ret_err))
-		return -1;
-	bool ok = a.kind == CS_ACT_TRACE_CONST && !a.is_str;
-	*ret = a.cval;
-	dl_difo_free(&a.difo);
-	if (!ok) {
-		*ret_err = cs__at_err(call->args[i], udt__xasprintf("%s( ) argument #%zu must be "
-								    "an integer constant",
-								    call_name(call), i + 1));
-		return -1;
-	}
-	return 0;
-}
-
 int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct dl_probe_ctx *ctx,
 		      struct cs_action *a, char **ret_err)
 {
@@ -114,8 +94,8 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 								x->arg_cnt));
 			return -1;
 		}
-		if ((x->arg_cnt > 0 && const_arg(t, x, 0, ctx, &n, ret_err)) ||
-		    (x->arg_cnt > 1 && const_arg(t, x, 1, ctx, &strsize, ret_err)))
+		if ((x->arg_cnt > 0 && cs__const_arg(t, x, 0, ctx, &n, ret_err)) ||
+		    (x->arg_cnt > 1 && cs__const_arg(t, x, 1, ctx, &strsize, ret_err)))
 			return -1;
 		if (n < 1 || n > UDT_USTACK_MAX || strsize < 0) {
 			*ret_err = cs__at_err(x, udt__xasprintf(

@@ -486,6 +486,20 @@ static void table_args(const struct udt_probe *pr, struct rt_targ *a)
 	}
 }
 
+/* Release what loading p made: its object, its descriptor, its in-process words. */
+static void unmap(struct udt_provider *p)
+{
+	if (p->handle)
+		dlclose(p->handle);
+	if (p->fd >= 0)
+		close(p->fd);
+	p->handle = NULL;
+	p->fd = -1;
+	p->path[0] = '\0';
+	free(p->inproc);
+	p->inproc = NULL;
+}
+
 UDT_EXPORT int udt_provider_load(struct udt_provider *p)
 {
 	size_t n = p ? p->probe_cnt : 0;
@@ -573,17 +587,8 @@ UDT_EXPORT int udt_provider_load(struct udt_provider *p)
 	p->loaded = true;
 	err = 0;
 out:
-	if (err && !p->loaded) {
-		if (p->handle)
-			dlclose(p->handle);
-		if (p->fd >= 0)
-			close(p->fd);
-		p->handle = NULL;
-		p->fd = -1;
-		p->path[0] = '\0';
-		free(p->inproc);
-		p->inproc = NULL;
-	}
+	if (err && !p->loaded)
+		unmap(p);
 	rt_elf_free(&e);
 	free(ep);
 	free(tp);
@@ -610,15 +615,7 @@ UDT_EXPORT int udt_provider_unload(struct udt_provider *p)
 	udt__unregister(p->table);
 	free(p->table);
 	p->table = NULL;
-	if (p->handle)
-		dlclose(p->handle);
-	if (p->fd >= 0)
-		close(p->fd);
-	p->handle = NULL;
-	p->fd = -1;
-	p->path[0] = '\0';
-	free(p->inproc);
-	p->inproc = NULL;
+	unmap(p);
 	p->loaded = false;
 	return 0;
 }
