@@ -80,20 +80,25 @@ extern const char *udt__progname;
  * (O_TMPFILE) in the target's directory, or to a unique hidden temporary
  * beside it where O_TMPFILE is unsupported, and only udt__outfile_commit()
  * gives it the target's name (by rename, so make never sees a truncated file).
+ * A path that is not a regular file is never replaced: a symbolic link is
+ * followed and the file it names written, a device, FIFO or socket receives
+ * the complete output at commit, a directory is refused (-EISDIR) at open.
  * udt__outfile_abort() removes every trace of it. Signals are not handled
  * here: an unnamed file vanishes by itself when the process dies.
  */
 struct udt_outfile {
-	int fd;
-	char *path;    /* final name */
+	int fd;        /* seekable: libelf writes with pwrite */
+	char *path;    /* final name, symbolic links resolved */
 	char *tmpname; /* named temporary (fallback only), else NULL */
+	bool special;  /* path is a device, FIFO or socket: written into at commit */
 };
 
 /* Returns 0, or a negative errno. */
 int udt__outfile_open(struct udt_outfile *of, const char *path);
 /* Write all of buf. Returns 0, or a negative errno. */
 int udt__outfile_write(struct udt_outfile *of, const void *buf, size_t sz);
-/* fsync-free commit: link/rename into place, close. Returns 0 or -errno. */
+/* fsync-free commit: link/rename into place (or write into a special file), close.
+ * Returns 0 or -errno. */
 int udt__outfile_commit(struct udt_outfile *of);
 /* Discard the output. Safe after a failed open and after commit. */
 void udt__outfile_abort(struct udt_outfile *of);

@@ -145,6 +145,95 @@ expect_eq "an unwritable output: message" "$(cat err.txt)" \
 expect_eq "nothing temporary is left in the working directory" \
 	"$(ls -A | grep -c '^\.')" "0"
 
+# -o names something other than a regular file: written into, never replaced.
+mkdir -p reg special
+# References written to regular files of the same names (the header's guard is named after it).
+for name in x.h chain.h sock; do "$DTRACE" -h -s lnk.d -o "reg/$name" || fail "-h -o reg/$name"; done
+"$DTRACE" -G -s lnk.d -o reg/x.o good.o || fail "-G -o reg/x.o"
+for kind in h o; do
+	mkfifo "special/x.$kind"
+	cat "special/x.$kind" >"got.$kind" &
+	reader=$!
+	if [ $kind = h ]; then
+		"$DTRACE" -h -s lnk.d -o "special/x.$kind"
+	else
+		"$DTRACE" -G -s lnk.d -o "special/x.$kind" good.o
+	fi
+	rc=$?
+	wait $reader
+	mode=$([ $kind = h ] && echo -h || echo -G)
+	if [ $rc -eq 0 ] && cmp -s "got.$kind" "reg/x.$kind" && [ -p "special/x.$kind" ]; then
+		ok "$mode into a FIFO: the reader gets the whole output, the FIFO stays"
+	else
+		fail "$mode into a FIFO" "exit $rc" "$(ls -l special got.$kind)"
+	fi
+done
+mkdir -p lnk lnk/dir
+ln -s dir/real.h lnk/x.h
+ln -s ../lnk/x.h lnk/chain.h
+"$DTRACE" -h -s lnk.d -o lnk/chain.h
+rc=$?
+if [ $rc -eq 0 ] && [ -L lnk/x.h ] && [ -L lnk/chain.h ] && [ -f lnk/dir/real.h ] &&
+	cmp -s lnk/dir/real.h reg/chain.h; then
+	ok "-h through a chain of symbolic links: the file named is written, the links kept"
+else
+	fail "-h through symbolic links" "exit $rc" "$(ls -lR lnk)"
+fi
+echo previous >lnk/dir/obj.o
+ln -s dir/obj.o lnk/x.o
+"$DTRACE" -G -s lnk.d -o lnk/x.o good.o && [ -L lnk/x.o ] && cmp -s lnk/dir/obj.o reg/x.o
+expect_eq "-G through a symbolic link replaces the file it names, keeps the link" "$?" 0
+expect_eq "no temporary file beside the link or its target" \
+	"$(ls -A lnk lnk/dir | grep -c '^\.')" 0
+ln -s loop2 lnk/loop1 && ln -s loop1 lnk/loop2
+expect_eq "a loop of links: one clear error" \
+	"$("$DTRACE" -h -s lnk.d -o lnk/loop1 2>&1; echo "exit $?")" \
+	"dtrace: cannot create lnk/loop1: Too many levels of symbolic links
+exit 1"
+expect_eq "a directory: one clear error, exit 1" \
+	"$("$DTRACE" -G -s lnk.d -o special good.o 2>&1; echo "exit $?")" \
+	"dtrace: cannot create special: Is a directory
+exit 1"
+expect_eq "a directory is left as it was" "$(ls -A special | tr '\n' ' ')" "x.h x.o "
+if [ -c /dev/full ]; then
+	expect_eq "a device that refuses the data: one clear error, exit 1" \
+		"$("$DTRACE" -h -s lnk.d -o /dev/full 2>&1; echo "exit $?")" \
+		"dtrace: cannot write /dev/full: No space left on device
+exit 1"
+	[ -c /dev/full ]
+	expect_eq "/dev/full is still a character device" "$?" 0
+fi
+# A device of the test's own (never the system's /dev/null), where mknod is allowed.
+if mknod special/null c 1 3 2>/dev/null && echo probe >special/null 2>/dev/null; then
+	"$DTRACE" -h -s lnk.d -o special/null && "$DTRACE" -G -s lnk.d -o special/null good.o &&
+		[ -c special/null ]
+	expect_eq "-h and -G into a character device: written into, the device stays" "$?" 0
+else
+	skip "-h and -G into a character device" "cannot create or open a device node here (mknod needs CAP_MKNOD and a mount without nodev)"
+fi
+if have python3; then
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("special/sock"); s.listen(1); print("ready", flush=True)
+c, _ = s.accept(); data = b""
+while True:
+	b = c.recv(65536)
+	if not b: break
+	data += b
+open("got.sock", "wb").write(data)' >sock.out &
+	server=$!
+	wait_for sock.out ready
+	"$DTRACE" -h -s lnk.d -o special/sock
+	rc=$?
+	wait $server
+	if [ $rc -eq 0 ] && [ -S special/sock ] && cmp -s got.sock reg/sock; then
+		ok "-h into a listening UNIX socket: connected and written, the socket stays"
+	else
+		fail "-h into a UNIX socket" "exit $rc" "$(ls -l special)"
+	fi
+fi
+
 # make -j: many -G at once into one directory
 for i in $(seq 1 8); do "$DTRACE" -G -s lnk.d -o "par$i.o" good.o & done
 wait
