@@ -305,9 +305,10 @@ void dl_program_free(struct dl_program *p);
 
 /*
  * dl_parse() - parse D source text into the program. name is used in
- * messages; text need not be NUL-terminated. When preprocessed is false, cpp
- * directives other than #pragma and line markers are errors that say to use
- * -C. On error the program keeps what was parsed before the error.
+ * messages; text need not be NUL-terminated. When preprocessed is false,
+ * cpp conditionals (#if...) are errors that say to use -C, and other '#'
+ * lines but #pragma, #ident and line markers are comments. On error the
+ * program keeps what was parsed before the error.
  * Returns 0, or -1 with dl_program_errmsg() set.
  */
 int dl_parse(struct dl_program *p, const char *name, const char *text, size_t len,

@@ -92,6 +92,13 @@ struct dl_token {
 	int int_suffix;        /* bit 0: unsigned, bits 1-2: long count */
 };
 
+/* A "#define NAME" read as a comment (no -C): its name, for a hint where NAME is unknown. */
+struct dl_skipped_define {
+	const char *name;
+	struct dl_loc loc;
+	struct dl_skipped_define *next;
+};
+
 struct dl_lexer {
 	struct dl_program *p;
 	const char *src;
@@ -102,6 +109,8 @@ struct dl_lexer {
 	const char *file;
 	bool preprocessed;
 	bool at_line_start;    /* only blanks seen since the last newline */
+	struct dl_loc skipped_include;  /* the first #include read as a comment (file NULL: none) */
+	struct dl_skipped_define *skipped_defines;
 };
 
 void dl_lex_init(struct dl_lexer *lx, struct dl_program *p, const char *file,
@@ -115,6 +124,11 @@ void dl_lex_rewind(struct dl_lexer *lx, const struct dl_token *tok);
  */
 const char *dl_lex_pdesc(struct dl_lexer *lx, struct dl_loc *ret_loc);
 const char *dl_tok_name(int kind);
+/*
+ * A hint for an error about name when cpp did not run: " (its #define at
+ * f.d:3 is a comment ...)", or the same about a skipped #include; "" if none.
+ */
+const char *dl_lex_cpp_hint(const struct dl_lexer *lx, const char *name);
 
 /* -- Parser state, shared by parse.c and expr.c -------------------------------------- */
 

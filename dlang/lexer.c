@@ -11,8 +11,10 @@
  *  - CR LF and lone CR line ends (files checked out on Windows);
  *  - lines starting with '#': cpp line markers ("# 12 \"f.d\"", "#line 12")
  *    re-position the location; "#pragma" becomes one T_PRAGMA token with the
- *    rest of the line; "#ident" is ignored; any other directive is an error
- *    unless the text was preprocessed (it means cpp was not run: use -C);
+ *    rest of the line; "#ident" is ignored; without cpp, conditionals
+ *    (#if...) are an error that says to use -C and any other line is a
+ *    comment (remembered for hints when a #define'd name is then unknown);
+ *    in preprocessed text any other directive is an error;
  *  - D's extra tokens: $1 / $$1 / $target macro variables, @aggregations,
  *    the ^^ operator and the D keywords;
  *  - probe descriptions ("http*:::request-start"), which are not tokens of
@@ -208,9 +210,100 @@ static char *rest_of_line(struct dl_lexer *lx)
 	return out;
 }
 
+/* The rest of the line, whatever it holds: a '#' line read as a comment. */
+static void skip_line(struct dl_lexer *lx)
+{
+	while (peekc(lx, 0) >= 0 && !at_newline(lx))
+		adv(lx);
+}
+
+/* cpp's conditionals: without cpp, which lines they keep is unknown. */
+static bool is_conditional(const char *w, size_t len)
+{
+	static const char *const conds[] = { "if", "ifdef", "ifndef", "elif", "elifdef",
+					     "elifndef", "else", "endif" };
+
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(conds); i++)
+		if (strlen(conds[i]) == len && !memcmp(conds[i], w, len))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the line from the current position is the rest of a line marker:
+ * digits, then optionally a quoted file name and flag digits. A comment such
+ * as "# 2 probes per request" is not one.
+ */
+static bool marker_follows(const struct dl_lexer *lx)
+{
+	size_t i = 0;
+	int c;
+
+	while (peekc(lx, i) >= 0 && isdigit(peekc(lx, i)))
+		i++;
+	if (!i)
+		return false;
+	while (peekc(lx, i) == ' ' || peekc(lx, i) == '\t')
+		i++;
+	if (peekc(lx, i) == '"') {
+		for (i++; (c = peekc(lx, i)) != '"'; i++) {
+			if (c < 0 || c == '\n' || c == '\r')
+				return false;
+			if (c == '\\')
+				i++;
+		}
+		i++;
+	}
+	while ((c = peekc(lx, i)) == ' ' || c == '\t' || (c >= 0 && isdigit(c)))
+		i++;
+	return c < 0 || c == '\n' || c == '\r';
+}
+
+/* Remember a cpp directive read as a comment, for hints in later errors. */
+static void note_skipped(struct dl_lexer *lx, const char *w, size_t wlen, struct dl_loc at)
+{
+	if (wlen == 7 && !memcmp(w, "include", 7)) {
+		if (!lx->skipped_include.file)
+			lx->skipped_include = at;
+		return;
+	}
+	if (!(wlen == 6 && !memcmp(w, "define", 6)))
+		return;
+	skip_blanks(lx);
+	size_t st = lx->pos;
+	while (peekc(lx, 0) >= 0 && (isalnum(peekc(lx, 0)) || peekc(lx, 0) == '_'))
+		adv(lx);
+	if (lx->pos == st)
+		return;
+	struct dl_skipped_define *d = dl_alloc(lx->p, sizeof(*d));
+	d->name = dl_strndup(lx->p, lx->src + st, lx->pos - st);
+	d->loc = at;
+	d->next = lx->skipped_defines;
+	lx->skipped_defines = d;
+}
+
+const char *dl_lex_cpp_hint(const struct dl_lexer *lx, const char *name)
+{
+	for (const struct dl_skipped_define *d = lx->skipped_defines; d; d = d->next)
+		if (!strcmp(d->name, name))
+			return dl_printf(lx->p, " (its #define at %s:%d is a comment without "
+					 "cpp: run dtrace with -C)", d->loc.file, d->loc.line);
+	if (lx->skipped_include.file)
+		return dl_printf(lx->p, " (the #include at %s:%d is a comment without cpp: "
+				 "run dtrace with -C)", lx->skipped_include.file,
+				 lx->skipped_include.line);
+	return "";
+}
+
 /*
  * A '#' line. Returns true when it produced a pragma token (stored in tok),
- * false when it was consumed silently (line marker, #ident).
+ * false when it was consumed silently (line marker, #ident, a comment).
+ *
+ * Without cpp (no -C), a '#' line that is not a line marker, #pragma or
+ * #ident is a comment, as SystemTap's dtrace script reads it: real provider
+ * files annotate probes with "# file: src/x.c" lines. Conditionals stay an
+ * error: whether the lines they guard belong in the definition is cpp's call.
+ * Preprocessed text holds nothing but markers and pragmas.
  */
 static bool directive(struct dl_lexer *lx, struct dl_token *tok)
 {
@@ -222,18 +315,21 @@ static bool directive(struct dl_lexer *lx, struct dl_token *tok)
 
 	/* "# 12 "file" flags" (cpp) or "#line 12 "file"" */
 	size_t wstart = lx->pos;
-	while (peekc(lx, 0) >= 0 && isalpha(peekc(lx, 0)))
+	while (peekc(lx, 0) >= 0 && (isalnum(peekc(lx, 0)) || peekc(lx, 0) == '_'))
 		adv(lx);
 	size_t wlen = lx->pos - wstart;
 	const char *w = lx->src + wstart;
 
-	if (wlen == 0 && peekc(lx, 0) >= 0 && isdigit(peekc(lx, 0)))
-		goto line_marker;
-	if (wlen == 4 && !memcmp(w, "line", 4)) {
+	if (wlen > 0 && isdigit((unsigned char)w[0])) {
+		lx->pos = wstart;
+		lx->col -= (int)wlen;
+		if (lx->preprocessed || marker_follows(lx))
+			goto line_marker;
+	} else if (wlen == 4 && !memcmp(w, "line", 4)) {
 		skip_blanks(lx);
-		goto line_marker;
-	}
-	if (wlen == 6 && !memcmp(w, "pragma", 6)) {
+		if (lx->preprocessed || marker_follows(lx))
+			goto line_marker;
+	} else if (wlen == 6 && !memcmp(w, "pragma", 6)) {
 		skip_blanks(lx);
 		tok->kind = T_PRAGMA;
 		tok->loc = at;
@@ -241,16 +337,21 @@ static bool directive(struct dl_lexer *lx, struct dl_token *tok)
 		tok->text = rest_of_line(lx);
 		tok->len = strlen(tok->text);
 		return true;
-	}
-	if ((wlen == 5 && !memcmp(w, "ident", 5)) || wlen == 0) {
-		/* "#ident" (Solaris) and the null directive "#" are ignored. */
-		(void)rest_of_line(lx);
+	} else if (wlen == 5 && !memcmp(w, "ident", 5)) {
+		(void)rest_of_line(lx); /* Solaris' "#ident", ignored */
 		return false;
-	}
-	if (lx->preprocessed)
+	} else if (wlen == 0) {
+		/* the null directive "#", "#!" and "# -- text" */
+	} else if (lx->preprocessed) {
 		lex_error(lx, at, "unexpected preprocessor directive #%.*s", (int)wlen, w);
-	lex_error(lx, at, "preprocessor directive #%.*s requires cpp: run dtrace with -C",
-		  (int)wlen, w);
+	} else if (is_conditional(w, wlen)) {
+		lex_error(lx, at, "preprocessor directive #%.*s requires cpp: run dtrace with -C",
+			  (int)wlen, w);
+	} else {
+		note_skipped(lx, w, wlen, at);
+	}
+	skip_line(lx);
+	return false;
 
 line_marker: {
 	char *end;

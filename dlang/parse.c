@@ -343,7 +343,8 @@ done:
 	}
 	if (!spelling) {
 		if (ps->tok.kind == T_IDENT)
-			dl_error(ps, ps->tok.loc, "unknown type name '%s'", ps->tok.text);
+			dl_error(ps, ps->tok.loc, "unknown type name '%s'%s", ps->tok.text,
+				 dl_lex_cpp_hint(&ps->lx, ps->tok.text));
 		dl_error(ps, ps->tok.loc, "syntax error: expected a type before \"%s\"",
 			 tok_desc(&ps->tok));
 	}
@@ -1268,7 +1269,8 @@ static void parse_clause(struct dl_parser *ps)
 		/* "foo_t x;" with foo_t undeclared reads as a probe description */
 		if (first.kind == T_IDENT && !strcmp(first.text, pd) &&
 		    (is_name_tok(ps->tok.kind) || ps->tok.kind == '*'))
-			dl_error(ps, first.loc, "unknown type name '%s'", pd);
+			dl_error(ps, first.loc, "unknown type name '%s'%s", pd,
+				 dl_lex_cpp_hint(&ps->lx, pd));
 		if (!dl_accept(ps, ','))
 			break;
 	}

@@ -273,9 +273,19 @@ TEST(errors_name_file_line_and_column)
 		       "t.d:1:1: error: unknown control directive: #pragma D frobnicate");
 	CHECK_CONTAINS(parse_err("#pragma D attributes Evolving/Evolving/ISA provider q args\n"),
 		       "names provider 'q', which is not defined");
-	CHECK_CONTAINS(parse_err("#include \"x.h\"\nprovider p {};"),
-		       "t.d:1:1: error: preprocessor directive #include requires cpp: run "
+	CHECK_CONTAINS(parse_err("provider p {\n#ifdef X\n\tprobe a(int x);\n#endif\n};"),
+		       "t.d:2:1: error: preprocessor directive #ifdef requires cpp: run "
 		       "dtrace with -C");
+	CHECK_CONTAINS(parse_err("  #  if 0\n"), "t.d:1:3: error: preprocessor directive #if "
+		       "requires cpp");
+	CHECK_CONTAINS(parse_err("#endif\n"), "directive #endif requires cpp");
+	CHECK_STR(parse_err("#include \"x.h\"\nprovider p {\n\tprobe a(foo_t x);\n};"),
+		  "t.d:3:10: error: unknown type name 'foo_t' (the #include at t.d:1 is a comment "
+		  "without cpp: run dtrace with -C)");
+	CHECK_STR(parse_err("#include \"x.h\"\n#define Oid unsigned int\n"
+			    "provider p {\n\tprobe a(Oid x);\n};"),
+		  "t.d:4:10: error: unknown type name 'Oid' (its #define at t.d:2 is a comment "
+		  "without cpp: run dtrace with -C)");
 	CHECK_CONTAINS(parse_err("provider p { probe a(double d); };"),
 		       "argument 1 of probe 'a' has floating-point type 'double'");
 	CHECK_CONTAINS(parse_err("struct s { int a; };\nprovider p { probe a(struct s v); };"),
@@ -290,6 +300,45 @@ TEST(errors_name_file_line_and_column)
 		       "t.d:2:10: error: provider 'p' is already defined at t.d:1");
 	CHECK_CONTAINS(parse_err("struct s { int a; };\nstruct s { int b; };"),
 		       "t.d:2:8: error: struct s is already defined at t.d:1");
+}
+
+/* Without -C, '#' lines other than markers, pragmas and conditionals are comments. */
+TEST(hash_comments_without_cpp)
+{
+	const char *src = "# file: src/util/event_poll.c\n"
+			  "#include <sys/types.h>\n"
+			  "#define Oid unsigned int\n"
+			  "provider ev {\n"
+			  "\t# file: src/util/event_poll.c\n"
+			  "\t# prefix: event_poll\n"
+			  "        # Monitor lifecycle: see /* here, and // there\n"
+			  "\tprobe add(int watch, pid_t pid);\n"
+			  "#\n"
+			  "#error not an error without cpp\n"
+			  "\t# 2 probes, not a line marker\n"
+			  "\tprobe remove(int watch);\n"
+			  "};\n"
+			  "# between providers\n"
+			  "provider other { probe p(bogus_t x); };\n";
+	bool ok;
+	struct dl_program *p = parse_str(src, &ok);
+
+	CHECK(!ok);
+	/* the error's line counts every comment line: none was read as a line marker */
+	CHECK_STR(dl_program_errmsg(p), "t.d:15:26: error: unknown type name 'bogus_t' (the "
+		  "#include at t.d:2 is a comment without cpp: run dtrace with -C)");
+	struct dl_probe *add = find_probe(p, "ev", "add");
+	REQUIRE(add != NULL);
+	CHECK_EQ(add->narg_cnt, 2);
+	CHECK_STR(argtype(p, add, 1), "pid_t");
+	CHECK(find_probe(p, "ev", "remove") != NULL);
+	dl_program_free(p);
+
+	/* a well-formed marker is still one */
+	CHECK_STR(parse_err("# 7 \"orig.d\"\nprovider p { probe a(bogus_t); };"),
+		  "orig.d:7:22: error: unknown type name 'bogus_t'");
+	CHECK_STR(parse_err("#line 20\nprovider p { probe a(bogus_t); };"),
+		  "t.d:20:22: error: unknown type name 'bogus_t'");
 }
 
 TEST(line_markers_from_cpp)
