@@ -10,7 +10,8 @@
  *
  * The builtin typedefs are those D programs use without declaring them: the
  * <stdint.h> and <stddef.h> names, the POSIX <sys/types.h> ones, and the
- * Solaris shorthands (uint_t, caddr_t) found in older provider files. Each
+ * Solaris shorthands (uint_t, caddr_t) found in older provider files, and
+ * the compiler's own type names that system headers use. Each
  * records the C header that defines it, so dtrace -h can spell it by name
  * where C has it and by its resolved type where C does not.
  */
@@ -95,6 +96,8 @@ static const struct {
 	{ "long long", 8, 8, true },
 	{ "unsigned long long", 8, 8, false },
 	{ "_Bool", 1, 1, false },
+	{ "__int128", 16, 16, true },
+	{ "unsigned __int128", 16, 16, false },
 };
 
 /* Builtin typedefs: { name, LP64 target, ILP32 target, C header or NULL }. */
@@ -124,7 +127,7 @@ static const struct {
 	{ "pid_t", "int", "int", "sys/types.h" },
 	{ "uid_t", "unsigned int", "unsigned int", "sys/types.h" },
 	{ "gid_t", "unsigned int", "unsigned int", "sys/types.h" },
-	{ "id_t", "int", "int", "sys/types.h" },
+	{ "id_t", "unsigned int", "unsigned int", "sys/types.h" },
 	{ "mode_t", "unsigned int", "unsigned int", "sys/types.h" },
 	{ "time_t", "long", "long", "sys/types.h" },
 	{ "clock_t", "long", "long", "sys/types.h" },
@@ -138,6 +141,16 @@ static const struct {
 	{ "u_longlong_t", "unsigned long long", "unsigned long long", NULL },
 	{ "hrtime_t", "long long", "long long", NULL },
 	{ "caddr_t", "char *", "char *", NULL },
+	/* the compiler's own, which system headers use under -C (sizes kept, layouts not) */
+	{ "__builtin_va_list", "char *", "char *", NULL },
+	{ "__int128_t", "__int128", "__int128", NULL },
+	{ "__uint128_t", "unsigned __int128", "unsigned __int128", NULL },
+	{ "_Float32", "float", "float", NULL },
+	{ "_Float64", "double", "double", NULL },
+	{ "_Float32x", "double", "double", NULL },
+	{ "_Float64x", "long double", "long double", NULL },
+	{ "_Float128", "long double", "long double", NULL },
+	{ "__float128", "long double", "long double", NULL },
 };
 
 void dl_types_init(struct dl_program *p)
@@ -275,6 +288,23 @@ bool dl_type_equal(struct dl_qtype a, struct dl_qtype b)
 		return true;
 	default:
 		return false;
+	}
+}
+
+bool dl_type_same_repr(struct dl_qtype a, struct dl_qtype b)
+{
+	a = dl_type_resolve(a);
+	b = dl_type_resolve(b);
+	if (a.quals != b.quals || a.t->kind != b.t->kind)
+		return false;
+	switch (a.t->kind) {
+	case DL_INT:
+	case DL_FLOAT:
+		return a.t->size == b.t->size && a.t->is_signed == b.t->is_signed;
+	case DL_PTR:
+		return dl_type_same_repr(a.t->ref, b.t->ref);
+	default:
+		return dl_type_equal(a, b);
 	}
 }
 

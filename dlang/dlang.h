@@ -96,7 +96,8 @@ struct dl_type {
 	size_t member_cnt;
 	struct dl_enumerator *enums; /* ENUM */
 	size_t enum_cnt;
-	struct dl_loc loc;      /* where it was declared (file NULL for builtins) */
+	struct dl_loc loc;      /* where it was declared (file NULL for builtins, until a
+				   source redeclares one as the same type) */
 };
 
 /* Data models: sizes of long and pointers. */

@@ -256,6 +256,13 @@ struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64
 /* Lay out a struct or union whose members are set: offsets, size, alignment. */
 void dl_type_layout(struct dl_program *p, struct dl_type *t);
 bool dl_type_equal(struct dl_qtype a, struct dl_qtype b);
+/*
+ * Whether a and b are the same type for D, through any chain of typedefs:
+ * the same kind and qualifiers, integers and floats of the same size and
+ * signedness (long and long long on LP64), pointers to the same; otherwise
+ * dl_type_equal().
+ */
+bool dl_type_same_repr(struct dl_qtype a, struct dl_qtype b);
 const char *dl_tag_key(struct dl_program *p, enum dl_kind kind, const char *tag);
 
 #endif /* UDT_DLANG_INTERNAL_H */

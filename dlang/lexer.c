@@ -47,6 +47,26 @@ static const struct {
 	{ "union", K_UNION }, { "unsigned", K_UNSIGNED }, { "userland", K_USERLAND },
 	{ "void", K_VOID }, { "volatile", K_VOLATILE }, { "while", K_WHILE }, { "xlate", K_XLATE },
 	{ "_Bool", K_BOOL },
+	/* GNU C's alternate spellings, as system headers write them (after the originals,
+	   which dl_tok_name() finds first) */
+	{ "__const", K_CONST }, { "__const__", K_CONST }, { "__volatile", K_VOLATILE },
+	{ "__volatile__", K_VOLATILE }, { "__restrict", K_RESTRICT }, { "__restrict__", K_RESTRICT },
+	{ "__signed", K_SIGNED }, { "__signed__", K_SIGNED }, { "__inline", K_INLINE },
+	{ "__inline__", K_INLINE },
+};
+
+/*
+ * Words of GNU C and C11 in system headers that change nothing D models:
+ * read as blanks, with the parenthesised operand of those that take one
+ * (attributes, asm labels: "extern int stat64 (...) __asm__ ("" "stat")").
+ */
+static const struct {
+	const char *word;
+	bool operand;
+} blank_words[] = {
+	{ "__extension__", false }, { "_Noreturn", false }, { "__thread", false },
+	{ "_Thread_local", false }, { "__attribute__", true }, { "__attribute", true },
+	{ "__asm__", true }, { "__asm", true },
 };
 
 static const struct {
@@ -622,6 +642,30 @@ static bool is_ident_char(int c)
 	return c >= 0 && (isalnum(c) || c == '_');
 }
 
+/*
+ * After a blank word that takes one: "((...))", skipped with what it holds
+ * (an asm statement in a function body may have qualifiers before it).
+ */
+static void skip_operand(struct dl_lexer *lx, const struct dl_token *word)
+{
+	struct dl_token t;
+	int depth = 0;
+
+	for (;;) {
+		dl_lex_next(lx, &t);
+		if (t.kind == '(') {
+			depth++;
+		} else if (t.kind == ')' && depth > 0) {
+			if (--depth == 0)
+				return;
+		} else if (t.kind == T_EOF || (!depth && t.kind != K_VOLATILE &&
+						 t.kind != K_INLINE && t.kind != K_GOTO)) {
+			lex_error(lx, t.kind == T_EOF ? word->loc : t.loc,
+				  "syntax error: expected '(' after %s", word->text);
+		}
+	}
+}
+
 void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
 {
 	memset(tok, 0, sizeof(*tok));
@@ -647,7 +691,15 @@ void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
 		for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 			if (!strcmp(keywords[i].word, tok->text)) {
 				tok->kind = keywords[i].kind;
-				break;
+				return;
+			}
+		}
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(blank_words); i++) {
+			if (!strcmp(blank_words[i].word, tok->text)) {
+				if (blank_words[i].operand)
+					skip_operand(lx, tok);
+				dl_lex_next(lx, tok);
+				return;
 			}
 		}
 		return;

@@ -169,6 +169,7 @@ struct specs {
 	enum storage storage;
 	struct dl_loc loc;
 	bool defined_tag;     /* a struct/union/enum body was given */
+	bool c_inline;        /* C's "inline" beside "static" or "extern": a function follows */
 };
 
 static void parse_struct_body(struct dl_parser *ps, struct dl_type *t);
@@ -228,20 +229,30 @@ static void parse_specifiers(struct dl_parser *ps, struct specs *sp, bool allow_
 		case K_RESTRICT: quals |= DL_Q_RESTRICT; break;
 		case K_USERLAND: break; /* D's userland qualifier: no effect on layout */
 		case K_TYPEDEF: case K_EXTERN: case K_STATIC: case K_INLINE: case K_REGISTER:
-		case K_AUTO: case K_SELF: case K_THIS:
+		case K_AUTO: case K_SELF: case K_THIS: {
 			/* "self->x" starts an expression, not a declaration */
 			if ((t.kind == K_SELF || t.kind == K_THIS) && dl_peek(ps)->kind == T_ARROW)
 				goto done;
 			if (!allow_storage)
 				dl_error(ps, t.loc, "storage class '%s' is not allowed here",
 					 dl_tok_name(t.kind));
-			if (sp->storage != ST_NONE)
-				dl_error(ps, t.loc, "more than one storage class given");
-			sp->storage = t.kind == K_TYPEDEF ? ST_TYPEDEF : t.kind == K_EXTERN ? ST_EXTERN
+			enum storage cls = t.kind == K_TYPEDEF ? ST_TYPEDEF : t.kind == K_EXTERN ? ST_EXTERN
 				      : t.kind == K_STATIC ? ST_STATIC : t.kind == K_INLINE ? ST_INLINE
 				      : t.kind == K_SELF ? ST_SELF : t.kind == K_THIS ? ST_THIS
 				      : ST_NONE;
+			/* C's "static inline" and "extern inline" functions (system headers) */
+			if ((cls == ST_INLINE && (sp->storage == ST_STATIC || sp->storage == ST_EXTERN)) ||
+			    (sp->storage == ST_INLINE && (cls == ST_STATIC || cls == ST_EXTERN))) {
+				sp->c_inline = true;
+				if (cls == ST_INLINE)
+					break;
+				sp->storage = ST_NONE;
+			}
+			if (sp->storage != ST_NONE)
+				dl_error(ps, t.loc, "more than one storage class given");
+			sp->storage = cls;
 			break;
+		}
 		case K_VOID: n_void++; break;
 		case K_CHAR: n_char++; break;
 		case K_SHORT: n_short++; break;
@@ -420,7 +431,8 @@ static void parse_dops(struct dl_parser *ps, struct doplist *out, const char **r
 			 tok_desc(&ps->tok));
 	}
 	for (;;) {
-		if (ps->tok.kind == '[' && dl_tok_starts_type(ps, dl_peek(ps))) {
+		if (ps->tok.kind == '[' && dl_tok_starts_type(ps, dl_peek(ps)) &&
+		    dl_peek(ps)->kind != K_RESTRICT) {
 			/* D's associative array: "int a[int, string]", its keys' types */
 			dl_advance(ps);
 			ps->assoc = true;
@@ -435,11 +447,16 @@ static void parse_dops(struct dl_parser *ps, struct doplist *out, const char **r
 			struct dop d = { .kind = DOP_ARRAY, .loc = ps->tok.loc };
 
 			dl_advance(ps);
+			/* a parameter's "[restrict]" or "[static 4]" (C99, system headers) */
+			while (ps->tok.kind == K_CONST || ps->tok.kind == K_VOLATILE ||
+			       ps->tok.kind == K_RESTRICT || ps->tok.kind == K_STATIC)
+				dl_advance(ps);
 			if (ps->tok.kind != ']') {
 				struct dl_node *e = dl_parse_assign_expr(ps);
 				int64_t v = dl_eval_const(ps, e);
-				if (v <= 0)
-					dl_error(ps, e->loc, "array size must be positive");
+				/* GNU C's "[0]" is a flexible array member, as "[]" */
+				if (v < 0)
+					dl_error(ps, e->loc, "array size must not be negative");
 				d.n = (uint64_t)v;
 			}
 			dl_expect(ps, ']', "']'");
@@ -696,11 +713,29 @@ static void declare_typedef(struct dl_parser *ps, const char *name, struct dl_qt
 	struct dl_type *old = dl_lookup_typedef(ps->p, name);
 
 	if (old) {
-		if (old->kind == DL_TYPEDEF && dl_type_equal(old->ref, type) &&
-		    old->ref.quals == type.quals)
-			return; /* C11 allows an identical redefinition */
+		/*
+		 * C11 allows an identical redefinition. System headers under -C
+		 * redeclare D's predefined names (glibc's <sys/types.h>:
+		 * "typedef __pid_t pid_t;"): the same type, whatever the chain,
+		 * keeps the predefined one, which remembers where it was seen
+		 * for a conflict after it.
+		 */
+		if ((old->kind == DL_TYPEDEF && dl_type_equal(old->ref, type) &&
+		     old->ref.quals == type.quals) ||
+		    (old->builtin && dl_type_same_repr(old->ref, type))) {
+			if (old->builtin && !old->loc.file)
+				old->loc = loc;
+			return;
+		}
+		const char *was = dl_type_cdecl(ps->p, dl_type_resolve(old->ref), NULL);
+		const char *now = dl_type_cdecl(ps->p, dl_type_resolve(type), NULL);
+		if (old->builtin && old->loc.file)
+			dl_error(ps, loc, "typedef '%s' as %s conflicts with '%s' as %s (declared "
+				 "at %s:%d, as D predefines it)", name, now, name, was,
+				 old->loc.file, old->loc.line);
 		if (old->builtin)
-			dl_error(ps, loc, "typedef '%s' conflicts with the predefined type", name);
+			dl_error(ps, loc, "typedef '%s' as %s conflicts with '%s', predefined by D "
+				 "as %s", name, now, name, was);
 		dl_error(ps, loc, "typedef '%s' redefined with a different type (first at %s:%d)",
 			 name, old->loc.file, old->loc.line);
 	}
@@ -763,6 +798,41 @@ static void declare_inline(struct dl_parser *ps, const char *name, struct dl_qty
 	dl_sym_put(ps->p, &ps->p->inlines, name, in);
 }
 
+/* A C function's body, from '{' to its matching '}': nothing D uses. */
+static void skip_body(struct dl_parser *ps)
+{
+	struct dl_loc at = ps->tok.loc;
+	size_t depth = 0;
+
+	do {
+		if (ps->tok.kind == T_EOF)
+			dl_error(ps, at, "syntax error: function body is not closed with '}'");
+		if (ps->tok.kind == '{')
+			depth++;
+		else if (ps->tok.kind == '}')
+			depth--;
+		dl_advance(ps);
+	} while (depth > 0);
+}
+
+/* C11's "_Static_assert(expr, "message");", as system headers may hold: skipped. */
+static bool skip_static_assert(struct dl_parser *ps)
+{
+	if (ps->tok.kind != T_IDENT || strcmp(ps->tok.text, "_Static_assert"))
+		return false;
+	struct dl_loc at = ps->tok.loc;
+	dl_advance(ps);
+	dl_expect(ps, '(', "'(' after _Static_assert");
+	for (size_t depth = 1; depth > 0; dl_advance(ps)) {
+		if (ps->tok.kind == T_EOF)
+			dl_error(ps, at, "syntax error: _Static_assert is not closed with ')'");
+		depth += ps->tok.kind == '(';
+		depth -= ps->tok.kind == ')';
+	}
+	dl_expect(ps, ';', "';' after _Static_assert");
+	return true;
+}
+
 static void parse_declaration(struct dl_parser *ps)
 {
 	struct specs sp;
@@ -780,6 +850,22 @@ static void parse_declaration(struct dl_parser *ps)
 
 		if (ps->assoc && sp.storage != ST_NONE && sp.storage != ST_SELF)
 			dl_error(ps, loc, "%s cannot be an associative array", name);
+		/*
+		 * A C function's prototype or definition (system headers under
+		 * -C): D has no functions of its own, so nothing to keep.
+		 */
+		if (sp.storage != ST_TYPEDEF && dl_type_resolve(t).t->kind == DL_FUNC) {
+			if (ps->tok.kind == '{') {
+				skip_body(ps);
+				return;
+			}
+			if (!dl_accept(ps, ','))
+				break;
+			continue;
+		}
+		if (sp.c_inline)
+			dl_error(ps, loc, "'inline' is only for functions here: '%s' is not one",
+				 name);
 		switch (sp.storage) {
 		case ST_TYPEDEF:
 			declare_typedef(ps, name, t, loc);
@@ -1314,6 +1400,8 @@ static void parse_program(struct dl_parser *ps)
 			parse_declaration(ps);
 			break;
 		default:
+			if (skip_static_assert(ps))
+				break;
 			if (dl_tok_starts_type(ps, &ps->tok))
 				parse_declaration(ps);
 			else

@@ -228,6 +228,71 @@ TEST(type_sizes_follow_the_data_model)
 	dl_program_free(p32);
 }
 
+/* What glibc's headers hold after cpp (-C): GNU C that changes nothing D models. */
+TEST(system_header_declarations)
+{
+	bool ok;
+	struct dl_program *p = parse_str(
+		"# 1 \"/usr/include/x.h\" 1 3 4\n"
+		"typedef unsigned int __id_t;\n"
+		"typedef __id_t id_t;\n"
+		"typedef long int __time_t;\n"
+		"__extension__ typedef long long int __quad_t;\n"
+		"typedef int register_t __attribute__ ((__mode__ (__word__)));\n"
+		"extern int select (int __nfds, void *__restrict __readfds) __attribute__ ((__nothrow__ , "
+		"__leaf__));\n"
+		"extern int stat (const char *__restrict __file, void *__restrict __buf) __asm__ (\"\" "
+		"\"stat64\");\n"
+		"static __inline unsigned short __bswap_16 (unsigned short __bsx)\n"
+		"{ return __builtin_bswap16 (__bsx) + sizeof (struct { int a; }); }\n"
+		"extern __inline __attribute__ ((__gnu_inline__)) int f (void) { if (1) { } return 0; }\n"
+		"extern int getaddrinfo_a (int __mode, struct gaicb *__list[__restrict], int __ent);\n"
+		"struct file_handle { unsigned int handle_bytes; unsigned char f_handle[0]; };\n"
+		"struct __attribute__ ((__packed__)) pk { __extension__ unsigned long long v; "
+		"__int128_t wide; };\n"
+		"typedef struct { long fds_bits[1024 / (8 * (int) sizeof (long))]; } fd_set;\n"
+		"_Static_assert (sizeof (fd_set) == 128, \"fd_set\");\n"
+		"extern __thread int __tls;\n"
+		"extern void exit (int) __attribute__ ((__noreturn__));\n"
+		"typedef __builtin_va_list __gnuc_va_list;\n"
+		"typedef float _Float32x_unused __attribute__ ((__mode__ (__SF__)));\n"
+		"# 3 \"t.d\"\n"
+		"provider t { probe a(id_t id, fd_set *s, struct file_handle *fh); };\n", &ok);
+
+	if (!ok)
+		fprintf(stderr, "%s\n", dl_program_errmsg(p));
+	REQUIRE(ok);
+	struct dl_probe *a = find_probe(p, "t", "a");
+	REQUIRE(a);
+	CHECK_STR(argtype(p, a, 0), "id_t");
+	CHECK_EQ(dl_type_resolve(a->nargs[0].type).t->is_signed, false);
+	CHECK_EQ(dl_type_resolve(dl_type_resolve(a->nargs[1].type).t->ref).t->size, 128);
+	CHECK_EQ(dl_type_resolve(dl_type_resolve(a->nargs[2].type).t->ref).t->size, 4);
+	dl_program_free(p);
+}
+
+/* A typedef of a name D predefines: the same type through any chain, or an error naming both. */
+TEST(predefined_typedefs_redeclared)
+{
+	CHECK_STR(parse_err("typedef int __pid_t;\ntypedef __pid_t pid_t;\n"
+			    "typedef long long int64_t;\n" /* long on LP64: same size and sign */
+			    "typedef char *caddr_t;\nprovider p { probe a(pid_t x); };"),
+		  "(parsed without error)");
+	CHECK_STR(parse_err("typedef unsigned int pid_t;"),
+		  "t.d:1:22: error: typedef 'pid_t' as unsigned int conflicts with 'pid_t', "
+		  "predefined by D as int");
+	CHECK_STR(parse_err("# 97 \"/usr/include/sys/types.h\"\ntypedef int pid_t;\n"
+			    "# 3 \"t.d\"\ntypedef long pid_t;"),
+		  "t.d:3:14: error: typedef 'pid_t' as long conflicts with 'pid_t' as int "
+		  "(declared at /usr/include/sys/types.h:97, as D predefines it)");
+	CHECK_STR(parse_err("typedef struct s size_t;"),
+		  "t.d:1:18: error: typedef 'size_t' as struct s conflicts with 'size_t', "
+		  "predefined by D as unsigned long");
+	CHECK_STR(parse_err("typedef int my_t;\ntypedef long my_t;"),
+		  "t.d:2:14: error: typedef 'my_t' redefined with a different type (first at "
+		  "t.d:1)");
+}
+
 TEST(clauses_and_expressions)
 {
 	bool ok;
