@@ -100,7 +100,11 @@ static const struct {
 	{ "unsigned __int128", 16, 16, false },
 };
 
-/* Builtin typedefs: { name, LP64 target, ILP32 target, C header or NULL }. */
+/*
+ * Builtin typedefs: { name, LP64 target, ILP32 target, C header or NULL }.
+ * The header is given only where it declares the name in every language
+ * mode: strict C99/C11 <sys/types.h> lacks id_t, off64_t and clock_t.
+ */
 static const struct {
 	const char *name;
 	const char *lp64;
@@ -123,14 +127,14 @@ static const struct {
 	{ "ptrdiff_t", "long", "int", "stddef.h" },
 	{ "ssize_t", "long", "int", "sys/types.h" },
 	{ "off_t", "long", "long", "sys/types.h" },
-	{ "off64_t", "long", "long long", "sys/types.h" },
+	{ "off64_t", "long", "long long", NULL },
 	{ "pid_t", "int", "int", "sys/types.h" },
 	{ "uid_t", "unsigned int", "unsigned int", "sys/types.h" },
 	{ "gid_t", "unsigned int", "unsigned int", "sys/types.h" },
-	{ "id_t", "unsigned int", "unsigned int", "sys/types.h" },
+	{ "id_t", "unsigned int", "unsigned int", NULL },
 	{ "mode_t", "unsigned int", "unsigned int", "sys/types.h" },
 	{ "time_t", "long", "long", "sys/types.h" },
-	{ "clock_t", "long", "long", "sys/types.h" },
+	{ "clock_t", "long", "long", NULL },
 	{ "dev_t", "unsigned long", "unsigned long long", "sys/types.h" },
 	{ "ino_t", "unsigned long", "unsigned long", "sys/types.h" },
 	{ "uchar_t", "unsigned char", "unsigned char", NULL },

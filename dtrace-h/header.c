@@ -16,10 +16,12 @@
  *
  * Each macro expands to the site macros of udtrace/sdt.h, whose text is
  * copied into the header (so no include path is needed). The arguments are
- * checked against the provider definition where its types are C's: each
- * argument initialises a local of the declared type, as a call to a
- * prototyped function would, so passing a pointer where the .d says int is a
- * compile error. Pointers are checked at their first level only, with const
+ * checked against the provider definition where its types are C's: the
+ * header declares, per probe, a function with the definition's parameters
+ * (udt__probe_PROV_NAME, never defined), which each site "calls" inside
+ * sizeof, so arguments convert as for a prototyped call and a pointer where
+ * the .d says int is a compile error naming the probe and the argument
+ * (udtrace/sdt.h). Pointers are checked at their first level only, with const
  * added ("char *" accepts "const char *" too, as callers of SystemTap's
  * unchecked macros were used to); multi-level pointers and pointers to
  * types the .d defines itself (often dummies, see dl_type_to_c()) are
@@ -81,8 +83,9 @@ static char *guard_name(const char *out_name)
 struct argspec {
 	const char *kind;      /* "UDT__INT" or "UDT__PTR" */
 	const char *ctype;     /* the local's type, spelled in C */
+	enum { CHECK_SAME, CHECK_TAG_PTR, CHECK_ANY_PTR } check; /* the check's parameter */
 	bool needs_typedef;    /* "T udt__a0" cannot declare it: pass a typedef */
-	struct dl_qtype local; /* valid when needs_typedef */
+	struct dl_qtype local; /* a checked pointer's type (t NULL otherwise) */
 };
 
 /* The integer type to check an integer argument against. */
@@ -143,7 +146,74 @@ static struct argspec arg_spec(struct dl_program *p, const struct dl_param *a,
 	s.ctype = dl_type_cdecl_east(p, s.local, NULL);
 	/* a declarator around the name (function pointers, arrays) needs a typedef */
 	s.needs_typedef = strpbrk(s.ctype, ",([") != NULL;
+	/*
+	 * A pointer to a tag: C++ tags live in namespaces, which a check
+	 * declared at file scope cannot know; the local, declared where the
+	 * site is, checks the pointee there (udtrace/sdt.h). An enum has a
+	 * forward declaration in C only as an extension: pointer-ness only.
+	 */
+	if (c.t->kind == DL_STRUCT || c.t->kind == DL_UNION)
+		s.check = CHECK_TAG_PTR;
+	else if (c.t->kind == DL_ENUM)
+		s.check = CHECK_ANY_PTR;
 	return s;
+}
+
+/*
+ * Declare, for C, each struct and union tag that a type declared at file
+ * scope names: a tag first seen in a parameter list would be local to it,
+ * and not the application's.
+ */
+static void declare_tags(struct udt_strbuf *sb, struct dl_qtype qt)
+{
+	const struct dl_type *t = qt.t;
+
+	switch (t->kind) {
+	case DL_PTR:
+	case DL_ARRAY:
+		declare_tags(sb, t->ref);
+		return;
+	case DL_FUNC:
+		declare_tags(sb, t->ref);
+		for (size_t i = 0; i < t->param_cnt; i++)
+			declare_tags(sb, t->params[i].type);
+		return;
+	case DL_STRUCT:
+	case DL_UNION: {
+		char *d = udt__xasprintf("\n%s %s;", t->kind == DL_STRUCT ? "struct" : "union",
+					 t->name);
+		size_t len = strlen(d);
+		const char *at = udt__sb_str(sb);
+
+		while ((at = strstr(at, d)) && at[len] != '\n')
+			at++;
+		if (!at)
+			udt__sb_puts(sb, d);
+		free(d);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/*
+ * One parameter of a probe's check function (see udtrace/sdt.h): named
+ * after the argument, "arg1_uri", so the compiler's note about a mismatch
+ * shows it; prefixed, so that no application macro (errno, linux) or C++
+ * keyword the definition uses as a name can get in the way.
+ */
+static void check_param(struct udt_strbuf *sb, const struct argspec *s, const char *ctype, size_t i,
+			const char *name)
+{
+	udt__sb_puts(sb, i ? ", " : "");
+	if (s->check == CHECK_TAG_PTR)
+		udt__sb_printf(sb, "UDT__TAG_PTR(%s) ", ctype);
+	else if (s->check == CHECK_ANY_PTR)
+		udt__sb_puts(sb, "void const *");
+	else
+		udt__sb_printf(sb, "%s%s", ctype, ctype[strlen(ctype) - 1] == '*' ? "" : " ");
+	udt__sb_printf(sb, "arg%zu%s%s", i, name ? "_" : "", name ? name : "");
 }
 
 struct named {
@@ -179,7 +249,7 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 {
 	size_t pv_cnt;
 	struct dl_provider *const *pv = dl_program_providers(p, &pv_cnt);
-	struct udt_strbuf on = { 0 }, off = { 0 }, types = { 0 };
+	struct udt_strbuf on = { 0 }, off = { 0 }, types = { 0 }, checks = { 0 }, tags = { 0 };
 	bool need_systypes = false;
 	char *guard = guard_name(out_name);
 	/* Every probe's macro name, to refuse two that would collide. */
@@ -211,28 +281,34 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 				udt__sb_printf(&on, ") \\\n\tUDT__PROBE0(%s, %s)\n", pv[i]->name,
 					       pr->name);
 			} else {
+				struct udt_strbuf check = { 0 };
+
 				udt__sb_printf(&on, ") \\\n\tUDT__PROBE(%s, %s, %zu", pv[i]->name,
 					       pr->name, pr->narg_cnt);
 				for (size_t a = 0; a < pr->narg_cnt; a++) {
 					const char *hdr = NULL;
 					struct argspec s = arg_spec(p, &pr->nargs[a], &hdr);
+					const char *ty = s.ctype;
+					char *td = NULL;
 
 					if (hdr && !strcmp(hdr, "sys/types.h"))
 						need_systypes = true;
 					if (s.needs_typedef) {
-						char *td = udt__xasprintf("udt__%s_%s_a%zu_t",
-									  pv[i]->name, pr->name, a);
+						ty = td = udt__xasprintf("udt__%s_%s_a%zu_t",
+									 pv[i]->name, pr->name, a);
 						udt__sb_printf(&types, "typedef %s;\n",
 							       dl_type_cdecl_east(p, s.local, td));
-						udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind,
-							       td, a);
-						free(td);
-					} else {
-						udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind,
-							       s.ctype, a);
 					}
+					udt__sb_printf(&on, ", \\\n\t\t%s, %s, arg%zu", s.kind, ty, a);
+					check_param(&check, &s, ty, a, pr->nargs[a].name);
+					if (s.local.t)
+						declare_tags(&tags, s.local);
+					free(td);
 				}
 				udt__sb_puts(&on, ")\n");
+				udt__sb_printf(&checks, "int udt__probe_%s_%s(%s);\n", pv[i]->name,
+					       pr->name, udt__sb_str(&check));
+				udt__sb_reset(&check);
 			}
 			udt__sb_printf(&on, "#define %s_ENABLED() UDT__ENABLED(%s, %s)\n\n", m,
 				       pv[i]->name, pr->name);
@@ -293,8 +369,15 @@ int dh_header(struct dl_program *p, const char *out_name, const char *src_name,
 	udt__sb_puts(out, "/* ---- end of udtrace/sdt.h ---- */\n\n");
 	udt__sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
 	udt__sb_puts(out, "#if UDT_SDT_ENABLED\n\n");
+	if (tags.len)
+		udt__sb_printf(out, "#ifndef __cplusplus%s\n#endif\n\n", udt__sb_str(&tags));
 	if (types.len) {
 		udt__sb_puts(out, udt__sb_str(&types));
+		udt__sb_putc(out, '\n');
+	}
+	if (checks.len) {
+		udt__sb_puts(out, "/* argument checks: declared, never defined (udtrace/sdt.h) */\n");
+		udt__sb_puts(out, udt__sb_str(&checks));
 		udt__sb_putc(out, '\n');
 	}
 	udt__sb_puts(out, udt__sb_str(&on));
@@ -311,5 +394,7 @@ out:
 	udt__sb_reset(&on);
 	udt__sb_reset(&off);
 	udt__sb_reset(&types);
+	udt__sb_reset(&checks);
+	udt__sb_reset(&tags);
 	return ret;
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Compile tests: every public header alone, and generated headers in use, as
 # C99, C11, gnu11, C++11 and C++17 with gcc and clang under -Wall -Wextra
-# -Werror -pedantic; the argument checks reject wrong arguments; the
+# -Werror -pedantic; the argument checks let real code's conversions through
+# and make wrong arguments errors naming the probe and the argument; the
 # compiled-out branch (UDTRACE_DISABLE) needs no -G object and evaluates nothing.
 . "$(dirname "$0")/../lib.sh"
 C=$TOP/tests/compile
@@ -53,19 +54,49 @@ for l in "${langs[@]}"; do
 	done
 done
 
-# Each mistake is a compile error, in C and in C++.
-for l in "gcc -x c -std=c11" "g++ -x c++ -std=c++17"; do
+# The conversions real code relies on pass the checks, clean, in every
+# language; in C with -Wdeclaration-after-statement too (PostgreSQL builds with
+# it), and preprocessed apart (-save-temps, as ccache and distcc compile).
+for l in "${langs[@]}"; do
+	extra=
+	case $l in *"-x c "*) extra=-Wdeclaration-after-statement ;; esac
+	for opt in -O0 "-O2 -save-temps"; do
+		# shellcheck disable=SC2086
+		check "real code's conversions pass the checks: $l $extra $opt" \
+			$l $WFLAGS $extra $opt -I. -c "$C/conversions.c" -o conv.o
+	done
+done
+
+# Each mistake is a compile error without -Werror, whose message names the
+# probe and the argument: the probe's check function, and the argument by
+# position (gcc, g++, clang++) or by name (clang's note). In C++ a pointer to
+# a struct is checked by the typed local, whose error names the probe's macro
+# and the declared pointee; a wrong arity is the preprocessor's error.
+#   BAD|names the probe|names the argument (extended regular expressions)
+mistakes="
+1|udt__probe_basic_start|argument 1\b|arg0_count|1st argument
+2|udt__probe_basic_start|argument 3\b|arg2_name|3rd argument
+3|udt__probe_types_strs|argument 3\b|arg2_n\b|3rd argument
+4|TYPES_IDS|requires 5 arguments|too few arguments
+5|udt__probe_basic_start|argument 3\b|arg2_name|3rd argument
+"
+for l in "gcc -x c -std=c99" "clang -x c -std=c11" "g++ -x c++ -std=c++17" "clang++ -x c++ -std=c++11"; do
 	have "${l%% *}" || continue
 	# shellcheck disable=SC2086
 	check "typecheck baseline compiles: $l" $l $WFLAGS -I. -DBAD=0 -c "$C/typecheck.c" -o tc.o
-	for bad in 1 2 3 4 5; do
+	while IFS='|' read -r bad probe arg; do
+		[ -n "$bad" ] || continue
+		case $bad:$l in 3:g++* | 3:clang++*) probe=TYPES_STRS arg="const (struct )?node ?\*" ;; esac
 		# shellcheck disable=SC2086
-		if $l $WFLAGS -I. -DBAD=$bad -c "$C/typecheck.c" -o tc.o >tc.log 2>&1; then
-			fail "mistake $bad is a compile error: $l"
+		if LC_ALL=C $l -Wall -Wextra -pedantic -I. -DBAD=$bad -c "$C/typecheck.c" -o tc.o \
+			>tc.log 2>&1; then
+			fail "mistake $bad is a compile error without -Werror: $l"
+		elif grep -q "error" tc.log && grep -q "$probe" tc.log && grep -Eq "$arg" tc.log; then
+			ok "mistake $bad is an error naming $probe and the argument: $l"
 		else
-			ok "mistake $bad is a compile error: $l"
+			fail "mistake $bad is an error naming $probe and the argument: $l" "$(head -20 tc.log)"
 		fi
-	done
+	done <<<"$mistakes"
 done
 # -DUDTRACE_NO_TYPECHECK converts instead of checking
 for l in "gcc -x c -std=c11" "g++ -x c++ -std=c++17"; do

@@ -121,14 +121,84 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 #define UDT__U64_UDT__INT(v) UDT__SCAST(uint64_t, v)
 #define UDT__U64_UDT__PTR(v) UDT__PTR2U64(v)
 
-#ifdef UDTRACE_NO_TYPECHECK
+/*
+ * Argument checks. A generated header declares, for each probe with
+ * arguments, a function with the definition's parameters:
+ *
+ *	int udt__probe_http_request__start(int arg0_fd, char const *arg1_uri);
+ *
+ * and each site passes its arguments to it inside sizeof, where nothing is
+ * evaluated and the function is never defined. The arguments are converted
+ * as for any prototyped call: integers of any width or signedness, enums and
+ * characters for an integer, 0 or NULL or a compatible pointer (const added)
+ * for a pointer. A mismatch gets the compiler's own message, which names the
+ * probe (the function), the argument's position and, in a note, the
+ * parameter as the definition declares it. C compilers only warn about an
+ * integer passed for a pointer (or the reverse) and about an incompatible
+ * pointer: around the check, those two warnings are errors.
+ *
+ * Each argument then initialises a local of the declared type (UDT__DECL);
+ * in C, warnings about that conversion are off there, the check having
+ * given them once already.
+ *
+ * -DUDTRACE_NO_TYPECHECK leaves the check out and converts with casts.
+ */
+#define UDT__DIAG(what) _Pragma(UDT__STR(GCC diagnostic what))
+/*
+ * A check's parameter that points to a struct or union: in C++, whose tags
+ * live in namespaces that a declaration at file scope cannot know, it is
+ * checked for pointer-ness there, and for its pointee by the local.
+ */
+#ifdef __cplusplus
+#define UDT__TAG_PTR(T) void const *
+#else
+#define UDT__TAG_PTR(T) T
+#endif
+#define UDT__CHECK_(p, n, ...) (void)sizeof(udt__probe_##p##_##n(__VA_ARGS__));
+#if defined(UDTRACE_NO_TYPECHECK)
 #define UDT__INIT(T, x) ((T)(x))
+#define UDT__TYPED(p, n, decls, args) decls
+#elif defined(__cplusplus)
+/* C++ refuses these conversions itself; the check comes first, for the first message. */
+#define UDT__INIT(T, x) (x)
+#define UDT__TYPED(p, n, decls, args) static_cast<void>(sizeof(udt__probe_##p##_##n(args))); decls
 #else
 #define UDT__INIT(T, x) (x)
+/*
+ * Losing a qualifier (volatile) stays a warning, as gcc has it: clang counts
+ * it among incompatible pointers, and only "ignored" undoes an "error".
+ */
+#ifdef __clang__
+#define UDT__DIAG_QUALS_OFF
+#define UDT__DIAG_QUALS_WARN                                                                 \
+	UDT__DIAG(ignored "-Wincompatible-pointer-types-discards-qualifiers")                \
+	UDT__DIAG(warning "-Wincompatible-pointer-types-discards-qualifiers")
+#else
+#define UDT__DIAG_QUALS_OFF UDT__DIAG(ignored "-Wdiscarded-qualifiers")
+#define UDT__DIAG_QUALS_WARN
+#endif
+#define UDT__TYPED(p, n, decls, args)                                                        \
+	UDT__DIAG(push)                                                                      \
+	UDT__DIAG(ignored "-Wint-conversion")                                                \
+	UDT__DIAG(ignored "-Wincompatible-pointer-types")                                    \
+	UDT__DIAG(ignored "-Wpointer-sign")                                                  \
+	UDT__DIAG(ignored "-Wconversion")                                                    \
+	UDT__DIAG(ignored "-Wsign-conversion")                                               \
+	UDT__DIAG(ignored "-Wfloat-conversion")                                              \
+	UDT__DIAG_QUALS_OFF                                                                  \
+	decls                                                                                \
+	UDT__DIAG(pop)                                                                       \
+	UDT__DIAG(push)                                                                      \
+	UDT__DIAG(error "-Wint-conversion")                                                  \
+	UDT__DIAG(error "-Wincompatible-pointer-types")                                      \
+	UDT__DIAG_QUALS_WARN                                                                 \
+	UDT__CHECK_(p, n, args)                                                              \
+	UDT__DIAG(pop)
 #endif
 
 /* One argument: its typed copy, its note operands, its template, its 64-bit value. */
 #define UDT__DECL(i, K, T, x) T udt__a##i = UDT__INIT(T, x);
+#define UDT__ARG_(i, K, T, x) x
 /*
  * On LP64 the operand is the value widened to 64 bits, as dispatched: the
  * register then holds the whole value and a constant prints as its value
@@ -269,7 +339,9 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
  */
 #define UDT__PROBE0(p, n) UDT__SITE(p, n, , "", (), UDT__DISPATCH0(udt__dispatch, UDT__SEM(p, n)))
 #define UDT__PROBE(p, n, N, ...)                                                             \
-	UDT__SITE(p, n, UDT__EACH##N(UDT__DECL, UDT__NOSEP, __VA_ARGS__),                   \
+	UDT__SITE(p, n,                                                                      \
+		  UDT__TYPED(p, n, UDT__EACH##N(UDT__DECL, UDT__NOSEP, __VA_ARGS__),          \
+			     UDT__EACH##N(UDT__ARG_, UDT__COMMA, __VA_ARGS__)),               \
 		  UDT__EACH##N(UDT__TMPL_, UDT__SPACE, __VA_ARGS__),                          \
 		  (UDT__EACH##N(UDT__OPND_, UDT__COMMA, __VA_ARGS__)),                        \
 		  UDT__CALL(UDT__DISPATCH##N,                                                 \
