@@ -273,6 +273,7 @@ static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct d
 	for (size_t k = 0; k < n; k++) {
 		struct cs_action *a = &ag->keys[k];
 
+		a->narrow = true; /* (recorded at its type's size, as DTrace records keys) */
 		if (cs__compile_expr(t, ix->args[k], ix, ctx, a, ret_err))
 			goto fail;
 		ag->nkeys++;

@@ -114,7 +114,8 @@ static void print_str(struct cs_trace *t, const char *s)
 static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_rec *hdr,
 				    const uint8_t *data, char *buf, size_t bufsz)
 {
-	struct cs_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float };
+	struct cs_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float,
+			      .is_unsigned = !a->is_signed && !a->is_float && !a->sym };
 
 	if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
 		v.s = a->cstr;

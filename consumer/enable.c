@@ -73,7 +73,7 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 	int r = cs__stack_compile(t, x, ctx, a, ret_err);
 	if (r)
 		return r < 0 ? -1 : 0;
-	if (dl_compile(t->prog, x, ctx, &a->difo, ret_err))
+	if ((a->narrow ? dl_compile_narrow : dl_compile)(t->prog, x, ctx, &a->difo, ret_err))
 		return -1;
 	if (check_difo(&a->difo, at, ret_err)) {
 		dl_difo_free(&a->difo);

@@ -56,6 +56,7 @@ struct cs_action {
 	bool is_str;               /* a constant string */
 	bool from_hdr;             /* trace(timestamp): the record header's, not recorded again */
 	bool is_float;             /* the bits of a float (size 4) or a double (size 8) */
+	bool narrow;               /* (given) compile the value narrowed to its type: a key */
 	uint8_t sym;               /* enum cs_addrfmt: an address (or a stack) to name when printed */
 	uint32_t nframes;          /* CS_ACT_USTACK */
 	const char *cstr;
@@ -249,6 +250,7 @@ struct cs_pfarg {
 	void (*fn)(FILE *out, const void *arg); /* prints the value itself (a distribution) */
 	const void *fn_arg;
 	bool is_float;             /* v holds the bits of a float (size 4) or a double (8) */
+	bool is_unsigned;          /* of an unsigned type: %d and %i print it as %u (DTrace's) */
 };
 
 /* 0, or -1 with DTrace's message (no location) in *ret_err. */

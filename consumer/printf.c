@@ -362,7 +362,8 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			snprintf(tail, room, "%c", c->conv);
 			break;
 		default:
-			snprintf(tail, room, "ll%c", c->conv);
+			snprintf(tail, room, "ll%c", (c->conv == 'd' || c->conv == 'i') &&
+					     a->is_unsigned ? 'u' : c->conv);
 			break;
 		}
 		double d = 0;
@@ -380,7 +381,8 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		if (c->conv == 'c') {
 			v = (unsigned char)a->v;
 		} else if (!str) {
-			bool sign = c->conv == 'd' || c->conv == 'i';
+			/* (DTrace's %d and %i of an unsigned type are %u) */
+			bool sign = (c->conv == 'd' || c->conv == 'i') && !a->is_unsigned;
 			v = resize(a->v, c->conv == 'p' ? 64 : int_bits(c, a->size), sign);
 		} else {
 			v = 0;

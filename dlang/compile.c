@@ -206,6 +206,48 @@ struct val constant(struct dl_qtype t, int64_t v)
 	return (struct val){ .type = t, .is_const = true, .cval = norm_const(t, v), .reg = -1 };
 }
 
+/* The result of an operator, folded in 64 bits as DTrace folds it: not narrowed to t. */
+static struct val wide_constant(struct dl_qtype t, int64_t v)
+{
+	return (struct val){ .type = t, .is_const = true, .cval = v, .reg = -1 };
+}
+
+/*
+ * Convert operand v (in r) to type t as C's usual arithmetic conversions do:
+ * a value of the other signedness is re-extended at t's width. A value of
+ * t's own signedness is left as it is, wider bits included: D computes in
+ * 64 bits and narrows only where a value is stored or cast.
+ */
+static bool converts(struct cg *g, const struct val *v, struct dl_qtype t)
+{
+	return width(t) < 64 && is_int(t) && is_signed(promote(g, v->type)) != is_signed(t);
+}
+
+/* A constant operand converted to t. */
+static void convert_const(struct cg *g, struct val *v, struct dl_qtype t)
+{
+	if (v->is_const && converts(g, v, t))
+		v->cval = norm_const(t, v->cval);
+}
+
+/* Operands a and b of an operator of type t in r and r + 1, converted to t (b unless !conv_b). */
+static void operands(struct cg *g, struct val *a, struct val *b, struct dl_qtype t, bool conv_b,
+		     int r, const struct dl_node *n)
+{
+	bool ca = !a->is_const && converts(g, a, t), cb = conv_b && !b->is_const &&
+							  converts(g, b, t);
+
+	convert_const(g, a, t);
+	if (conv_b)
+		convert_const(g, b, t);
+	materialize(g, a, r, n);
+	materialize(g, b, r + 1, n);
+	if (ca)
+		norm_reg(g, t, r);
+	if (cb)
+		norm_reg(g, t, r + 1);
+}
+
 struct val gen(struct cg *g, const struct dl_node *n, int r);
 
 /* The input of a translation, in r, of its type. */
@@ -869,16 +911,12 @@ static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
 	struct dl_qtype t = arith_type(g, a.type, b.type);
 	bool s = is_signed(t) && !is_ptr(t);
 
-	if (a.is_const && b.is_const)
-		return constant(tint, fold_compare(n->op, s, norm_const(t, a.cval),
-						   norm_const(t, b.cval)));
-	if (a.is_const)
-		a.cval = norm_const(t, a.cval);
-	if (b.is_const)
-		b.cval = norm_const(t, b.cval);
-	materialize(g, &a, r, n);
-	materialize(g, &b, r + 1, n);
-	/* a and b are normalized to their own types; widen to t's (a no-op at 64 bits) */
+	if (a.is_const && b.is_const) {
+		convert_const(g, &a, t);
+		convert_const(g, &b, t);
+		return constant(tint, fold_compare(n->op, s, a.cval, b.cval));
+	}
+	operands(g, &a, &b, t, true, r, n);
 	int ra = r, rb = r + 1;
 	uint8_t op;
 	switch (n->op) {
@@ -888,10 +926,6 @@ static struct val gen_compare(struct cg *g, const struct dl_node *n, int r)
 	case T_LE: op = s ? UDT_OP_SLE : UDT_OP_SLEU; break;
 	case '>': op = s ? UDT_OP_SLT : UDT_OP_SLTU; ra = r + 1; rb = r; break;
 	default: op = s ? UDT_OP_SLE : UDT_OP_SLEU; ra = r + 1; rb = r; break;
-	}
-	if (!is_signed(t) && width(t) < 64) {
-		norm_reg(g, t, r);
-		norm_reg(g, t, r + 1);
 	}
 	emit(g, op, r, ra, rb, 0);
 	return (struct val){ .type = tint, .reg = r };
@@ -1037,19 +1071,17 @@ struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 	/* shifts take the type of the promoted left operand */
 	struct dl_qtype t = (n->op == T_SHL || n->op == T_SHR) ? promote(g, a.type)
 							      : arith_type(g, a.type, b.type);
-	if (a.is_const && b.is_const)
-		return constant(t, fold_binary(g, n, n->op, t, norm_const(t, a.cval),
-					       norm_const(t, b.cval)));
-	if (a.is_const)
-		a.cval = norm_const(t, a.cval);
-	materialize(g, &a, r, n);
-	materialize(g, &b, r + 1, n);
-	/* operands of a wider type are already normalized to their narrower one; an
-	   unsigned result type reinterprets them: normalize to t first */
-	norm_reg(g, t, r);
-	norm_reg(g, t, r + 1);
+	/* the operands converted to t (a shift's count needs no conversion); the result is
+	   not narrowed: D computes in 64 bits */
+	bool shift = n->op == T_SHL || n->op == T_SHR;
+	if (a.is_const && b.is_const) {
+		convert_const(g, &a, t);
+		if (!shift)
+			convert_const(g, &b, t);
+		return wide_constant(t, fold_binary(g, n, n->op, t, a.cval, b.cval));
+	}
+	operands(g, &a, &b, t, !shift, r, n);
 	emit(g, is_signed(t) ? ops[k].sop : ops[k].op, r, r, r + 1, 0);
-	norm_reg(g, t, r);
 	return (struct val){ .type = t, .reg = r };
 }
 
@@ -1075,11 +1107,10 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		if (a.is_const) {
 			int64_t v = n->op == '-' ? (int64_t)(0 - (uint64_t)a.cval)
 				    : n->op == '~' ? ~a.cval : !a.cval;
-			return constant(t, v);
+			return n->op == '!' ? constant(t, v) : wide_constant(t, v);
 		}
 		emit(g, n->op == '-' ? UDT_OP_NEG : n->op == '~' ? UDT_OP_NOT : UDT_OP_LNOT, r,
 		     a.reg, 0, 0);
-		norm_reg(g, t, r);
 		return (struct val){ .type = t, .reg = r };
 	case '*': {
 		/* a load from application memory, fault-safe in the runtime */
@@ -1110,6 +1141,7 @@ static struct val gen_cast(struct cg *g, const struct dl_node *n, int r)
 		cg_error(g, n, "cannot cast a string to %s", dl_type_cdecl(g->p, to, NULL));
 	if (a.is_const)
 		return constant(to, a.cval);
+	/* (a value of an int type may hold more than an int, until it is cast or stored) */
 	norm_reg(g, to, a.reg);
 	return (struct val){ .type = to, .reg = a.reg };
 }
@@ -1138,9 +1170,7 @@ static struct val gen_ternary(struct cg *g, const struct dl_node *n, int r)
 	patch_target(g, to_end);
 	if (strs)
 		return (struct val){ .type = named(g, "string"), .reg = r };
-	struct dl_qtype t = arith_type(g, a.type, b.type);
-	norm_reg(g, t, r);
-	return (struct val){ .type = t, .reg = r };
+	return (struct val){ .type = arith_type(g, a.type, b.type), .reg = r };
 }
 
 struct val gen(struct cg *g, const struct dl_node *n, int r)
@@ -1274,8 +1304,8 @@ static void finish_difo(struct cg *g, struct dl_difo *d, int reg)
 	cg_free(g);
 }
 
-int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
-	       struct dl_difo *ret, char **ret_err)
+static int compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
+		   bool narrow, struct dl_difo *ret, char **ret_err)
 {
 	struct cg g = { .p = p, .ctx = ctx };
 	struct dl_difo d = { .direct_arg = -1, .direct_var = -1 };
@@ -1310,6 +1340,11 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 		return 0;
 	}
 	d.type = v.type;
+	if (narrow && v.is_const)
+		v.cval = norm_const(v.type, v.cval);
+	else if (narrow && !v.cstr && (!g.n || (g.insns[g.n - 1].op != UDT_OP_SEXT &&
+						g.insns[g.n - 1].op != UDT_OP_ZEXT)))
+		norm_reg(&g, v.type, v.reg);
 	if (v.cstr) {
 		d.is_const = d.is_string = true;
 		d.const_str = v.cstr;
@@ -1338,4 +1373,16 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
 		cg_free(&g);
 	*ret = d;
 	return 0;
+}
+
+int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
+	       struct dl_difo *ret, char **ret_err)
+{
+	return compile(p, expr, ctx, false, ret, ret_err);
+}
+
+int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
+		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err)
+{
+	return compile(p, expr, ctx, true, ret, ret_err);
 }

@@ -373,6 +373,13 @@ void dl_difo_free(struct dl_difo *d);
  */
 int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
 	       struct dl_difo *ret, char **ret_err);
+/*
+ * dl_compile_narrow() - the same, the value narrowed to its type: D computes
+ * in 64 bits (int i * i may exceed an int), and what is recorded at its
+ * type's size, as an aggregation's key, is cut to it.
+ */
+int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
+		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err);
 
 /*
  * D variables, declared by their first assignment as the program compiles:

@@ -2,8 +2,8 @@
 /*
  * Members of a structure of the process through a pointer (->), a struct
  * value (.), pointer indexing, & and pointer differences in elements;
- * %d prints at the size of the member's type, as DTrace does (200 as a
- * uint8_t is -56).
+ * %d prints at the size of the member's type, unsigned for an unsigned type,
+ * as DTrace does (200 as a uint8_t is 200, as an int8_t -56).
  */
 #pragma D option quiet
 struct m {

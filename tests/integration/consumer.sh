@@ -19,14 +19,14 @@ expect_eq "-l: DTrace's heading and the dtrace provider" "$("$DTRACE" -l)" "$(pr
 expect_eq "-l -c: one line per probe and function, the provider named with the pid" \
 	"$(awk 'NR > 1 && $2 != "dtrace" { sub(/^rt[0-9]+$/, "rtPID", $2); print $2, $3, $4, $5 }' l.out |
 		sort | tr '\n' '|')" \
-	"rtPID rtprog main bad|rtPID rtprog main info|rtPID rtprog main mem|rtPID rtprog main once|rtPID rtprog main tick|rtPID rtprog main write-entry|rtPID rtprog main write-return|rtPID rtprog on_alarm sig|rtPID rtprog ticker tick|rtPID rtprog try_open open-entry|rtPID rtprog try_open open-return|rtPID rtprog try_open step|"
+	"rtPID rtprog main bad|rtPID rtprog main info|rtPID rtprog main mem|rtPID rtprog main narrow|rtPID rtprog main once|rtPID rtprog main tick|rtPID rtprog main write-entry|rtPID rtprog main write-return|rtPID rtprog on_alarm sig|rtPID rtprog ticker tick|rtPID rtprog try_open open-entry|rtPID rtprog try_open open-return|rtPID rtprog try_open step|"
 expect_eq "-l -n filters by name" \
 	"$("$DTRACE" -l -n 'rt*:::tick' -c './rtprog idle' </dev/null 2>/dev/null | awk 'NR > 1 { print $4 }' | sort | tr '\n' ' ')" \
 	"main ticker "
 expect_eq "-l -f filters by function" \
 	"$("$DTRACE" -l -f ticker -c './rtprog idle' </dev/null 2>/dev/null | awk 'NR > 1 { print $5 }')" "tick"
 expect_eq "-l -m filters by module" \
-	"$("$DTRACE" -l -m rtprog -c './rtprog idle' </dev/null 2>/dev/null | awk 'NR > 1' | wc -l)" 12
+	"$("$DTRACE" -l -m rtprog -c './rtprog idle' </dev/null 2>/dev/null | awk 'NR > 1' | wc -l)" 13
 expect_eq "-l -P filters by provider" \
 	"$("$DTRACE" -l -P dtrace -c './rtprog idle' </dev/null 2>/dev/null | awk 'NR > 1' | wc -l)" 3
 "$DTRACE" -l -v -n 'rt*::main:once' -c './rtprog idle' </dev/null >v.out 2>/dev/null

@@ -27,4 +27,6 @@ provider rt {
 	/* writes mode: write(2) wrapped in entry and return (the aggregation chapter's examples) */
 	probe write__entry(int fd, const void *buf, size_t size);
 	probe write__return(long ret);
+	/* narrow mode: arguments of every narrow integer type */
+	probe narrow(int n, unsigned char uc, unsigned short us, signed char sc, short s);
 };

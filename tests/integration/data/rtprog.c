@@ -32,6 +32,7 @@
  *            2 unmapped (0x10002000), 3 PROT_NONE (0x10001000), 4 the last 16 bytes of a
  *            mapping, no NUL before the PROT_NONE page (0x10000ff0), 5 a string of 1 MB
  *            (0x10100000), 6 a good string; then 7 "still running"
+ *   narrow   fire rt:::narrow(1, 200, 65000, -56, -536): narrow arguments, both signs
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -246,6 +247,8 @@ int main(int argc, char **argv)
 		RT_ONCE(6, "a good string");
 		RT_ONCE(7, "still running");
 		printf("alive\n");
+	} else if (!strcmp(mode, "narrow")) {
+		RT_NARROW(1, 200, 65000, -56, -536);
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)
