@@ -15,6 +15,10 @@
  *    (#if...) are an error that says to use -C and any other line is a
  *    comment (remembered for hints when a #define'd name is then unknown);
  *    in preprocessed text any other directive is an error;
+ *  - what system headers hold after cpp (-C): GNU spellings of keywords
+ *    (__const, __restrict), and words that change nothing D models
+ *    (__extension__, __attribute__((...)), __asm__("...") labels), read as
+ *    blanks in a loop, never by nested calls;
  *  - D's extra tokens: $1 / $$1 / $target macro variables, @aggregations,
  *    the ^^ operator and the D keywords;
  *  - probe descriptions ("http*:::request-start"), which are not tokens of
@@ -642,31 +646,8 @@ static bool is_ident_char(int c)
 	return c >= 0 && (isalnum(c) || c == '_');
 }
 
-/*
- * After a blank word that takes one: "((...))", skipped with what it holds
- * (an asm statement in a function body may have qualifiers before it).
- */
-static void skip_operand(struct dl_lexer *lx, const struct dl_token *word)
-{
-	struct dl_token t;
-	int depth = 0;
-
-	for (;;) {
-		dl_lex_next(lx, &t);
-		if (t.kind == '(') {
-			depth++;
-		} else if (t.kind == ')' && depth > 0) {
-			if (--depth == 0)
-				return;
-		} else if (t.kind == T_EOF || (!depth && t.kind != K_VOLATILE &&
-						 t.kind != K_INLINE && t.kind != K_GOTO)) {
-			lex_error(lx, t.kind == T_EOF ? word->loc : t.loc,
-				  "syntax error: expected '(' after %s", word->text);
-		}
-	}
-}
-
-void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
+/* One token, blank words included. */
+static void lex_token(struct dl_lexer *lx, struct dl_token *tok)
 {
 	memset(tok, 0, sizeof(*tok));
 	if (skip_space(lx, tok))
@@ -691,14 +672,6 @@ void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
 		for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 			if (!strcmp(keywords[i].word, tok->text)) {
 				tok->kind = keywords[i].kind;
-				return;
-			}
-		}
-		for (size_t i = 0; i < UDT__ARRAY_SIZE(blank_words); i++) {
-			if (!strcmp(blank_words[i].word, tok->text)) {
-				if (blank_words[i].operand)
-					skip_operand(lx, tok);
-				dl_lex_next(lx, tok);
 				return;
 			}
 		}
@@ -754,6 +727,51 @@ void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
 	if (isprint(c))
 		lex_error(lx, tok->loc, "invalid character '%c'", c);
 	lex_error(lx, tok->loc, "invalid character 0x%02x", (unsigned)c);
+}
+
+/*
+ * After a blank word that takes one: "((...))", skipped with what it holds
+ * (an asm statement in a function body may have qualifiers before it).
+ */
+static void skip_operand(struct dl_lexer *lx, const struct dl_token *word)
+{
+	struct dl_token t;
+	size_t depth = 0;
+
+	for (;;) {
+		lex_token(lx, &t);
+		if (t.kind == '(') {
+			depth++;
+		} else if (t.kind == ')' && depth > 0) {
+			if (--depth == 0)
+				return;
+		} else if (t.kind == T_EOF || (!depth && t.kind != K_VOLATILE &&
+						 t.kind != K_INLINE && t.kind != K_GOTO)) {
+			lex_error(lx, t.kind == T_EOF ? word->loc : t.loc,
+				  "syntax error: expected '(' after %s", word->text);
+		}
+	}
+}
+
+/*
+ * The next token. Blank words are skipped in a loop, and their operands by
+ * counting parentheses, so no input nests the lexer's own calls.
+ */
+void dl_lex_next(struct dl_lexer *lx, struct dl_token *tok)
+{
+	for (;;) {
+		size_t i = 0;
+
+		lex_token(lx, tok);
+		if (tok->kind != T_IDENT)
+			return;
+		while (i < UDT__ARRAY_SIZE(blank_words) && strcmp(blank_words[i].word, tok->text))
+			i++;
+		if (i == UDT__ARRAY_SIZE(blank_words))
+			return;
+		if (blank_words[i].operand)
+			skip_operand(lx, tok);
+	}
 }
 
 void dl_lex_rewind(struct dl_lexer *lx, const struct dl_token *tok)

@@ -271,6 +271,32 @@ TEST(system_header_declarations)
 	dl_program_free(p);
 }
 
+/* GNU C words are skipped without nesting calls: no input runs the lexer out of stack. */
+TEST(system_header_words_nest_no_calls)
+{
+	enum { N = 200000 };
+	struct udt_strbuf sb = { 0 };
+
+	udt__sb_puts(&sb, "provider p { probe a(int x");
+	for (int i = 0; i < N; i++)
+		udt__sb_puts(&sb, " __extension__");
+	udt__sb_puts(&sb, " __attribute__ ((");
+	for (int i = 0; i < N; i++)
+		udt__sb_puts(&sb, "__attribute__((");
+	for (int i = 0; i < N; i++)
+		udt__sb_puts(&sb, "))");
+	udt__sb_puts(&sb, ")));\n};\nstatic int f(void) {");
+	for (int i = 0; i < N; i++)
+		udt__sb_putc(&sb, '{');
+	for (int i = 0; i < N; i++)
+		udt__sb_putc(&sb, '}');
+	udt__sb_puts(&sb, "}\n");
+	CHECK_STR(parse_err(udt__sb_str(&sb)), "(parsed without error)");
+	udt__sb_reset(&sb);
+	CHECK_STR(parse_err("provider p { probe a(int x __attribute__ ((unterminated); };"),
+		  "t.d:1:28: error: syntax error: expected '(' after __attribute__");
+}
+
 /* A typedef of a name D predefines: the same type through any chain, or an error naming both. */
 TEST(predefined_typedefs_redeclared)
 {
