@@ -261,10 +261,9 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		return 0;
 	}
 	if (strcmp(fn, "trace") && strcmp(fn, "exit")) {
-		*ret_err = udt__xasprintf("%s:%d:%d: error: %s() is not supported yet (the D "
-					  "language's actions arrive with issue #4)",
-					  call->loc.file, call->loc.line, call->loc.col,
-					  *fn ? fn : "this action");
+		/* (DTrace's functions that act on the kernel are refused, with why, in stack.c) */
+		*ret_err = cs__at_err(call, *fn ? udt__xasprintf("undefined function name: %s", fn)
+					       : udt__xstrdup("this call is not supported"));
 		return -1;
 	}
 	if (call->arg_cnt != 1) {
@@ -375,8 +374,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			continue;
 		}
 		if (s->kind != DL_S_EXPR || s->expr->kind != DL_N_CALL) {
-			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported "
-						  "yet (the D language arrives with issue #4)",
+			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported",
 						  s->loc.file, s->loc.line, s->loc.col);
 			return -1;
 		}

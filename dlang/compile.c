@@ -389,7 +389,7 @@ static struct val load_at(struct cg *g, struct dl_qtype t, int r, int32_t off,
 	/* a float or a double: its bits, for printf()'s %e %f %g (D does no arithmetic on them) */
 	bool fp = is_float(t);
 	if (!is_int(t) && !is_ptr(t) && !fp)
-		cg_error(g, n, "loading a %s from the process is not supported yet (issue #4)",
+		cg_error(g, n, "loading a %s from the process is not supported",
 			 dl_type_cdecl(g->p, t, NULL));
 	unsigned w = is_ptr(t) ? 64 : width(t);
 	bool sg = is_int(t) && is_signed(t);
@@ -571,7 +571,7 @@ static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool 
 	if (!find_member(st, n->name, &off, &mt, &bits))
 		cg_error(g, n, "%s is not a member of %s", n->name, dl_type_cdecl(g->p, st, NULL));
 	if (bits)
-		cg_error(g, n, "bit-field %s is not supported yet (issue #4)", n->name);
+		cg_error(g, n, "bit-field %s is not supported", n->name);
 	if (off > INT32_MAX)
 		cg_error(g, n, "member %s is too far into its structure", n->name);
 	if (r + 1 >= UDT_DIFO_REGS)
@@ -1056,7 +1056,7 @@ struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 		if (ops[k].tok == n->op)
 			break;
 	if (k == UDT__ARRAY_SIZE(ops))
-		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
+		cg_error(g, n, "operator %s is not supported", dl_op_name(n->op));
 
 	struct val a = gen(g, n->a, r);
 	struct val b = gen(g, n->b, r + 1);
@@ -1119,13 +1119,13 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 			cg_error(g, n, "operator * requires an operand of pointer type");
 		struct dl_qtype to = r0.t->ref;
 		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to) && !is_float(to))
-			cg_error(g, n, "dereferencing %s is not supported yet (issue #4)",
+			cg_error(g, n, "dereferencing %s is not supported",
 				 dl_type_cdecl(g->p, a.type, NULL));
 		materialize(g, &a, r, n);
 		return load_at(g, to, r, 0, n);
 	}
 	default:
-		cg_error(g, n, "operator %s is not supported yet (issue #4)", dl_op_name(n->op));
+		cg_error(g, n, "operator %s is not supported", dl_op_name(n->op));
 	}
 }
 
@@ -1136,7 +1136,7 @@ static struct val gen_cast(struct cg *g, const struct dl_node *n, int r)
 
 	no_float(g, n, a, "a cast");
 	if (!is_int(to) && !is_ptr(to))
-		cg_error(g, n, "cannot cast to %s yet (issue #4)", dl_type_cdecl(g->p, to, NULL));
+		cg_error(g, n, "cannot cast to %s", dl_type_cdecl(g->p, to, NULL));
 	if (a.cstr)
 		cg_error(g, n, "cannot cast a string to %s", dl_type_cdecl(g->p, to, NULL));
 	if (a.is_const)
@@ -1254,13 +1254,12 @@ struct val gen(struct cg *g, const struct dl_node *n, int r)
 		struct val sv;
 		if (n->a->kind == DL_N_IDENT && gen_subr(g, n, r, &sv))
 			return sv;
-		cg_error(g, n, "%s() is not supported in an expression yet (issue #4)",
+		cg_error(g, n, "%s() is not supported in an expression",
 			 n->a->kind == DL_N_IDENT ? n->a->name : "this function");
 	case DL_N_STRINGOF:
 		return dl_cg_stringof(g, n, r);
 	default:
-		cg_error(g, n, "this expression is not supported yet (the D language arrives with "
-			 "issue #4)");
+		cg_error(g, n, "this expression is not supported");
 	}
 }
 
@@ -1324,8 +1323,7 @@ static int compile(struct dl_program *p, const struct dl_node *expr, const struc
 		struct dl_qtype rt = dl_type_resolve(v.type);
 		const struct dl_type *el = rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t : NULL;
 		if (!el || el->kind != DL_INT || el->size != 1)
-			cg_error(&g, expr, "a %s cannot be traced yet: name one of its members "
-				 "(issue #4)", dl_type_cdecl(p, v.type, NULL));
+			cg_error(&g, expr, "a %s cannot be traced: name one of its members", dl_type_cdecl(p, v.type, NULL));
 		/* a char array of the process is a string, as long as the array at most */
 		v.strref = true;
 		v.str_max = rt.t->nelems;

@@ -134,12 +134,8 @@ fi
 # @ticks[arg0 ? "kernel" : "user"]: arg0 is never a kernel PC here, arg1 always a user PC
 out=$("$DTRACE" -q -n 'profile-997 { @ticks[arg0 ? "kernel" : "user"] = count(); }' \
 	-n 'tick-1sec { exit(0); }' -c './profprog spin 3' 2>&1 | grep -v '^ready\|^cpu=')
-case $out in
-*"strings in ?: are not supported yet"*)
-	skip "@ticks[arg0 ? \"kernel\" : \"user\"]" "the D compiler has no string ?: yet (issue #4)" ;;
-*) expect_eq "@ticks[arg0 ? \"kernel\" : \"user\"]: user only" \
-	"$(echo "$out" | awk 'NF { print $1 }')" "user" ;;
-esac
+expect_eq "@ticks[arg0 ? \"kernel\" : \"user\"]: user only" \
+	"$(echo "$out" | awk 'NF { print $1 }')" "user"
 out=$("$DTRACE" -q -n 'profile-997 { @[arg0 == 0 && arg1 != 0] = count(); }' \
 	-n 'tick-1sec { exit(0); }' -c './profprog spin 3' 2>/dev/null)
 expect_eq "arg0 is 0 and arg1 the user PC in every sample" "$(echo "$out" | awk 'NF { print $1 }')" 1
