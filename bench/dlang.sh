@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Benchmark 8, what D clauses cost at a probe (issue 4): from one run, ns
-# per event of @[probename] = count(), of a clause whose predicate is false,
-# and of a printf() of an integer and a 32-byte string, against the plain
+# Benchmark 8, what D clauses cost at a probe: from one run, ns per event
+# of @[probename] = count(), of a clause whose predicate is false, of a
+# printf() of an integer and a 32-byte string, and of the plain record with
+# a dtrace:::ERROR clause enabled (which must cost nothing on fires that do
+# not fault: ERROR runs in dtrace), against the plain
 # enabled probe (benchmark 3's udtrace row: trace() of three arguments and
 # the timestamp) and against a disabled site whose semaphore is set (its
 # probe enabled in another function only: the site calls the runtime, which
 # finds nothing to do there); and callgrind's instructions per event of
 # each, which are exact and repeatable where times are not. Prints the
 # targets (count() within 2x of the plain record, the false predicate within
-# 1.5x of the semaphore-set site); never fails on a number. Builds into
+# 1.5x of the semaphore-set site, the plain record with ERROR enabled the
+# plain record's instructions); never fails on a number. Builds into
 # $BUILD/bench/dlang/.
 #
 # Environment: BUILD (default build), CC (default cc), BENCH_DLANG_EVENTS
@@ -46,7 +49,7 @@ run "$DTRACE" -G -s "$SRC/probes.d" -o "$OUT/probes.o" "$OUT/dl.o"
 run "$CC" -O2 "$OUT/dl.o" "$OUT/probes.o" -o "$OUT/dl"
 
 # The variants: name, dl's mode, the D program ("" for none), the label.
-VARIANTS=(off semset plain count pred printf)
+VARIANTS=(off semset plain count pred printf error)
 declare -A MODE PROG DESC
 MODE[off]=ev PROG[off]="" DESC[off]="probe disabled (no consumer)"
 MODE[semset]=ev PROG[semset]='dl*::other:ev { }'
@@ -59,6 +62,8 @@ MODE[pred]=ev PROG[pred]='dl*:::ev /arg0 < 0/ { trace(arg0); }'
 DESC[pred]="predicate false"
 MODE[printf]=msg PROG[printf]='dl*:::msg { printf("%d %s\n", arg0, copyinstr(arg1)); }'
 DESC[printf]="printf() of an integer and a string"
+MODE[error]=ev PROG[error]="${PROG[plain]} ERROR { @errors = count(); }"
+DESC[error]="plain record, an ERROR clause enabled"
 
 # measure V: one timed run of variant V, its ns filed
 measure() {
@@ -166,8 +171,9 @@ verdict() {
 	if awk "BEGIN { exit !($1 $2 $3) }"; then echo PASS; else echo MISS; fi
 }
 echo "== summary, D clauses (targets: count() within 2x of the plain record, a false predicate"
-echo "   within 1.5x of a disabled site with its semaphore set; per event: the thread's own"
-echo "   CPU time, the median of the runs, and callgrind's instructions)"
+echo "   within 1.5x of a disabled site with its semaphore set, an ERROR clause no instruction"
+echo "   more; per event: the thread's own CPU time, the median of the runs, and callgrind's"
+echo "   instructions)"
 x=$(ratio count plain cpu)
 printf 'count() / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target 2x): %s\n' \
 	"${CPU[count]}" "${CPU[plain]}" "$x" "${IR[count]}" "${IR[plain]}" "$(ratio count plain ir)" \
@@ -179,4 +185,8 @@ printf 'false predicate / semaphore set: %.2f ns / %.2f ns = %sx (%s / %s instr 
 printf 'printf() / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (no target)\n' \
 	"${CPU[printf]}" "${CPU[plain]}" "$(ratio printf plain cpu)" "${IR[printf]}" "${IR[plain]}" \
 	"$(ratio printf plain ir)"
+x=$(ratio error plain ir)
+printf 'ERROR enabled / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target: the same instructions): %s\n' \
+	"${CPU[error]}" "${CPU[plain]}" "$(ratio error plain cpu)" "${IR[error]}" "${IR[plain]}" "$x" \
+	"$(verdict "$x" '<=' 1)"
 exit 0

@@ -922,7 +922,9 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 			nr->n = n;
 			UDT__PUSH(rows, nrows, cap, nr);
 		}
-		rows[r]->ent[j] = e;
+		for (; j < n; j++) /* (an aggregation named twice is a column each time) */
+			if (e->var == vars[j])
+				rows[r]->ent[j] = e;
 	}
 	/* and a zero-valued entry where an aggregation has none, as DTrace prints them */
 	struct merged *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));

@@ -94,6 +94,9 @@ struct cs_probe {
 	uint64_t prof_ns;          /* its interval */
 };
 
+/* The dtrace provider's probes: the first three of every list (probes.c). */
+enum { CS_PROBE_BEGIN = 1, CS_PROBE_END, CS_PROBE_ERROR };
+
 struct cs_probes {
 	struct cs_probe *v;
 	size_t cnt;

@@ -352,7 +352,65 @@ static const char *dif_offset(uint32_t fault, uint32_t insn, char *buf, size_t s
 	return buf;
 }
 
-static void print_error(struct cs_trace *t, const struct udt_err *err)
+/*
+ * Who a clause run here runs for: dtrace itself (BEGIN, END, tick-n: NULL),
+ * or the thread a fault was in (ERROR): its arguments, and its context as
+ * far as dtrace knows it.
+ */
+struct local_fire {
+	const uint64_t *args;
+	unsigned nargs;
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t timestamp;
+};
+
+static void run_local(struct cs_trace *t, const char *which, const struct local_fire *lf);
+
+/* DTrace's fault types (DTRACEFLT_*, the ERROR probe's arg4: provider-support/unistd.d). */
+static uint64_t dtrace_fault(uint32_t fault)
+{
+	switch (fault) {
+	case UDT_FAULT_BADADDR:
+		return 1;          /* DTRACEFLT_BADADDR */
+	case UDT_FAULT_DIVZERO:
+		return 4;          /* DTRACEFLT_DIVZERO */
+	case UDT_FAULT_NOSCRATCH:
+		return 5;          /* DTRACEFLT_NOSCRATCH */
+	case UDT_FAULT_ILLOP:
+	case UDT_FAULT_ILLOP_ARG:
+	case UDT_FAULT_BADARG:
+	case UDT_FAULT_BADVAR:
+		return 3;          /* DTRACEFLT_ILLOP */
+	default:
+		return 0;          /* DTRACEFLT_UNKNOWN */
+	}
+}
+
+/*
+ * The ERROR probe (the DTrace Guide's dtrace provider): a fault in action
+ * `action` (0: the predicate) of ECB epid fires it here, before dtrace
+ * reports the fault as it always does. arg1 is the EPID, arg2 the action,
+ * arg3 the DIF offset (-1 where the message gives none), arg4 the fault
+ * type, arg5 the bad address; arg0, DTrace's kernel state, is 0. (A fault
+ * in an ERROR clause fires nothing: local_error().) The probe path pays
+ * nothing for it: the fault's record is what the target writes anyway.
+ */
+static void fire_error(struct cs_trace *t, uint32_t epid, uint32_t action, uint32_t fault,
+		       uint32_t insn, uint64_t addr, struct local_fire *lf)
+{
+	if (!t->error_clauses)
+		return;
+	const uint64_t args[6] = {
+		0, epid, action, fault == UDT_FAULT_ILLOP_ARG ? UINT64_MAX : insn,
+		dtrace_fault(fault), fault == UDT_FAULT_BADADDR ? addr : 0,
+	};
+	lf->args = args;
+	lf->nargs = 6;
+	run_local(t, "ERROR", lf);
+}
+
+static void print_error(struct cs_trace *t, const struct cs_rec *cr, const struct udt_err *err)
 {
 	char buf[64], where[32], off[32];
 
@@ -360,6 +418,10 @@ static void print_error(struct cs_trace *t, const struct udt_err *err)
 		return;
 	const struct cs_ecb *e = &t->ecbs[err->epid - 1];
 	const struct cs_probe *pr = e->probe;
+	struct local_fire lf = { .pid = (int32_t)t->proc->pid, .tid = cr->tid,
+				 .cpu = cr->r->cpu, .timestamp = cr->r->timestamp };
+
+	fire_error(t, err->epid, err->action, err->fault, err->insn, err->addr, &lf);
 
 	if (err->action)
 		snprintf(where, sizeof(where), "action #%u", err->action);
@@ -378,7 +440,7 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 
 	if (r->epid == UDT_EPID_ERROR) {
 		if (r->size >= sizeof(*r) + sizeof(struct udt_err))
-			print_error(t, (const struct udt_err *)(r + 1));
+			print_error(t, cr, (const struct udt_err *)(r + 1));
 		return;
 	}
 	if (r->epid == UDT_EPID_COMMIT) {
@@ -416,11 +478,21 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
 
-/* A fault in a clause run here (action 0: the predicate), reported as DTrace reports them. */
+/*
+ * A fault in a clause run here (action 0: the predicate): the ERROR probe,
+ * then DTrace's report; nothing for a fault in an ERROR clause, which DTrace
+ * drops silently.
+ */
 static void local_error(struct cs_trace *t, const struct cs_ecb *e, const char *which,
 			size_t action, const struct udt_vm_ctx *vm)
 {
 	char buf[64], off[32], where[32];
+	struct local_fire lf = { .pid = vm->pid, .tid = vm->tid, .cpu = vm->cpu,
+				 .timestamp = vm->timestamp };
+
+	if (e->probe->id == CS_PROBE_ERROR)
+		return;
+	fire_error(t, e->epid, (uint32_t)action, vm->fault, vm->fault_insn, vm->fault_addr, &lf);
 
 	if (action)
 		snprintf(where, sizeof(where), "action #%zu", action);
@@ -433,11 +505,12 @@ static void local_error(struct cs_trace *t, const struct cs_ecb *e, const char *
 }
 
 /*
- * Run the clauses of probe `which` (BEGIN, END, or a tick-n probe) here: with
- * dtrace's pid and thread, self-> of its own, and the global variables the
- * target shares once its buffers are mapped (BEGIN's copy before).
+ * Run the clauses of probe `which` (BEGIN, END, ERROR or a tick-n probe)
+ * here: with dtrace's pid and thread (or lf's, the fault's for ERROR),
+ * self-> of its own, and the global variables the target shares once its
+ * buffers are mapped (BEGIN's copy before).
  */
-static void run_local(struct cs_trace *t, const char *which)
+static void run_local(struct cs_trace *t, const char *which, const struct local_fire *lf)
 {
 	/* this-> lives for the whole of BEGIN (or END), self-> for dtrace's thread */
 	uint64_t locals[UDT_MAX_LOCALS] = { 0 };
@@ -459,14 +532,19 @@ static void run_local(struct cs_trace *t, const char *which)
 		gvars = (uint64_t *)(void *)(t->shm + sh->gvar_off); /* a tick: the live ones */
 	/* strings, scratch, dynamic variables: one fire of the probe, its clauses share them */
 	struct udt_vm_mem *mem = cs__vars_mem(t, strcmp(which, "BEGIN") != 0);
-	for (size_t i = 0; i < t->ecb_cnt && !(t->exited && !strcmp(which, "BEGIN")); i++) {
+	/* after exit(), as in DTrace's draining state: END and ERROR run, nothing else does,
+	   not even the rest of the clauses of the firing that called it */
+	bool after_exit = !strcmp(which, "END") || !strcmp(which, "ERROR");
+	for (size_t i = 0; i < t->ecb_cnt && !(t->exited && !after_exit); i++) {
 		struct cs_ecb *e = &t->ecbs[i];
 		struct udt_vm_ctx vm = {
-			.timestamp = cs__now_ns(),
+			.args = lf ? lf->args : NULL,
+			.nargs = lf ? lf->nargs : 0,
+			.timestamp = lf ? lf->timestamp : cs__now_ns(),
 			.epid = e->epid,
-			.cpu = (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
-			.pid = getpid(),
-			.tid = (int32_t)syscall(SYS_gettid),
+			.cpu = lf ? lf->cpu : (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
+			.pid = lf ? lf->pid : getpid(),
+			.tid = lf ? lf->tid : (int32_t)syscall(SYS_gettid),
 			.tvars = t->local_tvars,
 			.ntvars = (uint32_t)ntvars,
 			.nlocals = (uint32_t)dl_program_var_count(t->prog, DL_VAR_LOCAL),
@@ -575,12 +653,12 @@ next:
 
 void cs__run_begin(struct cs_trace *t)
 {
-	run_local(t, "BEGIN");
+	run_local(t, "BEGIN", NULL);
 }
 
 void cs__run_probe(struct cs_trace *t, const char *name)
 {
-	run_local(t, name);
+	run_local(t, name, NULL);
 }
 
 /* -- Buffers ------------------------------------------------------------------------------------ */
@@ -1019,7 +1097,7 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
 	cs__agg_snap(t, true);
-	run_local(t, "END");
+	run_local(t, "END", NULL);
 	cs__spec_report(t);
 	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
 	if (!t->o.agg_folded) /* (folded output is lines a flame graph reads, and only those) */

@@ -44,12 +44,6 @@ static const char *name_of(const char *desc)
 	return c ? c + 1 : desc;
 }
 
-static bool is_core(const char *desc)
-{
-	return !strcmp(desc, "BEGIN") || !strcmp(desc, "END") || !strcmp(desc, "dtrace:::BEGIN") ||
-	       !strcmp(desc, "dtrace:::END") || !strcmp(desc, ":::BEGIN") || !strcmp(desc, ":::END");
-}
-
 /* -- Compiling clauses ------------------------------------------------------------------- */
 
 /* Our own compiler's output must pass the runtime's verifier: check it here too. */
@@ -373,7 +367,17 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
 			continue;
 		}
-		if (s->kind != DL_S_EXPR || s->expr->kind != DL_N_CALL) {
+		if (s->kind == DL_S_EXPR && s->expr->kind != DL_N_CALL) {
+			/* an expression alone is traced, as DTrace's DIFEXPR action */
+			struct cs_action a = { 0 };
+			if (cs__compile_value(t, &e, s->expr, s->expr, ctx, &a, ret_err)) {
+				cs__ecb_free(&e);
+				return -1;
+			}
+			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
+			continue;
+		}
+		if (s->kind != DL_S_EXPR) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported",
 						  s->loc.file, s->loc.line, s->loc.col);
 			return -1;
@@ -397,8 +401,12 @@ static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *
 {
 	return (struct dl_probe_ctx){
 		.prov = pr->prov, .mod = pr->mod, .func = pr->func, .name = pr->name,
-		/* compiled code keeps pointers to it: t's lifetime */
-		.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE ? t->execname : "dtrace",
+		/* compiled code keeps pointers to it: t's lifetime; ERROR's are the target's
+		   (where most faults are: docs/d-language.md) */
+		.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE ||
+				    (pr->id == CS_PROBE_ERROR && t->proc)
+				    ? t->execname
+				    : "dtrace",
 		.probe = pr->dprobe,
 		.pid = t->proc && pr->prof_kind != UDT_PROF_TICK ? (int)t->proc->pid : (int)getpid(),
 		.strsize = t->o.strsize,
@@ -465,6 +473,7 @@ static void order_ecbs(struct cs_trace *t)
 			v[n] = t->ecbs[i];
 			v[n].epid = (uint32_t)n + 1;
 			v[n].local = local;
+			t->error_clauses |= pr->id == CS_PROBE_ERROR;
 			n++;
 		}
 	}
@@ -513,15 +522,12 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 
 		for (size_t d = 0; d < cl->pdesc_cnt; d++) {
 			const char *desc = cl->pdescs[d];
-			bool core = is_core(desc);
 			size_t matched = 0;
 
 			for (size_t i = 0; i < t->probes.cnt; i++) {
 				struct cs_probe *pr = &t->probes.v[i];
 				if (!cs_pdesc_match(desc, pr))
 					continue;
-				if (!core && !pr->module && !pr->prof_kind)
-					continue; /* a glob over dtrace:::ERROR and friends */
 				if (cs__compile_probe(t, cl, pr, ret_err))
 					goto fail;
 				if (!first)
@@ -529,7 +535,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 				matched++;
 			}
 			/* (-Z: it may match the probes of a library loaded later) */
-			t->zdefs_unmatched |= !matched && !core && proc;
+			t->zdefs_unmatched |= !matched && proc;
 			if (!matched && !t->o.zdefs) {
 				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
 							  "description %s does not match any "

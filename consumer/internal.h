@@ -372,6 +372,7 @@ struct cs_trace {
 	bool agg_fresh;            /* snapped since the records being printed were read */
 
 	bool destructive_used;     /* system() or raise(): only with -w */
+	bool error_clauses;        /* the program has clauses for dtrace:::ERROR (drain.c) */
 
 	/* speculations (spec.c) */
 	bool spec_used;            /* the program speculates: the session has nspec buffers */

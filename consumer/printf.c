@@ -98,6 +98,84 @@ void cs_printf_free(struct cs_printf *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/*
+ * What comes between a conversion's '%' and its length, in any order, as
+ * DTrace's dt_printf_create() reads it: the flags (- + space # ' and 0 when
+ * it begins a number), a width and a precision (digits or '*'), printa()'s
+ * '@' (the aggregation's value) and '?' (the width of a pointer). *pp is
+ * past the '%'; it is left at the length or the conversion character.
+ * 0, or -1 with DTrace's message (conversion n) in *ret_err.
+ */
+static int parse_flags(const char **pp, size_t n, struct cs_pfconv *c, char **ret_err)
+{
+	const char *p = *pp;
+	size_t nf = 0;
+	bool dot = false, digits = false;
+
+	for (;; p++) {
+		if (isdigit((unsigned char)*p)) {
+			if (*p == '0' && !dot && !digits) {
+				if (!strchr(c->flags, '0') && nf + 1 < sizeof(c->flags))
+					c->flags[nf++] = '0';
+				continue;
+			}
+			int v = 0;
+			for (; isdigit((unsigned char)*p); p++)
+				v = v < 100000 ? v * 10 + (*p - '0') : v;
+			p--;
+			*(dot ? &c->prec : &c->width) = v;
+			digits = true;
+			continue;
+		}
+		switch (*p) {
+		case '-':
+		case '+':
+		case ' ':
+		case '#':
+		case '\'':
+			if (!strchr(c->flags, *p) && nf + 1 < sizeof(c->flags))
+				c->flags[nf++] = *p;
+			continue;
+		case '@':
+			c->agg = true; /* printa's value: not a flag of C's */
+			continue;
+		case '?':
+			c->width = 16; /* a 64-bit pointer's digits */
+			continue;
+		case '*':
+			if (*(dot ? &c->prec : &c->width) == CS_PF_STAR) {
+				*ret_err = udt__xasprintf("format conversion #%zu has more than one '*' "
+							  "specified for the output %s", n,
+							  dot ? "precision" : "width");
+				return -1;
+			}
+			*(dot ? &c->prec : &c->width) = CS_PF_STAR;
+			continue;
+		case '.':
+			if (dot) {
+				*ret_err = udt__xasprintf("format conversion #%zu has more than one '.' "
+							  "specified", n);
+				return -1;
+			}
+			dot = true;
+			digits = false;
+			c->prec = 0;
+			continue;
+		case '$':
+			*ret_err = udt__xasprintf("format conversion #%zu uses unsupported positional "
+						  "format (%%n$)", n);
+			return -1;
+		case '%':
+			*ret_err = udt__xasprintf("format conversion #%zu cannot be combined with other "
+						  "format flags: %%%%", n);
+			return -1;
+		default:
+			*pp = p;
+			return 0;
+		}
+	}
+}
+
 int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 {
 	struct cs_printf f = { 0 };
@@ -119,38 +197,9 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 		}
 		size_t n = f.cnt + 1; /* this conversion's number */
 		const char *start = p++;
-		size_t nf = 0;
-		while (*p && strchr("-+ #0'@", *p)) {
-			if (*p == '@')
-				c.agg = true; /* printa's value: not a flag of C's */
-			else if (nf + 1 < sizeof(c.flags) && !strchr(c.flags, *p))
-				c.flags[nf++] = *p;
-			p++;
-		}
-		if (*p == '*') {
-			c.width = CS_PF_STAR;
-			p++;
-		} else if (isdigit((unsigned char)*p)) {
-			c.width = 0;
-			while (isdigit((unsigned char)*p) && c.width < 100000)
-				c.width = c.width * 10 + (*p++ - '0');
-			if (*p == '$') {
-				free(c.prefix);
-				*ret_err = udt__xasprintf("format conversion #%zu uses unsupported "
-							  "positional format (%%n$)", n);
-				goto fail;
-			}
-		}
-		if (*p == '.') {
-			p++;
-			c.prec = 0;
-			if (*p == '*') {
-				c.prec = CS_PF_STAR;
-				p++;
-			} else {
-				while (isdigit((unsigned char)*p) && c.prec < 100000)
-					c.prec = c.prec * 10 + (*p++ - '0');
-			}
+		if (parse_flags(&p, n, &c, ret_err)) {
+			free(c.prefix);
+			goto fail;
 		}
 		size_t nl = 0;
 		while (*p && strchr("hljztL", *p) && nl + 1 < sizeof(c.len))
@@ -269,6 +318,14 @@ static unsigned int_bits(const struct cs_pfconv *c, unsigned size)
 	return size * 8;
 }
 
+/* A '*' width or precision: the value, signed at its size, clamped to an int's range. */
+static int64_t star_value(const struct cs_pfarg *a)
+{
+	int64_t v = (int64_t)resize(a->v, a->size ? a->size * 8 : 64, true);
+
+	return v < -100000 ? -100000 : v > 100000 ? 100000 : v;
+}
+
 /* %S: the string with C's escapes for what is not printable. */
 static void escape(struct udt_strbuf *sb, const char *s)
 {
@@ -294,14 +351,17 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		const struct cs_pfconv *c = &f->v[i];
 		char spec[64];
 		int width = c->width, prec = c->prec;
+		bool has_width = width != -1, has_prec = prec != -1;
 
 		fputs(c->prefix, out);
 		if (!c->conv)
 			break;
+		/* a '*' value at its size, signed: a negative width is '-' and its absolute
+		   value, a negative precision none (C's, and DTrace's) */
 		if (width == CS_PF_STAR)
-			width = k < nargs ? (int)(int64_t)args[k++].v : 0;
+			width = k < nargs ? (int)star_value(&args[k++]) : 0;
 		if (prec == CS_PF_STAR)
-			prec = k < nargs ? (int)(int64_t)args[k++].v : -1;
+			prec = k < nargs ? (int)star_value(&args[k++]) : -1;
 		if (k >= nargs)
 			break; /* the check at compile time makes this unreachable */
 		const struct cs_pfarg *a = &args[k++];
@@ -310,8 +370,8 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			continue;
 		}
 		/* the flags, then '*' for the width and precision passed as ints */
-		int n = snprintf(spec, sizeof(spec), "%%%s%s%s", c->flags, width >= 0 ? "*" : "",
-				 prec >= 0 ? ".*" : "");
+		int n = snprintf(spec, sizeof(spec), "%%%s%s%s", c->flags, has_width ? "*" : "",
+				 has_prec ? ".*" : "");
 		char *tail = spec + n;
 		size_t room = sizeof(spec) - (size_t)n;
 		const char *str = NULL;
@@ -393,11 +453,11 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #define PF_ONE(x)                                                                                \
 	do {                                                                                     \
-		if (width >= 0 && prec >= 0)                                                     \
+		if (has_width && has_prec)                                                       \
 			fprintf(out, spec, width, prec, x);                                      \
-		else if (width >= 0)                                                             \
+		else if (has_width)                                                              \
 			fprintf(out, spec, width, x);                                            \
-		else if (prec >= 0)                                                              \
+		else if (has_prec)                                                               \
 			fprintf(out, spec, prec, x);                                             \
 		else                                                                             \
 			fprintf(out, spec, x);                                                   \

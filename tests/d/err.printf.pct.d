@@ -1,0 +1,5 @@
+/* DTrace's check: "%%" takes no flags. */
+BEGIN
+{
+	printf("%-%\n");
+}
