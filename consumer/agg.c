@@ -135,32 +135,65 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/*
+ * Parameter i of aggregating function call (args[i + 1]: DTrace numbers them
+ * from 1 after the value) as an integer constant: false, with DTrace's
+ * message, when it is not one. name: what llquantize() calls it, or NULL.
+ */
+static bool quant_param(struct cs_trace *t, const struct dl_node *call, size_t i, const char *name,
+			const struct dl_probe_ctx *ctx, int64_t *ret, char **ret_err)
+{
+	struct cs_action a = { 0 };
+
+	if (cs__compile_expr(t, call->args[i + 1], call, ctx, &a, ret_err))
+		return false;
+	bool ok = a.kind == CS_ACT_TRACE_CONST && !a.is_str;
+	*ret = a.cval;
+	dl_difo_free(&a.difo);
+	if (!ok)
+		*ret_err = cs__at_err(call->args[i + 1],
+				      udt__xasprintf("%s( ) argument #%zu %s%s%smust be an integer "
+						     "constant", call->a->name, i + 1,
+						     name ? "(" : "", name ? name : "",
+						     name ? ") " : ""));
+	return ok;
+}
+
 /* lquantize(value, base, limit[, step[, increment]]): the constants, checked as DTrace checks them. */
 static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	int64_t base, limit, step = 1;
+	const struct dl_node *at = call;
+	char *msg = NULL;
 
-	if (cs__const_arg(t, call, 1, ctx, &base, ret_err) ||
-	    cs__const_arg(t, call, 2, ctx, &limit, ret_err) ||
-	    (call->arg_cnt > 3 && cs__const_arg(t, call, 3, ctx, &step, ret_err)))
+	if (!quant_param(t, call, 0, NULL, ctx, &base, ret_err) ||
+	    !quant_param(t, call, 1, NULL, ctx, &limit, ret_err) ||
+	    (call->arg_cnt > 3 && !quant_param(t, call, 2, NULL, ctx, &step, ret_err)))
 		return -1;
-	const char *msg = NULL;
-	if (base < INT32_MIN || base > INT32_MAX)
-		msg = "lquantize( ) argument #2 must be a 32-bit quantity";
-	else if (limit < INT32_MIN || limit > INT32_MAX)
-		msg = "lquantize( ) argument #3 must be a 32-bit quantity";
-	else if (limit <= base)
-		msg = "lquantize( ) argument #3 must be greater than argument #2";
-	else if (step <= 0 || step > UINT16_MAX)
-		msg = "lquantize( ) argument #4 must be a non-zero positive 16-bit quantity";
-	else if (step > limit - base)
-		msg = "lquantize( ) argument #4 (step) must be less than the difference between "
-		      "arguments #2 and #3";
-	else if ((limit - base) / step > UINT16_MAX)
-		msg = "lquantize( ) argument #4 (step) is too small: too many levels";
+	if (base < INT32_MIN || base > INT32_MAX || limit < INT32_MIN || limit > INT32_MAX) {
+		at = call->args[base < INT32_MIN || base > INT32_MAX ? 1 : 2];
+		msg = udt__xasprintf("lquantize( ) argument #%d must be a 32-bit quantity",
+				     at == call->args[1] ? 1 : 2);
+	} else if (limit < base) {
+		msg = udt__xstrdup("lquantize( ) base (argument #1) must be less than limit "
+				   "(argument #2)");
+	} else if (step <= 0) {
+		at = call->args[3];
+		msg = udt__xstrdup("lquantize( ) argument #3 must be a non-zero positive integer "
+				   "constant");
+	} else if (step > UINT16_MAX) {
+		at = call->args[3];
+		msg = udt__xstrdup("lquantize( ) argument #3 must be a 16-bit quantity");
+	} else if ((limit - base) / step == 0) {
+		msg = udt__xstrdup("lquantize( ) step (argument #3) too large: must have at least "
+				   "one quantization level");
+	} else if ((limit - base) / step > UINT16_MAX) {
+		msg = udt__xstrdup("lquantize( ) step (argument #3) too small: number of "
+				   "quantization levels must be a 16-bit quantity");
+	}
 	if (msg) {
-		*ret_err = cs__at_err(call, udt__xstrdup(msg));
+		*ret_err = cs__at_err(at, msg);
 		return -1;
 	}
 	uint32_t levels = (uint32_t)((limit - base) / step);
@@ -173,54 +206,71 @@ static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct 
 	}
 	int64_t old_limit = v->lq_base + (int64_t)v->lq_levels * v->lq_step;
 	if (base != v->lq_base)
-		msg = udt__xasprintf("lquantize( ) base (argument #2) doesn't match previous "
+		msg = udt__xasprintf("lquantize( ) base (argument #1) doesn't match previous "
 				     "declaration: expected %lld, found %lld",
 				     (long long)v->lq_base, (long long)base);
 	else if (base + (int64_t)levels * step != old_limit)
-		msg = udt__xasprintf("lquantize( ) limit (argument #3) doesn't match previous "
-				     "declaration: expected %lld, found %lld",
-				     (long long)old_limit, (long long)limit);
+		msg = udt__xasprintf("lquantize( ) limit (argument #2) doesn't match previous "
+				     "declaration: expected %lld, found %lld", (long long)old_limit,
+				     (long long)(base + (int64_t)levels * step));
 	else if ((uint32_t)step != v->lq_step)
-		msg = udt__xasprintf("lquantize( ) step (argument #4) doesn't match previous "
+		msg = udt__xasprintf("lquantize( ) step (argument #3) doesn't match previous "
 				     "declaration: expected %u, found %lld", v->lq_step,
 				     (long long)step);
 	if (msg) {
-		*ret_err = cs__at_err(call, (char *)msg);
+		*ret_err = cs__at_err(call, msg);
 		return -1;
 	}
 	return 0;
 }
 
-/* llquantize(value, factor, low, high, nsteps[, increment]): its constants, as DTrace checks them. */
+/*
+ * llquantize(value, factor, low, high, nsteps[, increment]): its constants,
+ * as DTrace checks them. (The runtime also takes factor^(high + 1) in 64
+ * signed bits: see udt_llquantize_ok().)
+ */
 static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
 			   const struct dl_probe_ctx *ctx, char **ret_err)
 {
+	static const char *const names[] = { "factor", "low magnitude", "high magnitude",
+					     "linear steps per magnitude" };
 	int64_t a[4];
-	const char *msg = NULL;
+	char *msg = NULL;
+	const struct dl_node *at = call;
 
-	for (size_t i = 0; i < 4; i++)
-		if (cs__const_arg(t, call, i + 1, ctx, &a[i], ret_err))
+	for (size_t i = 0; i < 4; i++) {
+		if (!quant_param(t, call, i, names[i], ctx, &a[i], ret_err))
 			return -1;
-	int64_t factor = a[0], low = a[1], high = a[2], nsteps = a[3];
-	if (factor < 2 || factor > UINT16_MAX)
-		msg = "llquantize( ) argument #2 (factor) must be a 16-bit quantity greater than one";
-	else if (low < 0 || low > UINT16_MAX)
-		msg = "llquantize( ) argument #3 (low magnitude) must be a non-negative 16-bit "
-		      "quantity";
-	else if (high < low || high > UINT16_MAX)
-		msg = "llquantize( ) argument #4 (high magnitude) must be a 16-bit quantity at least "
-		      "argument #3 (low magnitude)";
-	else if (nsteps < factor || nsteps > UINT16_MAX)
-		msg = "llquantize( ) argument #5 (steps) must be a 16-bit quantity at least "
-		      "argument #2 (factor)";
-	else if (nsteps % factor)
-		msg = "llquantize( ) argument #2 (factor) must evenly divide argument #5 (steps)";
-	else if (!udt_llquantize_ok((uint64_t)factor, (uint64_t)low, (uint64_t)high,
-				    (uint64_t)nsteps))
-		msg = "llquantize( ) factor (argument #2) raised to power of high magnitude "
-		      "(argument #4) plus 1 overflows 64-bits";
+		if ((uint64_t)a[i] > UINT16_MAX) {
+			*ret_err = cs__at_err(call->args[i + 1],
+					      udt__xasprintf("llquantize( ) argument #%zu (%s) must "
+							     "be an unsigned 16-bit quantity", i + 1,
+							     names[i]));
+			return -1;
+		}
+	}
+	uint64_t factor = (uint64_t)a[0], low = (uint64_t)a[1], high = (uint64_t)a[2],
+		 nsteps = (uint64_t)a[3], pow = factor;
+	while (factor >= 2 && pow < nsteps)
+		pow *= factor;
+	if (factor < 2)
+		msg = udt__xstrdup("llquantize( ) factor (argument #1) must be two or more");
+	else if (low >= high)
+		msg = udt__xstrdup("llquantize( ) high magnitude (argument #3) must be greater "
+				   "than low magnitude (argument #2)");
+	else if (nsteps < factor)
+		msg = udt__xstrdup("llquantize( ) factor (argument #1) must be less than or equal "
+				   "to the number of linear steps per magnitude (argument #4)");
+	else if (nsteps % factor || pow % nsteps)
+		msg = udt__xstrdup("llquantize( ) factor (argument #1) must evenly divide the "
+				   "number of steps per magnitude (argument #4), and the number of "
+				   "steps per magnitude must evenly divide a power of the factor");
+	else if (!udt_llquantize_ok(factor, low, high, nsteps))
+		msg = udt__xasprintf("llquantize( ) factor (%llu) raised to power of high "
+				     "magnitude (%llu) overflows 64-bits", (unsigned long long)factor,
+				     (unsigned long long)high);
 	if (msg) {
-		*ret_err = cs__at_err(call, udt__xstrdup(msg));
+		*ret_err = cs__at_err(at, msg);
 		return -1;
 	}
 	if (!v->lq_known) {
@@ -233,8 +283,6 @@ static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct
 		v->lq_known = true;
 		return 0;
 	}
-	static const char *const names[] = { "factor", "low magnitude", "high magnitude",
-					     "steps" };
 	const int64_t old[] = { v->llq_factor, v->llq_low, v->llq_high, v->llq_nsteps };
 	for (size_t i = 0; i < 4; i++) {
 		if (old[i] == a[i])
@@ -242,7 +290,7 @@ static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct
 		*ret_err = cs__at_err(call, udt__xasprintf("llquantize( ) %s (argument #%zu) "
 							   "doesn't match previous declaration: "
 							   "expected %lld, found %lld", names[i],
-							   i + 2, (long long)old[i],
+							   i + 1, (long long)old[i],
 							   (long long)a[i]));
 		return -1;
 	}

@@ -396,6 +396,10 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 	return 0;
 }
 
+/* A probe description that matches nothing: no names, no args[]. */
+static const struct cs_probe no_probe = { .prov = (char *)"", .mod = "", .func = "",
+					  .name = (char *)"" };
+
 /* What the compiler knows of probe pr: the constants of its probe variables, its args[]. */
 static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *pr)
 {
@@ -498,6 +502,11 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	if (proc)
 		(void)cs_proc_execname(proc, t->execname, sizeof(t->execname));
 	if (cs__agg_declare(t, ret_err))
+		goto fail;
+	/* the inlines and translators, as DTrace checks them where they are declared */
+	struct dl_probe_ctx none = probe_ctx(t, &no_probe);
+	none.execname = t->execname;
+	if (dl_check_decls(prog, &none, ret_err))
 		goto fail;
 	/* the profile provider's probes the clauses name, made before any ECB points to a probe */
 	for (size_t c = 0; c < cl_cnt; c++) {

@@ -163,7 +163,8 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 			return bad_value(name, value, ret_err);
 		o->tbuf_max = (uint32_t)v;
 	} else if (!strcmp(name, "strsize")) {
-		if (cs_parse_size(value, &v) || !v || v > UDT_STRSIZE_MAX)
+		/* (a string of one byte would hold its NUL only) */
+		if (cs_parse_size(value, &v) || v < 2 || v > UDT_STRSIZE_MAX)
 			return bad_value(name, value, ret_err);
 		o->strsize = v;
 	} else if (!strcmp(name, "aggsize")) {
@@ -189,6 +190,8 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 			o->aggsortpos = (uint32_t)v;
 	} else if (!strcmp(name, "defaultargs")) {
 		o->defaultargs = true;
+	} else if (!strcmp(name, "empty")) {
+		o->empty = true;
 	} else if (!strcmp(name, "nspec")) {
 		if (cs_parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
 			return bad_value(name, value, ret_err);

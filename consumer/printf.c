@@ -257,6 +257,10 @@ int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfv
 {
 	size_t k = 0;
 
+	if (f->cnt == 1 && !f->v[0].conv && !*f->v[0].prefix) {
+		*ret_err = udt__xasprintf("%s( ) format string is empty", fn);
+		return -1;
+	}
 	for (size_t i = 0; i < f->cnt; i++) {
 		const struct cs_pfconv *c = &f->v[i];
 		enum cs_pfclass want[3];
@@ -264,6 +268,11 @@ int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfv
 
 		if (!c->conv)
 			break;
+		if (c->agg && strcmp(fn, "printa")) {
+			*ret_err = udt__xasprintf("%%@ conversion requires an aggregation and is not "
+						  "for use with %s( )", fn);
+			return -1;
+		}
 		if (c->width == CS_PF_STAR)
 			want[nw++] = CS_PF_WIDTH;
 		if (c->prec == CS_PF_STAR)

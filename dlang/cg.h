@@ -64,6 +64,10 @@ struct cg {
 	} binds[8];
 	int nbinds;
 	int inline_depth;         /* inlines being expanded (compile_var.c) */
+	/* dl_check_decls(): the declaration being checked sees those before it only (seq
+	   below decl_limit), and one that needs a probe's context is checked where used */
+	uint32_t decl_limit;
+	bool deferred;
 };
 
 #define cg_error(...) dl_cg_error(__VA_ARGS__)
@@ -130,6 +134,10 @@ void dl_cg_dstr(struct cg *g, struct val *v, int r, const struct dl_node *n);
 bool dl_cg_is_subr(const struct dl_node *n);
 struct val dl_cg_subr(struct cg *g, const struct dl_node *n, int r);
 struct val dl_cg_stringof(struct cg *g, const struct dl_node *n, int r);
+/* Is n a call of speculation(), rand() or progenyof(); then compile it into *ret. */
+bool dl_cg_rt_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret);
+/* Is name a subroutine's? */
+bool dl_cg_is_subr_name(const char *name);
 /* D's prototype check message for an argument: "f( ) argument #1 is incompatible ...". */
 _Noreturn void dl_cg_bad_arg(struct cg *g, const struct dl_node *at, const char *what,
 			     const char *kind, size_t i, const char *proto, const struct val *v);
@@ -144,5 +152,9 @@ bool dl_cg_is_var(struct cg *g, const struct dl_node *n);
 bool dl_cg_is_global(struct cg *g, const char *id);
 /* The value of inline id, or false. */
 bool dl_cg_inline(struct cg *g, const struct dl_node *n, int r, struct val *ret);
+/* Check inline in's definition (dl_check_decls()). */
+void dl_cg_check_inline(struct cg *g, struct dl_inline *in);
+/* Is v of a type that may be assigned to an object of type want (C's rules, D's strings)? */
+bool dl_cg_assignable(struct cg *g, struct dl_qtype want, const struct val *v);
 
 #endif /* UDT_DLANG_CG_H */

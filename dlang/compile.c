@@ -467,7 +467,7 @@ static const struct dl_translator *find_translator(struct cg *g, struct dl_qtype
 	bool loose = is_int(in) || (ri->kind == DL_PTR && dl_type_resolve(ri->ref).t->kind == DL_VOID);
 
 	for (size_t i = 0; i < cnt; i++) {
-		if (!same_type(xs[i]->out, out))
+		if (!same_type(xs[i]->out, out) || (g->decl_limit && xs[i]->seq >= g->decl_limit))
 			continue;
 		if (same_type(xs[i]->in, in))
 			return xs[i];
@@ -563,8 +563,9 @@ static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool 
 		cg_error(g, n, "operator %s cannot be applied to %s", arrow ? "->" : ".",
 			 dl_type_cdecl(g->p, st, NULL));
 	if (!rs.t->complete)
-		cg_error(g, n, "operator %s cannot be applied to an incomplete %s",
-			 arrow ? "->" : ".", dl_type_cdecl(g->p, st, NULL));
+		cg_error(g, n, "operator %s cannot be applied to a forward declaration: no %s "
+			 "definition is available", arrow ? "->" : ".",
+			 dl_type_cdecl(g->p, st, NULL));
 	uint64_t off;
 	struct dl_qtype mt;
 	uint8_t bits;
@@ -726,43 +727,6 @@ static struct val gen_translated_arg(struct cg *g, const struct dl_node *n,
 			     .xin = { .arg = (int)m, .type = nt }, .xl_ptr = ptr, .reg = r };
 }
 
-/* The subroutines the runtime computes (UDT_OP_SUBR): speculation(), rand(), progenyof(pid). */
-static bool gen_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret)
-{
-	static const struct {
-		const char *name;
-		int subr;
-		size_t nargs;
-	} subrs[] = {
-		{ "speculation", UDT_SUBR_SPECULATION, 0 },
-		{ "rand", UDT_SUBR_RAND, 0 },
-		{ "progenyof", UDT_SUBR_PROGENYOF, 1 },
-	};
-	size_t k = 0;
-
-	while (k < UDT__ARRAY_SIZE(subrs) && strcmp(n->a->name, subrs[k].name))
-		k++;
-	if (k == UDT__ARRAY_SIZE(subrs))
-		return false;
-	if (n->arg_cnt != subrs[k].nargs)
-		cg_error(g, n, "%s( ) prototype mismatch: %zu arg%s passed, %zu expected",
-			 subrs[k].name, n->arg_cnt, n->arg_cnt == 1 ? "" : "s", subrs[k].nargs);
-	if (r >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
-	if (subrs[k].nargs) {
-		struct val a = gen(g, n->args[0], r);
-		if (a.cstr || a.strref || a.xl || a.is_addr || !is_int(a.type))
-			cg_error(g, n->args[0], "%s( ) argument #1 is incompatible with prototype:\n"
-				 "\tprototype: pid_t\n\t argument: %s", subrs[k].name,
-				 a.cstr || a.strref ? "string" : dl_type_cdecl(g->p, a.type, NULL));
-		materialize(g, &a, r, n);
-	}
-	emit(g, UDT_OP_SUBR, r, r, r, subrs[k].subr);
-	*ret = (struct val){ .type = named(g, "int"), .reg = r };
-	norm_reg(g, ret->type, r);
-	return true;
-}
-
 static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 {
 	const struct dl_probe *pr = g->ctx->probe;
@@ -772,6 +736,11 @@ static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
 	struct val idx = gen(g, n->args[0], r);
 	if (!idx.is_const || idx.cstr)
 		cg_error(g, n, "args[] must be indexed with an integer constant");
+	if (!pr && g->decl_limit) {
+		/* a declaration that uses args[] is checked where a clause uses it */
+		g->deferred = true;
+		longjmp(g->jb, 1);
+	}
 	if (!pr)
 		cg_error(g, n, "args[] is not available in this clause");
 	if (idx.cval < 0 || (uint64_t)idx.cval >= pr->xarg_cnt)
@@ -990,16 +959,28 @@ static uint64_t pointee_size(struct dl_qtype t)
 	return to && to->size ? to->size : 1;
 }
 
+/* May pointer (or array) type t take arithmetic: not a pointer to void or to a function? */
+static bool arith_ptr(struct dl_qtype t)
+{
+	enum dl_kind k = dl_type_resolve(dl_type_resolve(t).t->ref).t->kind;
+
+	return k != DL_VOID && k != DL_FUNC;
+}
+
 /* p + i, i + p, p - i (scaled by the pointee's size), and p - q (in elements, a long). */
 static struct val gen_ptr_arith(struct cg *g, const struct dl_node *n, struct val a, struct val b,
 				int r)
 {
 	bool pa = is_ptr(a.type), pb = is_ptr(b.type);
 
-	if (pa && pb && n->op == '+')
-		cg_error(g, n, "operator + cannot be applied to two pointers");
-	if (!pa && n->op == '-')
-		cg_error(g, n, "operator - cannot subtract a pointer from an integer");
+	/* as DTrace's: a void or function pointer takes no arithmetic, p - q needs alike types */
+	if ((pa && !arith_ptr(a.type)) || (pb && !arith_ptr(b.type)) ||
+	    (pa && pb && (n->op == '+' || !same_type(dl_type_resolve(a.type).t->ref,
+						     dl_type_resolve(b.type).t->ref))) ||
+	    (!pa && n->op == '-'))
+		cg_error(g, n, "operands have incompatible types: \"%s\" %s \"%s\"",
+			 dl_type_cdecl(g->p, a.type, NULL), dl_op_name(n->op),
+			 dl_type_cdecl(g->p, b.type, NULL));
 	struct dl_qtype pt = pa ? a.type : b.type;
 	uint64_t size = pointee_size(pt);
 	if (r + 2 >= UDT_DIFO_REGS)
@@ -1252,7 +1233,7 @@ struct val gen(struct cg *g, const struct dl_node *n, int r)
 		if (dl_cg_is_subr(n))
 			return dl_cg_subr(g, n, r);
 		struct val sv;
-		if (n->a->kind == DL_N_IDENT && gen_subr(g, n, r, &sv))
+		if (n->a->kind == DL_N_IDENT && dl_cg_rt_subr(g, n, r, &sv))
 			return sv;
 		cg_error(g, n, "%s() is not supported in an expression",
 			 n->a->kind == DL_N_IDENT ? n->a->name : "this function");
@@ -1383,4 +1364,98 @@ int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
 		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err)
 {
 	return compile(p, expr, ctx, true, ret, ret_err);
+}
+
+/* -- Declarations ------------------------------------------------------------------------ */
+
+/*
+ * Translator x, as DTrace checks it where it is declared: an output struct or
+ * union that is complete, not declared already from the same input, members
+ * of the output, each expression compiled with the input bound and
+ * assignable to its member.
+ */
+static void check_translator(struct cg *g, struct dl_translator *x)
+{
+	size_t cnt;
+	struct dl_translator *const *xs = dl_program_translators(g->p, &cnt);
+	struct dl_node at = { .kind = DL_N_IDENT, .loc = x->loc };
+	const struct dl_type *out = dl_type_resolve(x->out).t;
+
+	if (out->kind != DL_STRUCT && out->kind != DL_UNION)
+		cg_error(g, &at, "translator output type must be a struct or union");
+	if (!out->complete)
+		cg_error(g, &at, "incomplete struct/union/enum %s", dl_type_cdecl(g->p, x->out, NULL));
+	for (size_t i = 0; i < cnt && xs[i] != x; i++)
+		if (same_type(xs[i]->out, x->out) && same_type(xs[i]->in, x->in))
+			cg_error(g, &at, "translator from %s to %s has already been declared",
+				 dl_type_cdecl(g->p, x->in, NULL), dl_type_cdecl(g->p, x->out, NULL));
+	g->decl_limit = x->seq;
+	for (size_t i = 0; i < x->member_cnt; i++) {
+		const struct dl_xlator_member *m = &x->members[i];
+		struct dl_node mat = { .kind = DL_N_IDENT, .name = m->name, .loc = m->loc };
+		uint64_t off;
+		struct dl_qtype mt;
+		uint8_t bits;
+
+		if (!find_member(x->out, m->name, &off, &mt, &bits))
+			cg_error(g, &mat, "translator member %s is not a member of %s", m->name,
+				 dl_type_cdecl(g->p, x->out, NULL));
+		g->binds[0] = (struct xbind){ x->in_name, { .arg = 0, .type = x->in } };
+		g->nbinds = 1;
+		g->n = g->nc = 0;
+		struct val v = gen(g, m->expr, 0);
+		g->nbinds = 0;
+		if (!dl_cg_assignable(g, mt, &v))
+			cg_error(g, &mat, "translator member %s definition uses incompatible types: "
+				 "\"%s\" = \"%s\"", m->name, dl_type_cdecl(g->p, mt, NULL),
+				 dl_cg_is_string(&v) ? "string" : dl_type_cdecl(g->p, v.type, NULL));
+	}
+}
+
+/* Check translator x, or inline in: 0, or -1 with the message in *ret_err. */
+static int check_decl(struct dl_program *p, const struct dl_probe_ctx *ctx,
+		      struct dl_translator *x, struct dl_inline *in, char **ret_err)
+{
+	struct cg g = { .p = p, .ctx = ctx };
+
+	if (setjmp(g.jb)) {
+		cg_free(&g);
+		if (g.deferred)
+			return 0;
+		*ret_err = g.err;
+		return -1;
+	}
+	if (x)
+		check_translator(&g, x);
+	else
+		dl_cg_check_inline(&g, in);
+	cg_free(&g);
+	return 0;
+}
+
+int dl_check_decls(struct dl_program *p, const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	size_t nx;
+	struct dl_translator *const *xs = dl_program_translators(p, &nx);
+
+	/* in the order they were declared, each seeing those before it */
+	for (uint32_t seq = 1; seq <= p->decl_seq; seq++) {
+		struct dl_inline *in = NULL;
+		struct dl_translator *x = NULL;
+		for (size_t i = 0; i < nx && !x; i++)
+			x = xs[i]->seq == seq && !xs[i]->checked ? xs[i] : NULL;
+		for (size_t i = 0; i < p->inlines.cap && !x && !in; i++) {
+			struct dl_inline *c = p->inlines.vals[i];
+			in = c && c->seq == seq && !c->checked ? c : NULL;
+		}
+		if (!x && !in)
+			continue;
+		if (check_decl(p, ctx, x, in, ret_err))
+			return -1;
+		if (x)
+			x->checked = true;
+		else
+			in->checked = true;
+	}
+	return 0;
 }

@@ -285,3 +285,53 @@ struct val dl_cg_stringof(struct cg *g, const struct dl_node *n, int r)
 	materialize(g, &v, r, n);
 	return (struct val){ .type = named(g, "string"), .reg = r, .strref = true };
 }
+
+/* The subroutines the runtime computes without memory (UDT_OP_SUBR). */
+static const struct {
+	const char *name;
+	int subr;
+	size_t nargs;
+} rt_subrs[] = {
+	{ "speculation", UDT_SUBR_SPECULATION, 0 },
+	{ "rand", UDT_SUBR_RAND, 0 },
+	{ "progenyof", UDT_SUBR_PROGENYOF, 1 },
+};
+
+/* speculation(), rand(), progenyof(pid): UDT_OP_SUBR. */
+bool dl_cg_rt_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret)
+{
+	size_t k = 0;
+
+	while (k < UDT__ARRAY_SIZE(rt_subrs) && strcmp(n->a->name, rt_subrs[k].name))
+		k++;
+	if (k == UDT__ARRAY_SIZE(rt_subrs))
+		return false;
+	if (n->arg_cnt != rt_subrs[k].nargs)
+		cg_error(g, n, "%s( ) prototype mismatch: %zu arg%s passed, %zu expected",
+			 rt_subrs[k].name, n->arg_cnt, n->arg_cnt == 1 ? "" : "s", rt_subrs[k].nargs);
+	if (r >= UDT_DIFO_REGS)
+		cg_error(g, n, "expression is too deeply nested");
+	if (rt_subrs[k].nargs) {
+		struct val a = gen(g, n->args[0], r);
+		if (a.cstr || a.strref || a.xl || a.is_addr || !is_int(a.type))
+			cg_error(g, n->args[0], "%s( ) argument #1 is incompatible with prototype:\n"
+				 "\tprototype: pid_t\n\t argument: %s", rt_subrs[k].name,
+				 a.cstr || a.strref ? "string" : dl_type_cdecl(g->p, a.type, NULL));
+		materialize(g, &a, r, n);
+	}
+	emit(g, UDT_OP_SUBR, r, r, r, rt_subrs[k].subr);
+	*ret = (struct val){ .type = named(g, "int"), .reg = r };
+	norm_reg(g, ret->type, r);
+	return true;
+}
+
+bool dl_cg_is_subr_name(const char *name)
+{
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(subrs); i++)
+		if (!strcmp(subrs[i].name, name))
+			return true;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(rt_subrs); i++)
+		if (!strcmp(rt_subrs[i].name, name))
+			return true;
+	return false;
+}

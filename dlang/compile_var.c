@@ -160,9 +160,12 @@ struct vref {
 	const struct dl_node *elem;  /* the a[k...] node of an element, NULL for a scalar */
 };
 
+/* Inline name, unless it is declared after the declaration dl_check_decls() checks. */
 static struct dl_inline *inline_of(struct cg *g, const char *name)
 {
-	return dl_sym_get(&g->p->inlines, name);
+	struct dl_inline *in = dl_sym_get(&g->p->inlines, name);
+
+	return in && g->decl_limit && in->seq >= g->decl_limit ? NULL : in;
 }
 
 /*
@@ -429,6 +432,24 @@ struct val dl_cg_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
 
 /* -- Inlines ------------------------------------------------------------------------------------ */
 
+/* The value v of inline in's expression, converted to its type (the use, or the definition, at n). */
+static struct val inline_value(struct cg *g, const struct dl_inline *in, struct val v,
+			       const struct dl_node *n)
+{
+	bool vs = dl_cg_is_string(&v);
+
+	if (!dl_cg_assignable(g, in->type, &v))
+		cg_error(g, n, "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
+			 in->name, type_name(g, in->type), vs ? "string" : type_name(g, v.type));
+	if (vs)
+		return v;
+	if (v.is_const)
+		return constant(in->type, v.cval);
+	norm_reg(g, in->type, v.reg);
+	v.type = in->type;
+	return v;
+}
+
 bool dl_cg_inline(struct cg *g, const struct dl_node *n, int r, struct val *ret)
 {
 	struct dl_inline *in = inline_of(g, n->name);
@@ -441,18 +462,55 @@ bool dl_cg_inline(struct cg *g, const struct dl_node *n, int r, struct val *ret)
 	g->inline_depth++;
 	struct val v = gen(g, in->expr, r);
 	g->inline_depth--;
-	bool vs = dl_cg_is_string(&v);
-	if (is_str(in->type) != vs || (!vs && !is_int(v.type) && !is_ptr(v.type)) || v.xl)
-		cg_error(g, n, "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
-			 n->name, type_name(g, in->type), vs ? "string" : type_name(g, v.type));
-	if (!vs) {
-		if (v.is_const) {
-			v = constant(in->type, v.cval);
-		} else {
-			norm_reg(g, in->type, v.reg);
-			v.type = in->type;
-		}
-	}
-	*ret = v;
+	*ret = inline_value(g, in, v, n);
 	return true;
 }
+
+void dl_cg_check_inline(struct cg *g, struct dl_inline *in)
+{
+	/* (at the declaration, as DTrace reports it) */
+	struct dl_node at = { .kind = DL_N_IDENT, .name = in->name, .loc = in->loc };
+	struct dl_var *v = var_find(g->p, DL_VAR_GLOBAL, in->name);
+
+	if (is_reserved(g, in->name) || dl_cg_is_subr_name(in->name) || v)
+		cg_error(g, &at, "identifier redefined: %s\n\t current: inline definition\n"
+			 "\tprevious: %s ", in->name, dl_cg_is_subr_name(in->name) ? "function"
+			 : v && v->is_array ? "associative array" : "scalar");
+	/* what is declared before it only: not itself */
+	g->decl_limit = in->seq;
+	(void)inline_value(g, in, gen(g, in->expr, 0), &at);
+}
+
+bool dl_cg_assignable(struct cg *g, struct dl_qtype want, const struct val *v)
+{
+	struct dl_qtype w = dl_type_resolve(want);
+	bool vs = dl_cg_is_string(v), null = v->is_const && !v->cstr && !v->cval;
+	const struct dl_type *el;
+
+	(void)g;
+	if (v->xl)
+		return false;
+	switch (w.t->kind) {
+	case DL_STRING:
+		return vs || null;
+	case DL_INT:
+	case DL_ENUM:
+		return !vs && is_int(v->type);
+	case DL_PTR:
+		return null || (!vs && is_ptr(v->type));
+	case DL_FLOAT:
+		return !vs && dl_type_resolve(v->type).t->kind == DL_FLOAT;
+	case DL_ARRAY:
+		/* a char array takes a string */
+		el = dl_type_resolve(w.t->ref).t;
+		if (vs && el->kind == DL_INT && el->size == 1)
+			return true;
+		return v->is_addr && same_type(want, v->type);
+	case DL_STRUCT:
+	case DL_UNION:
+		return v->is_addr && same_type(want, v->type);
+	default:
+		return false;
+	}
+}
+

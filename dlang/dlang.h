@@ -258,6 +258,8 @@ struct dl_translator {
 	size_t member_cnt;
 	const char *binding;         /* from "#pragma D binding", or NULL */
 	struct dl_loc loc;
+	uint32_t seq;                /* its place among the program's inlines and translators */
+	bool checked;                /* by dl_check_decls() */
 };
 
 enum dl_stmt_kind {
@@ -314,6 +316,9 @@ void dl_program_free(struct dl_program *p);
  */
 int dl_parse(struct dl_program *p, const char *name, const char *text, size_t len,
 	     bool preprocessed);
+
+/* The declarations, definitions and clauses the last dl_parse() read (0: an empty program). */
+size_t dl_program_unit_items(const struct dl_program *p);
 
 /* The last error, "file:line:col: error: message", or NULL. */
 const char *dl_program_errmsg(const struct dl_program *p);
@@ -380,6 +385,17 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
  */
 int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
 		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err);
+
+/*
+ * dl_check_decls() - check the inlines and translators of p not checked yet,
+ * as DTrace checks them where they are declared (so that one that is wrong
+ * is an error even if no clause uses it): each compiled as its first use
+ * would be, in a context without a probe (ctx), seeing only the
+ * declarations before it. One that uses args[] is checked where it is used.
+ * Return: 0, or -1 with a "file:line:col: error: ..." message in *ret_err
+ * (malloc'ed).
+ */
+int dl_check_decls(struct dl_program *p, const struct dl_probe_ctx *ctx, char **ret_err);
 
 /*
  * D variables, declared by their first assignment as the program compiles:

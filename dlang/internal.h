@@ -198,6 +198,8 @@ struct dl_program {
 	struct dl_var *vars;
 	size_t var_cnt, var_cap;
 	struct dl_symtab inlines;      /* name -> struct dl_inline */
+	uint32_t decl_seq;             /* inlines and translators declared so far */
+	size_t unit_items;             /* declarations and clauses of the last dl_parse() */
 	bool uses_mem;                 /* a clause calls subroutines (needs a scratch space) */
 };
 
@@ -224,6 +226,8 @@ struct dl_inline {
 	struct dl_qtype type;
 	struct dl_node *expr;
 	struct dl_loc loc;
+	uint32_t seq;                  /* its place among the inlines and translators */
+	bool checked;                  /* by dl_check_decls() */
 };
 
 /*

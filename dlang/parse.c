@@ -790,11 +790,14 @@ static void declare_inline(struct dl_parser *ps, const char *name, struct dl_qty
 	if (!var_type_ok(t))
 		dl_error(ps, loc, "inline %s: type %s is not supported yet", name,
 			 dl_type_cdecl(ps->p, t, NULL));
-	if (dl_sym_get(&ps->p->inlines, name) || dl_lookup_typedef(ps->p, name))
+	if (dl_sym_get(&ps->p->inlines, name))
+		dl_error(ps, loc, "identifier redefined: %s\n\t current: inline definition\n"
+			 "\tprevious: scalar inline", name);
+	if (dl_lookup_typedef(ps->p, name))
 		dl_error(ps, loc, "identifier redeclared: %s", name);
 	dl_expect(ps, '=', "'=' after the name of an inline");
 	*in = (struct dl_inline){ .name = name, .type = t, .loc = loc,
-				  .expr = dl_parse_assign_expr(ps) };
+				  .expr = dl_parse_assign_expr(ps), .seq = ++ps->p->decl_seq };
 	dl_sym_put(ps->p, &ps->p->inlines, name, in);
 }
 
@@ -1117,6 +1120,7 @@ static void parse_translator(struct dl_parser *ps)
 	}
 	dl_advance(ps);
 	dl_expect(ps, ';', "';' after translator");
+	x->seq = ++ps->p->decl_seq;
 	DL_PUSH(ps->p, ps->p->xlators, ps->p->xlator_cnt, ps->p->xlator_cap, x);
 }
 
@@ -1377,16 +1381,18 @@ static void parse_clause(struct dl_parser *ps)
 static void parse_program(struct dl_parser *ps)
 {
 	dl_advance(ps);
+	ps->p->unit_items = 0;
 	for (;;) {
+		/* (pragmas and empty declarations alone are an empty program, as in DTrace) */
 		switch (ps->tok.kind) {
 		case T_EOF:
 			return;
 		case T_PRAGMA:
 			do_pragma(ps);
-			break;
+			continue;
 		case ';':
 			dl_advance(ps);
-			break;
+			continue;
 		case K_PROVIDER:
 			parse_provider(ps);
 			break;
@@ -1408,6 +1414,7 @@ static void parse_program(struct dl_parser *ps)
 				parse_clause(ps);
 			break;
 		}
+		ps->p->unit_items++;
 	}
 }
 
@@ -1471,6 +1478,11 @@ void dl_program_free(struct dl_program *p)
 	free(p->vars);
 	dl_arena_free(&p->arena);
 	free(p);
+}
+
+size_t dl_program_unit_items(const struct dl_program *p)
+{
+	return p->unit_items;
 }
 
 const char *dl_program_errmsg(const struct dl_program *p)

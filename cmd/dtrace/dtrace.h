@@ -26,6 +26,7 @@ struct cmd_prog {
 	const char *arg;
 	size_t first_clause;       /* the clauses it gave the program (load_program()) */
 	size_t clause_cnt;
+	bool empty;                /* no declaration nor clause: an error, unless -x empty */
 };
 
 struct cmd_opts {

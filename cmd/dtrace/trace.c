@@ -144,6 +144,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		}
 		dl_program_clauses(p, &pr->clause_cnt);
 		pr->clause_cnt -= pr->first_clause;
+		pr->empty = !dl_program_unit_items(p);
 	}
 
 	/* #pragma D option, then -x (the command line wins) */
@@ -173,6 +174,19 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		free(name);
 	}
 	dl_program_set_defaultargs(p, o->copts.defaultargs);
+	/* as DTrace's D_EMPTY */
+	for (size_t i = 0; i < o->prog_cnt && !o->copts.empty; i++) {
+		if (!o->progs[i].empty)
+			continue;
+		if (o->progs[i].kind == 's')
+			fprintf(stderr, "%s: failed to compile script %s: empty D program translation "
+				"unit\n", udt__progname, o->progs[i].arg);
+		else
+			fprintf(stderr, "%s: invalid probe specifier %s: empty D program translation "
+				"unit\n", udt__progname, o->progs[i].arg);
+		dl_program_free(p);
+		exit(1);
+	}
 	return p;
 }
 

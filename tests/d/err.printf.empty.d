@@ -1,0 +1,5 @@
+/* printf("") is DTrace's D_PRINTF_FMT_EMPTY. */
+BEGIN
+{
+	printf("");
+}
