@@ -1,6 +1,6 @@
 # The consumer library; it runs BEGIN and END with the runtime's VM, so the VM,
 # its fault-safe copy and the aggregation table are built into it as well.
-CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/registry.c consumer/probes.c consumer/options.c \
+CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/notes.c consumer/registry.c consumer/probes.c consumer/options.c \
 		 consumer/enable.c consumer/drain.c consumer/clock.c consumer/printf.c \
 		 consumer/agg.c consumer/aggdata.c runtime/vm.c runtime/safe.c runtime/agg.c \
 		 consumer/spec.c consumer/actions.c runtime/spec.c runtime/subr.c \

@@ -93,6 +93,10 @@ struct cs_probe {
 	uint32_t prof_kind;        /* a profile provider probe: enum udt_prof_kind; 0 not one */
 	uint32_t prof_index;       /* its index in the session's table (sem is its key) */
 	uint64_t prof_ns;          /* its interval */
+	/* a probe from SystemTap notes (notes.c): its sites, in its module's notes; sem is
+	   then the first site's address, its key (no semaphore of ours identifies it) */
+	struct cs_note *notes;
+	uint32_t note_cnt;
 };
 
 /* The dtrace provider's probes: the first three of every list (probes.c). */

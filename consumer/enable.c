@@ -323,6 +323,12 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		return -1;
 	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
 		return -1;
+	if (pr->notes) {
+		*ret_err = udt__xasprintf("failed to enable %s:%s:%s:%s: probes from SystemTap notes "
+					  "are listed, not yet enabled", pr->prov, pr->mod, pr->func,
+					  pr->name);
+		return -1;
+	}
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;

@@ -10,6 +10,11 @@
  * range). Probe names show "__" as "-". dtrace:::BEGIN, END and ERROR are
  * probes 1 to 3; the others are numbered in table order from 4, which is the
  * same order for the same process every time.
+ *
+ * An object with SystemTap notes and no table of ours (docs/notes.md) has a
+ * probe per provider, name and function of its notes' sites, in the order of
+ * their first site, after its module's place among the tables; its
+ * arguments are typed from the operands' sizes (int32_t for "-4@...").
  */
 #include "consumer/consumer.h"
 #include "util/util.h"
@@ -119,6 +124,131 @@ static void add_table(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
 	}
 }
 
+/* The D type of a note operand of size bytes (negative: signed): int8_t ... uint64_t. */
+static const char *note_ctype(int8_t size)
+{
+	switch (size) {
+	case -1: return "int8_t";
+	case 1: return "uint8_t";
+	case -2: return "int16_t";
+	case 2: return "uint16_t";
+	case -4: return "int32_t";
+	case 4: return "uint32_t";
+	case -8: return "int64_t";
+	default: return "uint64_t";
+	}
+}
+
+static struct dl_probe *note_dprobe(struct dl_program *p, const struct cs_note *n)
+{
+	struct dl_probe *d = udt__xcalloc(1, sizeof(*d));
+
+	d->name = n->name;
+	d->narg_cnt = d->xarg_cnt = n->arg_cnt;
+	d->nargs = udt__xcalloc(n->arg_cnt + 1, sizeof(*d->nargs));
+	d->xargs = d->nargs;
+	d->mapping = udt__xcalloc(n->arg_cnt + 1, 1);
+	for (uint32_t i = 0; i < n->arg_cnt; i++) {
+		d->nargs[i].ctype = note_ctype(n->args[i].size);
+		d->nargs[i].type = (struct dl_qtype){ dl_lookup_typedef(p, d->nargs[i].ctype), 0 };
+		d->mapping[i] = (uint8_t)i;
+	}
+	return d;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+/* Sort order of notes: provider, name, function, then as they came (pc breaks no tie). */
+struct note_ord {
+	struct cs_note n;
+	size_t first;              /* the index of its probe's first site */
+	size_t index;
+};
+
+static int note_cmp(const void *x, const void *y)
+{
+	const struct note_ord *a = x, *b = y;
+	int c = cmp_str(a->n.prov, b->n.prov) ?: cmp_str(a->n.name, b->n.name) ?:
+		cmp_str(a->n.func, b->n.func);
+
+	return c ? c : a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int first_cmp(const void *x, const void *y)
+{
+	const struct note_ord *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static bool same_probe(const struct cs_note *a, const struct cs_note *b)
+{
+	return !strcmp(a->prov, b->prov) && !strcmp(a->name, b->name) && !strcmp(a->func, b->func);
+}
+
+/*
+ * Put the sites of each probe of mod's notes together (in place, once): each
+ * site's function from the module's symbols, then the sites grouped by
+ * provider, name and function, the groups in the order of their first site.
+ */
+static void group_notes(struct cs_proc *proc, struct cs_module *mod)
+{
+	size_t n = mod->note_cnt;
+	struct note_ord *o;
+
+	if (mod->notes_grouped)
+		return;
+	mod->notes_grouped = true;
+	o = udt__xcalloc(n + 1, sizeof(*o));
+	for (size_t i = 0; i < n; i++) {
+		const struct cs_sym *sym;
+		struct cs_module *m;
+
+		if (!cs_proc_symbolize(proc, mod->notes[i].pc, &m, &sym) && m == mod)
+			mod->notes[i].func = sym->name;
+		o[i] = (struct note_ord){ .n = mod->notes[i], .index = i };
+	}
+	qsort(o, n, sizeof(*o), note_cmp);
+	/* (a group's first element is its first site: the sort kept their order) */
+	for (size_t i = 0; i < n; i++)
+		o[i].first = i && same_probe(&o[i].n, &o[i - 1].n) ? o[i - 1].first : o[i].index;
+	qsort(o, n, sizeof(*o), first_cmp);
+	for (size_t i = 0; i < n; i++)
+		mod->notes[i] = o[i].n;
+	free(o);
+}
+
+/* The probes of mod's SystemTap notes, if it has no table of ours (docs/notes.md). */
+static void add_notes(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
+		      struct cs_module *mod)
+{
+	if (mod->table_cnt || !mod->note_cnt)
+		return;
+	group_notes(proc, mod);
+	for (size_t i = 0, j; i < mod->note_cnt; i = j) {
+		struct cs_note *n = &mod->notes[i];
+		struct cs_probe pr = { 0 };
+
+		for (j = i + 1; j < mod->note_cnt && same_probe(n, &mod->notes[j]); j++)
+			;
+		pr.prov = udt__xasprintf("%s%d", n->prov, (int)proc->pid);
+		pr.mod = mod->name;
+		pr.func = n->func;
+		pr.name = dl_probe_dname(n->name);
+		pr.module = mod;
+		pr.sem = n->pc;
+		pr.notes = n;
+		pr.note_cnt = (uint32_t)(j - i);
+		pr.dprobe = note_dprobe(ps->types, n);
+		add(ps, cap, pr);
+	}
+}
+
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 {
 	size_t cap = 0;
@@ -136,9 +266,11 @@ int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 				       .name = udt__xstrdup(core[i]) };
 		add(ps, &cap, pr);
 	}
-	for (size_t m = 0; proc && m < proc->mod_cnt; m++)
+	for (size_t m = 0; proc && m < proc->mod_cnt; m++) {
 		for (size_t k = 0; k < proc->mods[m]->table_cnt; k++)
 			add_table(ps, &cap, proc, proc->mods[m], proc->mods[m]->tables[k]);
+		add_notes(ps, &cap, proc, proc->mods[m]);
+	}
 	return 0;
 }
 
@@ -259,7 +391,9 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 	const struct cs_table *t = pr->pt ? &pr->pt->t : NULL;
 	const struct udt_table_probe *tp = t ? cs_table_probe(t, pr->index) : NULL;
 
-	if (tp) {
+	if (pr->notes) {
+		/* the notes declare no stability: the defaults of a provider that declares none */
+	} else if (tp) {
 		const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
 		for (int k = 0; k < 3; k++) {
 			attr[k] = pv->attr[UDT_ATTR_PROVIDER][k];
@@ -284,8 +418,23 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 	uint32_t n = tp ? tp->xarg_cnt : 0, first = tp ? tp->first_xarg : 0;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(out, "\t\targs[%u]: %s\n", i, cs_table_str(t, cs_table_arg(t, first + i)->type));
+	n = pr->notes ? (uint32_t)pr->dprobe->narg_cnt : n;
+	for (uint32_t i = 0; pr->notes && i < n; i++)
+		fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->nargs[i].ctype);
 	if (!n)
 		fprintf(out, "\t\tNone\n");
+	if (pr->notes) {
+		/* where the probe comes from: its sites as the notes give them */
+		fprintf(out, "\n\tProbe Sites (SystemTap notes, .note.stapsdt)\n");
+		for (uint32_t i = 0; i < pr->note_cnt; i++) {
+			const struct cs_note *s = &pr->notes[i];
+			fprintf(out, "\t\t0x%llx", (unsigned long long)s->pc);
+			if (s->sem)
+				fprintf(out, " semaphore 0x%llx", (unsigned long long)s->sem);
+			fprintf(out, ": %s%s\n", s->argstr[0] ? s->argstr : "(no arguments)",
+				s->bad ? " (an operand udtrace cannot read)" : "");
+		}
+	}
 	fprintf(out, "\n");
 }
 

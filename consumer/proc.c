@@ -74,6 +74,7 @@
 #include "util/util.h"
 
 #define DELETED_SUFFIX " (deleted)"
+#define UDT_SDT_SECTION "udt_sdt_probes" /* an object's SDT(9) probes (udtrace/sdt.h) */
 #define PATH_SZ 4200 /* "/proc/PID/root" + PATH_MAX */
 
 /* One file-backed line of /proc/PID/maps. */
@@ -550,6 +551,8 @@ static void module_free(struct cs_module *mod)
 		free(mod->tables[i]);
 	}
 	free(mod->tables);
+	free(mod->notes);
+	free(mod->note_strs);
 	free(mod->syms); /* the names are in the same allocation */
 	free(mod->path);
 	free(mod->file);
@@ -606,6 +609,13 @@ static int add_object(struct cs_proc *p, struct scan *s, size_t gi)
 	scn = find_section(e, UDT_TABLE_SECTION, &sh);
 	if (scn) {
 		err = read_tables(p, &mod, scn, &sh);
+		if (err)
+			goto out;
+	}
+	/* an object of ours (a -G table, SDT(9) providers) has notes too: its probes are
+	   its tables' (the SDT(9) ones the runtime registers); the others', their notes' */
+	if (!scn && !find_section(e, UDT_SDT_SECTION, &sh)) {
+		err = cs__notes_read(p, &mod, e);
 		if (err)
 			goto out;
 	}

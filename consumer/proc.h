@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "consumer/table.h"
+#include "runtime/note_arg.h"
 
 /* One probe table of a mapped object. */
 struct cs_ptable {
@@ -30,6 +31,23 @@ struct cs_ptable {
 	bool registered;          /* in udt__registry at the last sync */
 	bool probed;              /* its probes were made (cs_probes_load(), cs_probes_add_new()) */
 	bool gone;                /* unregistered, or its object unloaded: kept for its probes */
+};
+
+/*
+ * One probe site of a SystemTap note (.note.stapsdt) of an object without a
+ * udtrace probe table (consumer/notes.c; docs/notes.md).
+ */
+struct cs_note {
+	uint64_t pc;              /* its nop, in the target */
+	uint64_t sem;             /* its semaphore in the target, 0: none */
+	const char *prov;         /* as the note says: "python" */
+	const char *name;         /* "function__entry" */
+	const char *argstr;       /* the operands: "8@%rbp 8@%r12 -4@%eax" */
+	const char *func;         /* the function holding it, "" unknown (set with its probe) */
+	uint32_t arg_cnt;
+	bool bad;                 /* an operand this version cannot read */
+	struct udt_note_arg args[UDT_NOTE_MAX_ARGS];
+	const char *arg_sym[UDT_NOTE_MAX_ARGS]; /* a RIP-relative operand's symbol, else NULL */
 };
 
 /* One mapped ELF object (executable or shared library). */
@@ -51,6 +69,11 @@ struct cs_module {
 	   its lowest file offset (0, 0: a module without a file) */
 	uint64_t ino, map_start;
 	bool gone;                /* unmapped (cs_proc_rescan()), or unloaded: kept for its probes */
+	/* its SystemTap notes' sites, when it has no probe table of ours (notes.c) */
+	struct cs_note *notes;
+	size_t note_cnt;
+	char *note_strs;          /* their strings (one allocation) */
+	bool notes_grouped;       /* by probe, each site's function found (probes.c) */
 };
 
 struct cs_sym {
@@ -129,6 +152,23 @@ void cs_proc_forget_dispatch(struct cs_proc *p, uint64_t disp);
 
 /* The address of table pt's dispatch pointer in the target. */
 uint64_t cs_ptable_dispatch(const struct cs_ptable *pt);
+
+/*
+ * cs__notes_read() - the sites of the SystemTap notes of e, the file of mod
+ * (consumer/notes.c), into mod->notes. A bad note is skipped, and the first
+ * said in p->errmsg. Return: 0, or -ENOMEM.
+ */
+struct Elf;
+int cs__notes_read(struct cs_proc *p, struct cs_module *mod, struct Elf *e);
+
+/*
+ * cs_note_arg_parse() - one operand of a note ("-4@%eax", "8@-16(%rbp)",
+ * "8@sym+8(%rip)", "%rbx"), len characters at s, into *ret. A RIP-relative
+ * operand's symbol goes into symbuf (symbuf_sz bytes), *ret_sym says so, and
+ * ret->disp is its offset. Return: 0, or -EINVAL (an operand not read here).
+ */
+int cs_note_arg_parse(const char *s, size_t len, struct udt_note_arg *ret, char *symbuf,
+		      size_t symbuf_sz, bool *ret_sym);
 
 /* For proc.c and registry.c: add a copy of module mod to p, of table pt to mod. 0 or -ENOMEM. */
 int cs__proc_add_module(struct cs_proc *p, struct cs_module *mod);

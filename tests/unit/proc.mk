@@ -5,7 +5,7 @@
 UNIT_BINS += $(BUILD)/tests/test_proc
 
 $(BUILD)/tests/test_proc: $(BUILD)/obj/tests/unit/test_proc.o $(BUILD)/obj/consumer/proc.o \
-		$(BUILD)/obj/consumer/registry.o \
+		$(BUILD)/obj/consumer/registry.o $(BUILD)/obj/consumer/notes.o \
 		$(BUILD)/obj/consumer/table.o $(BUILD)/lib/libudt-util.a | $(BUILD)/bin/dtrace
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
