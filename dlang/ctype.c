@@ -43,11 +43,17 @@ static struct dl_type *builtin(struct dl_program *p, enum dl_kind kind, const ch
 	return t;
 }
 
+uint32_t dl_type_depth(struct dl_qtype qt)
+{
+	return qt.t ? qt.t->depth : 0;
+}
+
 struct dl_type *dl_type_ptr(struct dl_program *p, struct dl_qtype to)
 {
 	struct dl_type *t = dl_type_new(p, DL_PTR, (struct dl_loc){ 0 });
 
 	t->ref = to;
+	t->depth = dl_type_depth(to) + 1;
 	t->size = p->model == DL_LP64 ? 8 : 4;
 	t->align = (uint32_t)t->size;
 	return t;
@@ -72,6 +78,7 @@ struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64
 	struct dl_type *t = dl_type_new(p, DL_ARRAY, (struct dl_loc){ 0 });
 
 	t->ref = elem;
+	t->depth = dl_type_depth(elem) + 1;
 	t->nelems = n;
 	t->size = qsize(elem) * n;
 	t->align = qalign(elem);

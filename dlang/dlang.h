@@ -98,6 +98,7 @@ struct dl_type {
 	size_t enum_cnt;
 	struct dl_loc loc;      /* where it was declared (file NULL for builtins, until a
 				   source redeclares one as the same type) */
+	uint32_t depth;         /* PTR/ARRAY/FUNC/TYPEDEF: 1 + the deepest type it is made of */
 };
 
 /* Data models: sizes of long and pointers. */

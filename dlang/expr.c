@@ -28,6 +28,7 @@ static struct dl_node *node(struct dl_parser *ps, enum dl_node_kind kind, struct
 }
 
 static struct dl_node *parse_cast(struct dl_parser *ps);
+static struct dl_node *parse_unary(struct dl_parser *ps);
 static struct dl_node *parse_binary(struct dl_parser *ps, int min_prec);
 
 /* Binary operator precedence (higher binds tighter); 0: not a binary operator. */
@@ -191,6 +192,7 @@ static struct dl_node **parse_args(struct dl_parser *ps, int close, size_t *ret_
 static struct dl_node *parse_postfix(struct dl_parser *ps)
 {
 	struct dl_node *n = parse_primary(ps);
+	unsigned depth = ps->depth;
 
 	for (;;) {
 		struct dl_token t = ps->tok;
@@ -202,6 +204,8 @@ static struct dl_node *parse_postfix(struct dl_parser *ps)
 			m = node(ps, DL_N_INDEX, t.loc);
 			m->a = n;
 			m->args = parse_args(ps, ']', &m->arg_cnt);
+			if (!m->arg_cnt) /* as DTrace's grammar: an index or a key is required */
+				dl_error(ps, t.loc, "syntax error: '[ ]' needs an index or a key");
 			n = m;
 			break;
 		case '(':
@@ -232,12 +236,14 @@ static struct dl_node *parse_postfix(struct dl_parser *ps)
 			n = m;
 			break;
 		default:
+			ps->depth = depth;
 			return n;
 		}
+		dl_nest(ps, t.loc); /* what follows is a level deeper in the tree */
 	}
 }
 
-static struct dl_node *parse_unary(struct dl_parser *ps)
+static struct dl_node *parse_unary_in(struct dl_parser *ps)
 {
 	struct dl_token t = ps->tok;
 	struct dl_node *n;
@@ -270,6 +276,15 @@ static struct dl_node *parse_unary(struct dl_parser *ps)
 	}
 }
 
+/* Every operand passes here: parentheses, unary operators, sizeof nest through it. */
+static struct dl_node *parse_unary(struct dl_parser *ps)
+{
+	dl_nest(ps, ps->tok.loc);
+	struct dl_node *n = parse_unary_in(ps);
+	dl_unnest(ps);
+	return n;
+}
+
 static struct dl_node *parse_cast(struct dl_parser *ps)
 {
 	if (ps->tok.kind == '(') {
@@ -282,7 +297,9 @@ static struct dl_node *parse_cast(struct dl_parser *ps)
 			n = node(ps, DL_N_CAST, loc);
 			n->type = dl_parse_type_name(ps);
 			dl_expect(ps, ')', "')' after cast type");
+			dl_nest(ps, loc);
 			n->a = parse_cast(ps);
+			dl_unnest(ps);
 			return n;
 		}
 	}
@@ -292,14 +309,18 @@ static struct dl_node *parse_cast(struct dl_parser *ps)
 static struct dl_node *parse_binary(struct dl_parser *ps, int min_prec)
 {
 	struct dl_node *lhs = parse_cast(ps);
+	unsigned depth = ps->depth;
 
 	for (;;) {
 		int op = ps->tok.kind;
 		int prec = binary_prec(op);
 
-		if (!prec || prec < min_prec || closes_predicate(ps))
+		if (!prec || prec < min_prec || closes_predicate(ps)) {
+			ps->depth = depth;
 			return lhs;
+		}
 		struct dl_loc loc = ps->tok.loc;
+		dl_nest(ps, loc); /* a chain's tree is as deep as it is long */
 		dl_advance(ps);
 		struct dl_node *rhs = parse_binary(ps, prec + 1);
 		struct dl_node *n = node(ps, DL_N_BINARY, loc);
@@ -324,7 +345,9 @@ static struct dl_node *parse_conditional(struct dl_parser *ps)
 	n->b = dl_parse_expr(ps);
 	ps->in_predicate = saved;
 	dl_expect(ps, ':', "':' in conditional expression");
+	dl_nest(ps, n->loc);
 	n->c = parse_conditional(ps);
+	dl_unnest(ps);
 	return n;
 }
 
@@ -338,22 +361,27 @@ struct dl_node *dl_parse_assign_expr(struct dl_parser *ps)
 	n->op = ps->tok.kind;
 	dl_advance(ps);
 	n->a = lhs;
+	dl_nest(ps, n->loc);
 	n->b = dl_parse_assign_expr(ps);
+	dl_unnest(ps);
 	return n;
 }
 
 struct dl_node *dl_parse_expr(struct dl_parser *ps)
 {
 	struct dl_node *n = dl_parse_assign_expr(ps);
+	unsigned depth = ps->depth;
 
 	while (ps->tok.kind == ',') {
 		struct dl_node *c = node(ps, DL_N_BINARY, ps->tok.loc);
+		dl_nest(ps, c->loc);
 		c->op = ',';
 		dl_advance(ps);
 		c->a = n;
 		c->b = dl_parse_assign_expr(ps);
 		n = c;
 	}
+	ps->depth = depth;
 	return n;
 }
 

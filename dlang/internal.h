@@ -144,7 +144,28 @@ struct dl_parser {
 	bool have_ahead;
 	bool in_predicate;         /* a '/' before '{' ends the expression */
 	const char *pending_binding; /* "#pragma D binding" awaiting its translator */
+	unsigned depth;            /* nesting of what is being parsed (dl_nest()) */
 };
+
+/*
+ * The deepest nesting the parser accepts: of expressions (each parenthesis,
+ * operator, cast and call, and each operand of a chain such as a + b + c,
+ * whose tree is as deep as it is long), of statements and declarators, and of
+ * derived types (pointers, arrays, functions and typedefs over one another).
+ * What runs after the parser (type checks, the code generator, dtrace -h's
+ * declarations) recurses over what it built, so this bounds every stack
+ * the input could otherwise choose the depth of.
+ */
+#define DL_MAX_NESTING 256
+
+/* One level deeper at loc, or the error naming the limit; dl_unnest() leaves it. */
+void dl_nest(struct dl_parser *ps, struct dl_loc loc);
+static inline void dl_unnest(struct dl_parser *ps)
+{
+	ps->depth--;
+}
+/* A derived type: the error naming the limit if it is nested too deeply. */
+void dl_check_type_depth(struct dl_parser *ps, struct dl_qtype t, struct dl_loc loc);
 
 _Noreturn void dl_error(struct dl_parser *ps, struct dl_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -257,6 +278,8 @@ struct dl_attr_pragma {
 void dl_types_init(struct dl_program *p);
 struct dl_type *dl_type_new(struct dl_program *p, enum dl_kind kind, struct dl_loc loc);
 struct dl_type *dl_type_array(struct dl_program *p, struct dl_qtype elem, uint64_t n);
+/* How deeply qt is derived (struct dl_type.depth; 0 for a base type). */
+uint32_t dl_type_depth(struct dl_qtype qt);
 /* Lay out a struct or union whose members are set: offsets, size, alignment. */
 void dl_type_layout(struct dl_program *p, struct dl_type *t);
 bool dl_type_equal(struct dl_qtype a, struct dl_qtype b);

@@ -62,6 +62,20 @@ _Noreturn void dl_error(struct dl_parser *ps, struct dl_loc loc, const char *fmt
 	dl_verror(ps->p, loc, fmt, ap);
 }
 
+void dl_nest(struct dl_parser *ps, struct dl_loc loc)
+{
+	if (++ps->depth > DL_MAX_NESTING)
+		dl_error(ps, loc, "nested too deeply: more than %d levels of expressions, statements "
+			 "or declarators", DL_MAX_NESTING);
+}
+
+void dl_check_type_depth(struct dl_parser *ps, struct dl_qtype t, struct dl_loc loc)
+{
+	if (dl_type_depth(t) > DL_MAX_NESTING)
+		dl_error(ps, loc, "type nested too deeply: more than %d levels of pointers, arrays, "
+			 "functions and typedefs", DL_MAX_NESTING);
+}
+
 void dl_advance(struct dl_parser *ps)
 {
 	if (ps->have_ahead) {
@@ -401,6 +415,7 @@ static void parse_dops(struct dl_parser *ps, struct doplist *out, const char **r
 {
 	struct doplist ptrs = { 0 }, inner = { 0 }, suff = { 0 };
 
+	dl_nest(ps, ps->tok.loc);
 	while (ps->tok.kind == '*') {
 		struct dop d = { .kind = DOP_PTR, .loc = ps->tok.loc };
 
@@ -478,6 +493,7 @@ static void parse_dops(struct dl_parser *ps, struct doplist *out, const char **r
 		DL_PUSH(ps->p, out->v, out->cnt, out->cap, suff.v[i]);
 	for (size_t i = 0; i < inner.cnt; i++)
 		DL_PUSH(ps->p, out->v, out->cnt, out->cap, inner.v[i]);
+	dl_unnest(ps);
 }
 
 static struct dl_qtype apply_dops(struct dl_parser *ps, struct dl_qtype base,
@@ -509,10 +525,16 @@ static struct dl_qtype apply_dops(struct dl_parser *ps, struct dl_qtype base,
 			f->varargs = d->varargs;
 			f->proto = d->proto;
 			f->align = 1;
+			f->depth = dl_type_depth(base);
+			for (size_t k = 0; k < f->param_cnt; k++)
+				if (dl_type_depth(f->params[k].type) > f->depth)
+					f->depth = dl_type_depth(f->params[k].type);
+			f->depth++;
 			base = (struct dl_qtype){ f, 0 };
 			break;
 		}
 		}
+		dl_check_type_depth(ps, base, d->loc);
 	}
 	return base;
 }
@@ -598,6 +620,7 @@ static void parse_struct_body(struct dl_parser *ps, struct dl_type *t)
 	size_t cnt = 0, cap = 0;
 	const char *kw = t->kind == DL_STRUCT ? "struct" : "union";
 
+	dl_nest(ps, ps->tok.loc);
 	dl_expect(ps, '{', "'{'");
 	while (ps->tok.kind != '}') {
 		struct specs sp;
@@ -662,6 +685,7 @@ static void parse_struct_body(struct dl_parser *ps, struct dl_type *t)
 		dl_expect(ps, ';', "';' after member declaration");
 	}
 	dl_advance(ps); /* '}' */
+	dl_unnest(ps);
 	t->members = members;
 	t->member_cnt = cnt;
 	t->complete = true;
@@ -742,6 +766,8 @@ static void declare_typedef(struct dl_parser *ps, const char *name, struct dl_qt
 	struct dl_type *td = dl_type_new(ps->p, DL_TYPEDEF, loc);
 	td->name = name;
 	td->ref = type;
+	td->depth = dl_type_depth(type) + 1;
+	dl_check_type_depth(ps, (struct dl_qtype){ td, 0 }, loc);
 	struct dl_qtype r = dl_type_resolve(type);
 	td->size = r.t->size;
 	td->align = r.t->align;
@@ -1298,11 +1324,8 @@ static struct dl_stmt **parse_block(struct dl_parser *ps, size_t *ret_cnt)
 	return v;
 }
 
-static struct dl_stmt *parse_stmt(struct dl_parser *ps)
+static struct dl_stmt *parse_stmt_in(struct dl_parser *ps, struct dl_stmt *s)
 {
-	struct dl_stmt *s = dl_alloc(ps->p, sizeof(*s));
-
-	s->loc = ps->tok.loc;
 	switch (ps->tok.kind) {
 	case ';':
 		s->kind = DL_S_EMPTY;
@@ -1332,6 +1355,17 @@ static struct dl_stmt *parse_stmt(struct dl_parser *ps)
 			dl_expect(ps, ';', "';' after statement");
 		return s;
 	}
+}
+
+static struct dl_stmt *parse_stmt(struct dl_parser *ps)
+{
+	struct dl_stmt *s = dl_alloc(ps->p, sizeof(*s));
+
+	s->loc = ps->tok.loc;
+	dl_nest(ps, s->loc);
+	parse_stmt_in(ps, s);
+	dl_unnest(ps);
+	return s;
 }
 
 static void parse_clause(struct dl_parser *ps)
