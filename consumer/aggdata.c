@@ -234,20 +234,29 @@ static void free_entry(struct merged *e)
 }
 
 /* Add the entries of a table of size bytes to the totals, and empty it. */
-static void take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
+/*
+ * Add a thread's table (size bytes) to the totals and empty it. A table in
+ * the shared memory is the target's to write: its layout must be the one
+ * its size gives, and its entries are read from a copy. false: it is not a
+ * table (said, by the caller).
+ */
+static bool take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 {
 	struct cs_aggstate *m = state(t);
-	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
-	uint32_t bits = h->hash_bits;
+	struct udt_agghdr h;
+	uint64_t start;
 
-	if (!bits)
-		return;
-	uint64_t used = h->used, start = h->entries_off;
-	if (bits > 20 || start >= size || used > size - start)
-		return;
-	for (uint64_t off = start; off + sizeof(struct udt_aggent) <= start + used;) {
-		const struct udt_aggent *e = (const void *)(table + off);
-		if (e->size < sizeof(*e) || e->size % 8 || e->size > start + used - off)
+	memcpy(&h, table, sizeof(h)); /* (once) */
+	if (!h.hash_bits)
+		return true; /* (never used) */
+	if (h.hash_bits != udt__agg_layout(size, &start) || h.entries_off != start ||
+	    h.used > size - start)
+		return false;
+	uint8_t *copy = udt__xmalloc(h.used + 1);
+	memcpy(copy, table + start, h.used);
+	for (uint64_t off = 0; off + sizeof(struct udt_aggent) <= h.used;) {
+		const struct udt_aggent *e = (const void *)(copy + off);
+		if (e->size < sizeof(*e) || e->size % 8 || e->size > h.used - off)
 			break;
 		off += e->size;
 		if (!e->aggid || e->aggid > t->aggact_cnt)
@@ -269,10 +278,13 @@ static void take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 		free(ck);
 		free(val);
 	}
+	free(copy);
 	/* empty: the hash and the entries (hash_bits and the layout stay) */
-	memset(h + 1, 0, (size_t)4 << bits);
-	h->used = 0;
-	h->drops = 0;
+	struct udt_agghdr *live = (struct udt_agghdr *)(void *)table;
+	memset(live + 1, 0, (size_t)4 << h.hash_bits);
+	live->used = 0;
+	live->drops = 0;
+	return true;
 }
 
 static void report_drops(struct cs_trace *t, const uint8_t *table, int32_t tid)
@@ -299,7 +311,7 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 		return;
 	m->last_snap = cs__now_ns();
 	if (t->agg_local)
-		take_table(t, t->agg_local, t->o.aggsize);
+		(void)take_table(t, t->agg_local, t->o.aggsize); /* (ours) */
 	if (!n || !cs__agg_table(t, 0, 0))
 		return;
 	if (n > m->ntb) {
@@ -326,8 +338,11 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 			if (!out)
 				continue;
 			uint8_t *table = cs__agg_table(t, i, h);
+			if (!table)
+				return; /* (the memory was found corrupted) */
 			report_drops(t, table, tb->tid);
-			take_table(t, table, t->o.aggsize);
+			if (!take_table(t, table, t->sh.aggsize))
+				cs__shm_corrupt(t, "the aggregation table of thread %d", (int)tb->tid);
 		}
 	}
 }

@@ -6,6 +6,6 @@ CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/notes.c consumer/regi
 		 consumer/spec.c consumer/actions.c runtime/spec.c runtime/subr.c \
 		 consumer/profile.c consumer/inject.c consumer/stack.c consumer/symbol.c \
 		 consumer/vars.c runtime/vm_str.c runtime/dynvar.c \
-		 consumer/late.c
+		 consumer/late.c consumer/shm.c
 $(BUILD)/lib/libconsumer.a: $(call objs_of,$(CONSUMER_SRCS)) \
 		$(patsubst %.S,$(BUILD)/obj/%.o,$(RUNTIME_ASM))

@@ -457,8 +457,13 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 	print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
 }
 
-void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
+void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 {
+	/* (a speculation's records, in the shared memory: read from a copy) */
+	uint8_t *recs = len ? udt__xmalloc(len) : NULL;
+
+	if (len)
+		memcpy(recs, buf, len);
 	for (uint64_t pos = 0; pos + sizeof(struct udt_rec) <= len;) {
 		const struct udt_rec *r = (const struct udt_rec *)(const void *)(recs + pos);
 
@@ -474,6 +479,7 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len)
 			print_record(t, &(struct cs_rec){ r, 0 });
 		}
 	}
+	free(recs);
 }
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
@@ -523,13 +529,13 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 	if (!t->local_gvars)
 		t->local_gvars = udt__xcalloc(ngvars + 1, sizeof(*t->local_gvars));
 	/* END sees the globals as the target left them (the shared memory outlives it) */
-	const struct udt_shm_hdr *sh = (const void *)t->shm;
 	uint64_t *gvars = t->local_gvars;
-	bool shared = sh && ngvars && sh->ngvars == ngvars && sh->gvar_off + ngvars * 8 <= t->shm_size;
+	/* (the copy of the header says where they are: checked when the memory was mapped) */
+	bool shared = cs__shm_usable(t) && ngvars && t->sh.ngvars == ngvars;
 	if (!strcmp(which, "END") && shared)
-		memcpy(t->local_gvars, t->shm + sh->gvar_off, ngvars * 8);
+		memcpy(t->local_gvars, t->shm + t->sh.gvar_off, ngvars * 8);
 	else if (strcmp(which, "BEGIN") && shared)
-		gvars = (uint64_t *)(void *)(t->shm + sh->gvar_off); /* a tick: the live ones */
+		gvars = (uint64_t *)(void *)(t->shm + t->sh.gvar_off); /* a tick: the live ones */
 	/* strings, scratch, dynamic variables: one fire of the probe, its clauses share them */
 	struct udt_vm_mem *mem = cs__vars_mem(t, strcmp(which, "BEGIN") != 0);
 	/* after exit(), as in DTrace's draining state: END and ERROR run, nothing else does,
@@ -663,129 +669,31 @@ void cs__run_probe(struct cs_trace *t, const char *name)
 
 /* -- Buffers ------------------------------------------------------------------------------------ */
 
-static struct udt_shm_hdr *shm_hdr(struct cs_trace *t)
+/*
+ * A copy of bytes [from, to) of a buffer (of size bytes): what the records
+ * are read from, so that each is checked and read where the target cannot
+ * change it meanwhile. Kept until the round's records are printed.
+ */
+static const uint8_t *copy_out(struct cs_trace *t, const uint8_t *buf, uint64_t from, uint64_t to,
+			       uint64_t size)
 {
-	return (struct udt_shm_hdr *)t->shm;
-}
-
-static struct udt_tbuf *tbuf(struct cs_trace *t, uint32_t i)
-{
-	return (struct udt_tbuf *)(t->shm + shm_hdr(t)->tbuf_off) + i;
-}
-
-static uint8_t *half(struct cs_trace *t, uint32_t i, uint32_t h)
-{
-	struct udt_shm_hdr *s = shm_hdr(t);
-
-	return t->shm + s->data_off + ((uint64_t)i * 2 + h) * s->bufsize;
-}
-
-static uint32_t tbuf_count(struct cs_trace *t)
-{
-	uint32_t n = LOAD_ACQUIRE(&shm_hdr(t)->tbuf_cnt);
-
-	return n < shm_hdr(t)->tbuf_max ? n : shm_hdr(t)->tbuf_max;
-}
-
-uint32_t cs__tbuf_count(struct cs_trace *t)
-{
-	return t->shm ? tbuf_count(t) : 0;
-}
-
-struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i)
-{
-	return tbuf(t, i);
-}
-
-uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h)
-{
-	struct udt_shm_hdr *s;
-
-	if (!t->shm)
-		return NULL;
-	s = shm_hdr(t);
-	if (!s->aggsize || s->aggsize != t->o.aggsize || i >= s->tbuf_max)
-		return NULL;
-	return t->shm + s->agg_off + ((uint64_t)i * 2 + (h & 1)) * s->aggsize;
-}
-
-/* Map the session's shared memory once the target has made it. */
-int cs_trace_map(struct cs_trace *t)
-{
-	struct udt_control c;
-	char path[64];
-
-	if (t->shm || !t->attached || t->target_gone)
-		return 0;
-	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
-		return 0;
-	if (c.shm_session != t->session)
-		return 0;
-	if (c.shm_state == UDT_SHM_FAILED) {
-		if (!t->shm_failed)
-			fprintf(stderr, "dtrace: could not allocate buffers in pid %d: %s\n",
-				(int)t->proc->pid, strerror(c.shm_errno));
-		t->shm_failed = true;
-		return -1;
-	}
-	if (c.shm_state != UDT_SHM_READY || c.shm_fd < 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)t->proc->pid, c.shm_fd);
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	void *m = mmap(NULL, c.shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return 0;
-	struct udt_shm_hdr *h = m;
-	if (h->magic != UDT_SHM_MAGIC || h->session != t->session || h->total_sz > c.shm_size ||
-	    h->bufsize < 64 || h->tbuf_max == 0 ||
-	    h->tbuf_off + (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf) > h->data_off ||
-	    h->data_off + (uint64_t)h->tbuf_max * 2 * h->bufsize > h->agg_off ||
-	    h->agg_off + (uint64_t)h->tbuf_max * 2 * h->aggsize > h->tvar_off ||
-	    h->tvar_off + (uint64_t)h->tbuf_max * h->tvarsize > h->total_sz) {
-		munmap(m, c.shm_size);
-		fprintf(stderr, "dtrace: the buffers of pid %d are not as expected\n",
-			(int)t->proc->pid);
-		return -1;
-	}
-	t->shm = m;
-	t->shm_size = c.shm_size;
-	t->fill_pos = udt__xcalloc(h->tbuf_max, sizeof(*t->fill_pos));
-	t->pending = udt__xcalloc(h->tbuf_max, sizeof(*t->pending));
-	uint32_t acked = t->session;
-	(void)cs_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
-			    sizeof(acked));
-	if (h->bufsize < t->o.bufsize && !t->resize_reported) {
-		char sz[32];
-		uint64_t b = h->bufsize;
-		if (!(b & ((1ull << 30) - 1)))
-			snprintf(sz, sizeof(sz), "%llug", (unsigned long long)(b >> 30));
-		else if (!(b & ((1ull << 20) - 1)))
-			snprintf(sz, sizeof(sz), "%llum", (unsigned long long)(b >> 20));
-		else if (!(b & 1023))
-			snprintf(sz, sizeof(sz), "%lluk", (unsigned long long)(b >> 10));
-		else
-			snprintf(sz, sizeof(sz), "%llu", (unsigned long long)b);
-		fprintf(stderr, "dtrace: buffer size lowered to %s\n", sz);
-		t->resize_reported = true;
-	}
-	return 0;
-}
-
-/* Collect the records of bytes [from, to) of a half. */
-static void collect(struct cs_trace *t, const uint8_t *h, uint64_t from, uint64_t to,
-		    uint64_t size, int32_t tid)
-{
-	uint64_t pos = from;
-
 	if (to > size)
 		to = size;
-	while (pos + sizeof(struct udt_rec) <= to) {
-		const struct udt_rec *r = (const struct udt_rec *)(h + pos);
+	if (from >= to)
+		return NULL;
+	uint8_t *c = udt__xmalloc(to - from);
+	memcpy(c, buf + from, to - from);
+	UDT__PUSH(t->rec_copies, t->rec_copy_cnt, t->rec_copy_cap, c);
+	return c;
+}
 
-		if (r->size < sizeof(*r) || r->size % 8 || r->size > to - pos)
+/* Collect the records of len bytes (a copy), as written by thread tid. */
+static void collect_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len, int32_t tid)
+{
+	for (uint64_t pos = 0; pos + sizeof(struct udt_rec) <= len;) {
+		const struct udt_rec *r = (const struct udt_rec *)(const void *)(recs + pos);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		if (r->epid != UDT_EPID_PAD) {
 			struct cs_rec cr = { r, tid };
@@ -793,6 +701,16 @@ static void collect(struct cs_trace *t, const uint8_t *h, uint64_t from, uint64_
 		}
 		pos += r->size;
 	}
+}
+
+/* Collect the records of bytes [from, to) of a half. */
+static void collect(struct cs_trace *t, const uint8_t *h, uint64_t from, uint64_t to,
+		    uint64_t size, int32_t tid)
+{
+	const uint8_t *c = copy_out(t, h, from, to, size);
+
+	if (c)
+		collect_recs(t, c, (to > size ? size : to) - from, tid);
 }
 
 static int cmp_ts(const void *a, const void *b)
@@ -812,6 +730,9 @@ static void print_collected(struct cs_trace *t)
 	for (size_t i = 0; i < t->rec_cnt; i++)
 		print_record(t, &t->recs[i]);
 	t->rec_cnt = 0;
+	for (size_t i = 0; i < t->rec_copy_cnt; i++)
+		free(t->rec_copies[i]);
+	t->rec_copy_cnt = 0;
 	fflush(t->out);
 }
 
@@ -827,7 +748,8 @@ static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 void cs__barrier_all(struct cs_trace *t)
 {
 	/* the target registered for the expedited one (runtime/session.c) */
-	int cmd = LOAD_ACQUIRE(&shm_hdr(t)->flags) & UDT_SHM_MB_EXPEDITED
+	int cmd = t->shm && LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->flags) &
+				    UDT_SHM_MB_EXPEDITED
 			  ? MEMBARRIER_CMD_GLOBAL_EXPEDITED
 			  : MEMBARRIER_CMD_GLOBAL;
 
@@ -855,13 +777,13 @@ static bool wait_out_of(struct udt_tbuf *tb, uint32_t h)
 /* Read and reset the halves `which` of the buffers in a round of the switch policy. */
 static void switch_round(struct cs_trace *t, bool final)
 {
-	struct udt_shm_hdr *s = shm_hdr(t);
-	uint32_t n = tbuf_count(t);
+	uint64_t size = t->sh.bufsize;
+	uint32_t n = cs__tbuf_count(t);
 	uint32_t *which = udt__xcalloc(n + 1, sizeof(*which));
 	bool *ok = udt__xcalloc(n + 1, sizeof(*ok));
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 		uint32_t a = LOAD_ACQUIRE(&tb->active) & 1;
 
 		if (t->pending[i]) {
@@ -873,17 +795,17 @@ static void switch_round(struct cs_trace *t, bool final)
 	}
 	cs__barrier_all(t);
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 
 		ok[i] = wait_out_of(tb, which[i]);
 		t->pending[i] = !ok[i];
 		if (ok[i])
-			collect(t, half(t, i, which[i]), 0, LOAD_ACQUIRE(&tb->off[which[i]]),
-				s->bufsize, tb->tid);
+			collect(t, cs__half(t, i, which[i]), 0, LOAD_ACQUIRE(&tb->off[which[i]]),
+				size, tb->tid);
 	}
 	print_collected(t);
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 		if (!ok[i])
 			continue;
 		report_drops(t, tb->drops[which[i]], tb->tid);
@@ -893,15 +815,15 @@ static void switch_round(struct cs_trace *t, bool final)
 	if (final) {
 		/* the target writes no more: the other half, too */
 		for (uint32_t i = 0; i < n; i++) {
-			struct udt_tbuf *tb = tbuf(t, i);
+			struct udt_tbuf *tb = cs__tbuf(t, i);
 			uint32_t h = which[i] ^ 1;
 			if (!wait_out_of(tb, h))
 				continue;
-			collect(t, half(t, i, h), 0, LOAD_ACQUIRE(&tb->off[h]), s->bufsize, tb->tid);
+			collect(t, cs__half(t, i, h), 0, LOAD_ACQUIRE(&tb->off[h]), size, tb->tid);
 		}
 		print_collected(t);
 		for (uint32_t i = 0; i < n; i++) {
-			struct udt_tbuf *tb = tbuf(t, i);
+			struct udt_tbuf *tb = cs__tbuf(t, i);
 			report_drops(t, tb->drops[which[i] ^ 1], tb->tid);
 		}
 	}
@@ -911,37 +833,36 @@ static void switch_round(struct cs_trace *t, bool final)
 
 static void fill_round(struct cs_trace *t, bool final)
 {
-	struct udt_shm_hdr *s = shm_hdr(t);
-	uint32_t n = tbuf_count(t);
+	uint32_t n = cs__tbuf_count(t);
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 		uint64_t end = LOAD_ACQUIRE(&tb->off[0]);
 
-		collect(t, half(t, i, 0), t->fill_pos[i], end, s->bufsize, tb->tid);
+		collect(t, cs__half(t, i, 0), t->fill_pos[i], end, t->sh.bufsize, tb->tid);
 		t->fill_pos[i] = end;
 	}
 	print_collected(t);
 	if (final)
 		for (uint32_t i = 0; i < n; i++)
-			report_drops(t, tbuf(t, i)->drops[0], tbuf(t, i)->tid);
-	if (LOAD_ACQUIRE(&s->stopped))
+			report_drops(t, cs__tbuf(t, i)->drops[0], cs__tbuf(t, i)->tid);
+	if (LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->stopped))
 		t->done = true;
 }
 
 static void ring_final(struct cs_trace *t)
 {
-	struct udt_shm_hdr *s = shm_hdr(t);
-	uint32_t n = tbuf_count(t);
-	uint64_t B = s->bufsize;
+	uint32_t n = cs__tbuf_count(t);
+	uint64_t B = t->sh.bufsize;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 		uint64_t head = LOAD_ACQUIRE(&tb->off[0]), tail = LOAD_ACQUIRE(&tb->ring_tail);
-		const uint8_t *h = half(t, i, 0);
 
 		if (head < tail || head - tail > B)
 			continue;
+		/* the whole ring, copied: its records are read where the target cannot write */
+		const uint8_t *h = copy_out(t, cs__half(t, i, 0), 0, B, B);
 		while (tail < head) {
 			const struct udt_rec *r = (const struct udt_rec *)(h + tail % B);
 
@@ -964,11 +885,11 @@ static void ring_final(struct cs_trace *t)
 /* Is some thread's active half more than half full? */
 static bool filling_up(struct cs_trace *t)
 {
-	uint32_t n = tbuf_count(t);
-	uint64_t half_full = shm_hdr(t)->bufsize / 2;
+	uint32_t n = cs__tbuf_count(t);
+	uint64_t half_full = t->sh.bufsize / 2;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = tbuf(t, i);
+		struct udt_tbuf *tb = cs__tbuf(t, i);
 		if (__atomic_load_n(&tb->off[LOAD_ACQUIRE(&tb->active) & 1], __ATOMIC_RELAXED) >
 		    half_full)
 			return true;
@@ -978,9 +899,9 @@ static bool filling_up(struct cs_trace *t)
 
 static void read_buffers(struct cs_trace *t, bool final)
 {
-	if (!t->shm)
+	if (!cs__shm_usable(t))
 		return;
-	switch (shm_hdr(t)->policy) {
+	switch (t->sh.policy) {
 	case UDT_POLICY_FILL:
 		fill_round(t, final);
 		break;
@@ -1012,8 +933,8 @@ static void report_lost(struct cs_trace *t)
 	uint64_t lost = 0, early = 0;
 
 	/* counted in the shared memory, and before it existed in the control block */
-	if (t->shm)
-		lost = LOAD_ACQUIRE(&shm_hdr(t)->lost);
+	if (cs__shm_usable(t))
+		lost = LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->lost);
 	if (t->attached && !t->target_gone &&
 	    !cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &early,
 			  sizeof(early)))
@@ -1059,6 +980,8 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	cs__heartbeat(t);
 	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
+	if (t->shm && !cs__shm_check(t))
+		return CS_WORK_ERROR; /* (said why) */
 	cs__late_poll(t); /* the probes of libraries loaded since */
 	read_buffers(t, false);
 	cs__spec_clean(t, false);
@@ -1079,11 +1002,11 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 void cs_trace_target_gone(struct cs_trace *t)
 {
 	t->target_gone = true;
-	if (!t->shm)
+	if (!t->shm || !cs__shm_check(t))
 		return;
-	if (shm_hdr(t)->policy == UDT_POLICY_SWITCH)
+	if (t->sh.policy == UDT_POLICY_SWITCH)
 		switch_round(t, false);
-	else if (shm_hdr(t)->policy == UDT_POLICY_FILL)
+	else if (t->sh.policy == UDT_POLICY_FILL)
 		fill_round(t, false);
 }
 
@@ -1092,6 +1015,8 @@ int cs_trace_stop(struct cs_trace *t)
 	if (!t->target_gone)
 		(void)cs_trace_map(t);
 	cs__detach(t);
+	if (t->shm)
+		(void)cs__shm_check(t);
 	read_buffers(t, true);
 	report_lost(t);
 	cs__spec_clean(t, true);
@@ -1105,8 +1030,7 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__agg_snap(t, false); /* (what END aggregated) */
 	cs__agg_print_all(t);
 	fflush(t->out);
-	if (t->shm)
-		munmap(t->shm, t->shm_size);
-	t->shm = NULL;
-	return ferror(t->out) ? -1 : 0;
+	cs__shm_unmap(t);
+	/* (what the target corrupted was said; what could be read was printed) */
+	return ferror(t->out) || t->shm_bad ? -1 : 0;
 }

@@ -1177,6 +1177,9 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->fill_pos);
 	free(t->pending);
 	free(t->recs);
+	for (size_t i = 0; i < t->rec_copy_cnt; i++)
+		free(t->rec_copies[i]);
+	free(t->rec_copies);
 	free(t->local_tvars);
 	free(t->local_gvars);
 	cs__vars_close(t);

@@ -340,9 +340,13 @@ struct cs_trace {
 	struct cs_late *late;      /* following the target's loads and unloads (late.c) */
 	bool zdefs_unmatched;      /* -Z: a description of the target's matched no probe */
 
-	/* the shared buffers */
+	/* the shared buffers (shm.c): the target writes them, so the header is copied when
+	   they are mapped, checked there, and read from the copy only */
 	uint8_t *shm;
 	size_t shm_size;
+	struct udt_shm_hdr sh;     /* the header as mapped and checked */
+	struct udt_dynhdr dyn_geo; /* the dynamic variable space's header, likewise */
+	bool shm_bad;              /* the target corrupted them: said once, read no more */
 	uint64_t *fill_pos;        /* fill: bytes already read of each buffer */
 	bool *pending;             /* switch: a buffer whose old half could not be read yet */
 	bool resize_reported;
@@ -356,8 +360,10 @@ struct cs_trace {
 	int exit_status;
 	uint64_t lost_reported;
 	uint64_t lost_early;       /* the control block's count, as last read */
-	struct cs_rec *recs;       /* this round's records */
+	struct cs_rec *recs;       /* this round's records, in rec_copies */
 	size_t rec_cnt, rec_cap;
+	uint8_t **rec_copies;      /* the bytes they were copied out of the buffers into */
+	size_t rec_copy_cnt, rec_copy_cap;
 
 	/* aggregations */
 	struct cs_aggvar **aggvars;
@@ -445,6 +451,9 @@ struct udt_vm_mem;
 struct udt_vars;
 /* Make dtrace's own memory for the program's strings and dynamic variables, if it has any. */
 int cs__vars_open(struct cs_trace *t, char **ret_err);
+/* The session's global string variables, strsize and dynvarsize (0s without variables). */
+void cs__vars_sizes(const struct cs_trace *t, uint64_t *ret_ngstrs, uint64_t *ret_strsize,
+		    uint64_t *ret_dynvarsize);
 void cs__vars_close(struct cs_trace *t);
 /*
  * The memory a clause run here works in: BEGIN's own, or (live: END, tick-n)
@@ -525,9 +534,25 @@ void cs__run_begin(struct cs_trace *t);
 /* Run the clauses of the local probe named name (a tick-n probe) here, as BEGIN's are. */
 void cs__run_probe(struct cs_trace *t, const char *name);
 /* The thread buffers of the session's shared memory: count, buffer i, its aggregation table h (NULL if none). */
+/* shm.c: the shared memory, mapped, its header copied and checked (docs/runtime.md, "Trust") */
+static inline bool cs__shm_usable(const struct cs_trace *t)
+{
+	return t->shm && !t->shm_bad;
+}
+/* The target broke its side (what, printf-style): said once; the memory is read no more. */
+void cs__shm_corrupt(struct cs_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At the start of a round: is the live header still the copy? (Says so once if not.) */
+bool cs__shm_check(struct cs_trace *t);
+void cs__shm_unmap(struct cs_trace *t);
+/* Threads with a buffer (0 when the memory is not usable); buffer i (< that count). */
 uint32_t cs__tbuf_count(struct cs_trace *t);
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);
+/* Half h of buffer i's data, of t->sh.bufsize bytes. */
+uint8_t *cs__half(struct cs_trace *t, uint32_t i, uint32_t h);
+/* Aggregation table h of buffer i, of t->sh.aggsize bytes, or NULL. */
 uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h);
+/* The dynamic variable space (t->sh.dyn_sz bytes, its geometry in t->dyn_geo), or NULL. */
+struct udt_dynhdr *cs__shm_dyn(struct cs_trace *t);
 /* Print len bytes of whole records (committed speculations): the target's ECBs' and ours. */
 void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len);
 /* The target's speculations in the shared memory, or NULL. */

@@ -209,23 +209,20 @@ int cs__spec_check_clause(struct cs_trace *t, const struct dl_clause *cl, char *
 const struct udt_spectab *cs__shm_spec(struct cs_trace *t)
 {
 	struct cs_spec *sp = state(t);
-	const struct udt_shm_hdr *h = (const void *)t->shm;
+	struct udt_shm_hdr *live = (struct udt_shm_hdr *)(void *)t->shm;
 
-	/* (made anew at each call: the mapping goes at the end of the trace) */
-	if (!h || h->size < offsetof(struct udt_shm_hdr, spec_unavail) + 8 || !h->nspec ||
-	    h->nspec > UDT_MAX_NSPEC || h->spec_off % 64 ||
-	    h->spec_data_off != h->spec_off + h->nspec * sizeof(struct udt_spec) ||
-	    h->specsize > (1ull << 31) || h->spec_data_off > t->shm_size ||
-	    h->nspec * h->specsize > t->shm_size - h->spec_data_off)
+	/* (made anew at each call: the mapping goes at the end of the trace; where the
+	   speculations are, the checked copy of the header says: shm.c) */
+	if (!cs__shm_usable(t) || !t->sh.nspec)
 		return NULL;
 	sp->shm = (struct udt_spectab){
-		.spec = (struct udt_spec *)(void *)(t->shm + h->spec_off),
-		.n = (uint32_t)h->nspec,
-		.data = t->shm + h->spec_data_off,
-		.size = h->specsize,
-		.drops = &((struct udt_shm_hdr *)(void *)t->shm)->spec_drops,
-		.busy = &((struct udt_shm_hdr *)(void *)t->shm)->spec_busy,
-		.unavail = &((struct udt_shm_hdr *)(void *)t->shm)->spec_unavail,
+		.spec = (struct udt_spec *)(void *)(t->shm + t->sh.spec_off),
+		.n = (uint32_t)t->sh.nspec,
+		.data = t->shm + t->sh.spec_data_off,
+		.size = t->sh.specsize,
+		.drops = &live->spec_drops,
+		.busy = &live->spec_busy,
+		.unavail = &live->spec_unavail,
 	};
 	return &sp->shm;
 }
@@ -256,7 +253,7 @@ static const struct udt_spectab *local_table(struct cs_trace *t)
 
 const struct udt_spectab *cs__spec_table(struct cs_trace *t)
 {
-	const struct udt_spectab *s = t->shm ? cs__shm_spec(t) : NULL;
+	const struct udt_spectab *s = cs__shm_spec(t);
 
 	return s ? s : local_table(t);
 }
@@ -332,7 +329,7 @@ void cs__spec_commit_record(struct cs_trace *t, const struct udt_commit *c)
 
 bool cs__spec_pending(struct cs_trace *t)
 {
-	const struct udt_spectab *tab = t->spec_used && t->shm ? cs__shm_spec(t) : NULL;
+	const struct udt_spectab *tab = t->spec_used ? cs__shm_spec(t) : NULL;
 
 	for (uint32_t i = 0; tab && i < tab->n; i++)
 		if (__atomic_load_n(&tab->spec[i].state, __ATOMIC_RELAXED) == UDT_SPEC_COMMITTING)
@@ -342,7 +339,7 @@ bool cs__spec_pending(struct cs_trace *t)
 
 void cs__spec_clean(struct cs_trace *t, bool final)
 {
-	const struct udt_spectab *tab = t->spec_used && t->shm ? cs__shm_spec(t) : NULL;
+	const struct udt_spectab *tab = t->spec_used ? cs__shm_spec(t) : NULL;
 
 	for (uint32_t i = 0; tab && i < tab->n; i++) {
 		uint32_t st = __atomic_load_n(&tab->spec[i].state, __ATOMIC_ACQUIRE);
@@ -369,7 +366,7 @@ void cs__spec_report(struct cs_trace *t)
 	if (!t->spec_used)
 		return;
 	sp = state(t);
-	const struct udt_spectab *tab = t->shm ? cs__shm_spec(t) : NULL;
+	const struct udt_spectab *tab = cs__shm_spec(t);
 	for (int k = 0; k < 3; k++) {
 		const uint64_t *c = !tab ? NULL : k == 0 ? tab->drops : k == 1 ? tab->busy
 											  : tab->unavail;

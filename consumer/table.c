@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 static bool range_ok(size_t total, uint64_t off, uint64_t cnt, uint64_t rec_sz)
@@ -17,20 +18,22 @@ int cs_table_open(struct cs_table *t, const void *buf, size_t sz)
 	uint32_t hsz;
 
 	memset(t, 0, sizeof(*t));
-	if (sz < offsetof(struct udt_table_hdr, flags) + sizeof(h.flags))
-		return -EINVAL;
-	memcpy(&hsz, buf, sizeof(hsz));
-	memset(&h, 0, sizeof(h));
-	memcpy(&h, buf, hsz < sizeof(h) ? hsz : sizeof(h));
+	/* the records are read in place: the buffer is 8-aligned (a malloc'ed copy) */
+	if ((uintptr_t)buf % 8 || sz < sizeof(h))
+		return -EINVAL; /* (every version's header is at least this one) */
+	memcpy(&h, buf, sizeof(h));
+	hsz = h.size;
 	if (h.magic != UDT_TABLE_MAGIC)
 		return -EINVAL;
 	if (h.version != UDT_TABLE_VERSION)
 		return -EPROTONOSUPPORT;
 	if (hsz < sizeof(h) || h.total_sz > sz || h.total_sz < hsz)
 		return -EINVAL;
+	/* each record as aligned as its structure: the offsets below are checked alike */
 	if (h.provider_sz < sizeof(struct udt_table_provider) ||
-	    h.probe_sz < UDT_TABLE_PROBE_SZ_V1 ||
-	    h.arg_sz < sizeof(struct udt_table_arg))
+	    h.provider_sz % _Alignof(struct udt_table_provider) ||
+	    h.probe_sz < UDT_TABLE_PROBE_SZ_V1 || h.probe_sz % _Alignof(struct udt_table_probe) ||
+	    h.arg_sz < sizeof(struct udt_table_arg) || h.arg_sz % _Alignof(struct udt_table_arg))
 		return -EINVAL;
 	if (!range_ok(h.total_sz, h.provider_off, h.provider_cnt, h.provider_sz) ||
 	    !range_ok(h.total_sz, h.probe_off, h.probe_cnt, h.probe_sz) ||
@@ -41,7 +44,9 @@ int cs_table_open(struct cs_table *t, const void *buf, size_t sz)
 	/* the string table ends in NUL, so every string within it is terminated */
 	if (((const uint8_t *)buf)[h.str_off + h.str_sz - 1] != '\0')
 		return -EINVAL;
-	if ((h.probe_off % 8) || (h.provider_off % 4) || (h.arg_off % 4) || (h.func_off % 4))
+	if (h.probe_off % _Alignof(struct udt_table_probe) ||
+	    h.provider_off % _Alignof(struct udt_table_provider) ||
+	    h.arg_off % _Alignof(struct udt_table_arg) || h.func_off % _Alignof(uint32_t))
 		return -EINVAL;
 	t->base = buf;
 	t->sz = h.total_sz;

@@ -16,12 +16,12 @@
 struct cs_table {
 	const uint8_t *base;
 	size_t sz;
-	struct udt_table_hdr hdr;   /* copied, with fields past its written size zeroed */
+	struct udt_table_hdr hdr;   /* copied */
 };
 
 /*
  * cs_table_open() - check a table and prepare it for reading.
- * The buffer must stay valid while t is used.
+ * The buffer must be 8-aligned (a malloc'ed copy) and stay valid while t is used.
  * Return: 0, -EINVAL (not a table, or inconsistent), -EPROTONOSUPPORT (a
  * newer incompatible version).
  */

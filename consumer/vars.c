@@ -84,6 +84,16 @@ int cs__vars_open(struct cs_trace *t, char **ret_err)
 	return 0;
 }
 
+void cs__vars_sizes(const struct cs_trace *t, uint64_t *ret_ngstrs, uint64_t *ret_strsize,
+		    uint64_t *ret_dynvarsize)
+{
+	const struct cs_vars *cv = t->vars;
+
+	*ret_ngstrs = cv ? cv->v.ngstrs : 0;
+	*ret_strsize = cv ? cv->v.strsize : 0;
+	*ret_dynvarsize = cv ? cv->v.dynvarsize : 0;
+}
+
 void cs__vars_close(struct cs_trace *t)
 {
 	struct cs_vars *cv = t->vars;
@@ -102,23 +112,16 @@ void cs__vars_close(struct cs_trace *t)
 /* The shared memory's dynamic variable space, if the target made one as we expect. */
 static struct udt_dynhdr *shm_dyn(struct cs_trace *t)
 {
-	const struct udt_shm_hdr *sh = (const void *)t->shm;
-
-	if (!sh || !t->vars || !sh->dyn_sz || sh->dyn_sz != t->vars->v.dynvarsize ||
-	    sh->dyn_off > t->shm_size || sh->dyn_sz > t->shm_size - sh->dyn_off)
-		return NULL;
-	struct udt_dynhdr *h = (void *)(t->shm + sh->dyn_off);
-	if (h->size != sizeof(*h) || h->chunk_sz != t->vars->v.chunk_sz || h->hash_bits > 20 ||
-	    h->chunks_off > sh->dyn_sz ||
-	    (uint64_t)h->chunk_cnt * h->chunk_sz > sh->dyn_sz - h->chunks_off)
-		return NULL;
-	return h;
+	/* (its size and geometry were checked when the memory was mapped: shm.c) */
+	return t->vars && t->sh.dyn_sz == t->vars->v.dynvarsize &&
+			       t->dyn_geo.chunk_sz == t->vars->v.chunk_sz
+		       ? cs__shm_dyn(t)
+		       : NULL;
 }
 
 struct udt_vm_mem *cs__vars_mem(struct cs_trace *t, bool live)
 {
 	struct cs_vars *cv = t->vars;
-	const struct udt_shm_hdr *sh = (const void *)t->shm;
 
 	if (!cv)
 		return NULL;
@@ -126,10 +129,11 @@ struct udt_vm_mem *cs__vars_mem(struct cs_trace *t, bool live)
 	uint64_t gsz = (uint64_t)slot * cv->v.ngstrs;
 	struct udt_dynhdr *dyn = cv->dyn;
 	uint8_t *gstrs = cv->gstrs;
-	if (live && sh) {
-		/* END (and tick-n) see what the target has, even after it exited */
-		if (sh->gstr_off && sh->gstr_off <= t->shm_size && gsz <= t->shm_size - sh->gstr_off)
-			gstrs = t->shm + sh->gstr_off;
+	if (live && cs__shm_usable(t)) {
+		/* END (and tick-n) see what the target has, even after it exited (where the
+		   checked copy of its header says: shm.c) */
+		if (t->sh.gstr_off)
+			gstrs = t->shm + t->sh.gstr_off;
 		if (shm_dyn(t))
 			dyn = shm_dyn(t);
 	}
@@ -146,7 +150,8 @@ struct udt_vm_mem *cs__vars_mem(struct cs_trace *t, bool live)
 		.scratch = cv->tlocal + (uint64_t)slot * (cv->v.ntstrs + cv->v.nlstrs),
 		.scratch_sz = cv->v.scratchsize,
 		.dyn = dyn,
-		.dyn_sz = dyn ? (dyn == cv->dyn ? cv->v.dynvarsize : sh->dyn_sz) : 0,
+		.dyn_sz = dyn ? cv->v.dynvarsize : 0,
+		.dyn_geo = dyn && dyn != cv->dyn ? &t->dyn_geo : NULL,
 		.thread_key = UDT_VM_CONSUMER_THREAD,
 	};
 	for (uint32_t k = 0; k < cv->v.nlstrs; k++)
@@ -208,7 +213,7 @@ bool cs__vars_image(struct cs_trace *t, struct udt_vars *ret, const void **ret_g
 		return false;
 	struct collect c = { .chunk_sz = cv->v.chunk_sz };
 	if (cv->dyn)
-		udt__dyn_walk(cv->dyn, collect_one, &c);
+		udt__dyn_walk(cv->dyn, cv->v.dynvarsize, collect_one, &c);
 	*ret = cv->v;
 	ret->init_cnt = (uint32_t)c.cnt;
 	*ret_gstrs = cv->gstrs;
@@ -275,7 +280,7 @@ void cs__vars_work(struct cs_trace *t, bool final)
 	if (cv->rinse_cnt) {
 		if (!threads_moved_on(t))
 			return;
-		udt__dyn_release(h, cv->rinse, cv->rinse_cnt);
+		udt__dyn_release(h, &t->dyn_geo, t->sh.dyn_sz, cv->rinse, cv->rinse_cnt);
 		cv->rinse_cnt = 0;
 		__atomic_store_n(&h->rinsing, 0, __ATOMIC_RELAXED);
 	}
@@ -283,7 +288,7 @@ void cs__vars_work(struct cs_trace *t, bool final)
 		return;
 	if (!cv->rinse)
 		cv->rinse = udt__xcalloc(RINSE_MAX, sizeof(*cv->rinse));
-	cv->rinse_cnt = udt__dyn_unlink(h, cv->rinse, RINSE_MAX);
+	cv->rinse_cnt = udt__dyn_unlink(h, &t->dyn_geo, t->sh.dyn_sz, cv->rinse, RINSE_MAX);
 	if (!cv->rinse_cnt)
 		return;
 	__atomic_store_n(&h->rinsing, cv->rinse_cnt, __ATOMIC_RELAXED);

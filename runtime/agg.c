@@ -44,17 +44,29 @@ uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize)
 	if (!table)
 		return NULL;
 	if (!h->hash_bits) {
-		/* a hash slot per 512 bytes of table, 64 to a million */
-		uint32_t bits = 6;
-		while (bits < 20 && ((uint64_t)512 << (bits + 1)) <= aggsize)
-			bits++;
-		uint64_t start = (sizeof(*h) + ((uint64_t)4 << bits) + UDT_AGG_KEY_MAX + 7) & ~7ull;
-		if (start >= aggsize)
+		uint64_t start;
+		uint32_t bits = udt__agg_layout(aggsize, &start);
+		if (!bits)
 			return NULL;
 		h->entries_off = (uint32_t)start;
 		STORE_RELEASE(&h->hash_bits, bits);
 	}
 	return table + sizeof(*h) + ((uint64_t)4 << h->hash_bits);
+}
+
+uint32_t udt__agg_layout(uint64_t aggsize, uint64_t *ret_entries_off)
+{
+	/* a hash slot per 512 bytes of table, 64 to a million */
+	uint32_t bits = 6;
+
+	while (bits < 20 && ((uint64_t)512 << (bits + 1)) <= aggsize)
+		bits++;
+	uint64_t start = (sizeof(struct udt_agghdr) + ((uint64_t)4 << bits) + UDT_AGG_KEY_MAX + 7) &
+			 ~7ull;
+	if (start >= aggsize)
+		return 0;
+	*ret_entries_off = start;
+	return bits;
 }
 
 /*

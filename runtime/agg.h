@@ -29,6 +29,11 @@ static inline void udt__agg_key_zero(uint8_t *key, uint32_t n)
 /* The key scratch of a zeroed table of aggsize bytes (made ready at its first use), or NULL. */
 uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize);
 /*
+ * The hash bits a table of aggsize bytes has once ready, and where its entries
+ * start (*ret_entries_off); 0 if it is too small to hold any.
+ */
+uint32_t udt__agg_layout(uint64_t aggsize, uint64_t *ret_entries_off);
+/*
  * Aggregate v under the key in the scratch (ad->key_size bytes), adding
  * incr to its bucket (quantizations); a new key that does not fit is a drop.
  */

@@ -184,7 +184,7 @@ static inline bool enabled(const struct udt_probe *pr, const volatile unsigned s
 
 static void debug(const char *fmt, ...)
 {
-	const char *d = getenv("UDT_DEBUG");
+	const char *d = secure_getenv("UDT_DEBUG");
 	va_list ap;
 
 	if (!d || strcmp(d, "1"))
@@ -408,7 +408,7 @@ static int write_all(int fd, const uint8_t *buf, size_t sz)
  */
 static int object_file(const char *memfd_name, int i)
 {
-	const char *dirs[3] = { getenv("XDG_RUNTIME_DIR"), "/dev/shm", "/tmp" };
+	const char *dirs[3] = { secure_getenv("XDG_RUNTIME_DIR"), "/dev/shm", "/tmp" };
 	int fd;
 
 	if (i == 0) {

@@ -72,30 +72,63 @@
 /* A failed insertion is retried this many times (other threads changing the chain) at most. */
 #define INSERT_TRIES 64
 
-static uint32_t *hash_of(struct udt_dynhdr *h)
+/*
+ * The space as this file reads it: its geometry taken once, from a header
+ * the caller trusts (the consumer's copy of the target's), and checked;
+ * the live header h for the counters and the free list.
+ */
+struct space {
+	struct udt_dynhdr *h;
+	uint8_t *chunks;
+	uint32_t *hash;
+	uint32_t bits, chunk_sz, chunk_cnt;
+};
+
+static struct udt_dynvar *elem(const struct space *s, uint32_t idx1)
 {
-	return (uint32_t *)(void *)((uint8_t *)h + h->size);
+	return (struct udt_dynvar *)(void *)(s->chunks + (uint64_t)(idx1 - 1) * s->chunk_sz);
 }
 
-static struct udt_dynvar *elem(struct udt_dynhdr *h, uint32_t idx1)
+static uint32_t index_of(const struct space *s, const struct udt_dynvar *e)
 {
-	return (struct udt_dynvar *)(void *)((uint8_t *)h + h->chunks_off +
-					     (uint64_t)(idx1 - 1) * h->chunk_sz);
+	return (uint32_t)(((const uint8_t *)e - s->chunks) / s->chunk_sz) + 1;
 }
 
-static uint32_t index_of(struct udt_dynhdr *h, const struct udt_dynvar *e)
-{
-	return (uint32_t)(((const uint8_t *)e - ((const uint8_t *)h + h->chunks_off)) /
-			  h->chunk_sz) + 1;
-}
-
-/* Is the header one this file made, for a space of sz bytes? (It is in shared memory.) */
-static bool space_ok(const struct udt_dynhdr *h, uint64_t sz)
+bool udt__dyn_geometry_ok(const struct udt_dynhdr *h, uint64_t sz)
 {
 	return h->size == sizeof(*h) && h->hash_bits >= 1 && h->hash_bits <= 20 &&
 	       h->chunk_sz >= sizeof(struct udt_dynvar) + 8 && h->chunk_sz % 8 == 0 &&
 	       h->chunks_off >= sizeof(*h) + ((uint64_t)4 << h->hash_bits) &&
 	       h->chunks_off <= sz && (uint64_t)h->chunk_cnt * h->chunk_sz <= sz - h->chunks_off;
+}
+
+/* The space h of sz bytes, its geometry from geo (NULL: h's own), if it is one this file made. */
+static bool space_open(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint64_t sz,
+		       struct space *ret)
+{
+	struct udt_dynhdr g;
+
+	if (!h)
+		return false;
+	if (!geo)
+		geo = h;
+	/* (each field once: a header in shared memory may change under us) */
+	g.size = LOAD_RELAXED(&geo->size);
+	g.chunk_sz = LOAD_RELAXED(&geo->chunk_sz);
+	g.hash_bits = LOAD_RELAXED(&geo->hash_bits);
+	g.chunk_cnt = LOAD_RELAXED(&geo->chunk_cnt);
+	g.chunks_off = LOAD_RELAXED(&geo->chunks_off);
+	if (!udt__dyn_geometry_ok(&g, sz))
+		return false;
+	*ret = (struct space){
+		.h = h,
+		.chunks = (uint8_t *)h + g.chunks_off,
+		.hash = (uint32_t *)(void *)((uint8_t *)h + g.size),
+		.bits = g.hash_bits,
+		.chunk_sz = g.chunk_sz,
+		.chunk_cnt = g.chunk_cnt,
+	};
+	return true;
 }
 
 int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz)
@@ -136,13 +169,13 @@ static uint32_t key_hash(const uint8_t *key, uint32_t n)
 }
 
 /* The live element of key (n bytes, hash hv) in the chain starting at head, or NULL. */
-static struct udt_dynvar *find(struct udt_dynhdr *h, uint32_t head, const uint8_t *key, uint32_t n,
+static struct udt_dynvar *find(const struct space *s, uint32_t head, const uint8_t *key, uint32_t n,
 			       uint32_t hv)
 {
 	uint32_t i = head;
 
-	for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt; steps++) {
-		struct udt_dynvar *e = elem(h, i);
+	for (uint32_t steps = 0; i && i <= s->chunk_cnt && steps < s->chunk_cnt; steps++) {
+		struct udt_dynvar *e = elem(s, i);
 
 		if (e->hash == hv && e->key_sz == n && LOAD_ACQUIRE(&e->state) == UDT_DYN_LIVE &&
 		    !memcmp(e + 1, key, n))
@@ -153,46 +186,46 @@ static struct udt_dynvar *find(struct udt_dynhdr *h, uint32_t head, const uint8_
 	return NULL;
 }
 
-static void free_push(struct udt_dynhdr *h, struct udt_dynvar *e)
+static void free_push(const struct space *s, struct udt_dynvar *e)
 {
-	uint64_t old = LOAD_RELAXED(&h->free_head), nw;
+	uint64_t old = LOAD_RELAXED(&s->h->free_head), nw;
 
 	STORE_RELAXED(&e->state, UDT_DYN_FREE);
 	do {
 		STORE_RELAXED(&e->next, (uint32_t)old);
-		nw = ((old >> 32) + 1) << 32 | index_of(h, e);
+		nw = ((old >> 32) + 1) << 32 | index_of(s, e);
 		/* release: the element's fields before it is on the list */
-	} while (!__atomic_compare_exchange_n(&h->free_head, &old, nw, true, __ATOMIC_RELEASE,
+	} while (!__atomic_compare_exchange_n(&s->h->free_head, &old, nw, true, __ATOMIC_RELEASE,
 					      __ATOMIC_RELAXED));
 }
 
 /* A free element (from the free list, else never used), or NULL with the drop counted. */
-static struct udt_dynvar *alloc(struct udt_dynhdr *h)
+static struct udt_dynvar *alloc(const struct space *s)
 {
-	uint64_t old = LOAD_ACQUIRE(&h->free_head);
+	uint64_t old = LOAD_ACQUIRE(&s->h->free_head);
 
 	for (int tries = 0; (uint32_t)old && tries < INSERT_TRIES; tries++) {
 		uint32_t i = (uint32_t)old;
-		if (i > h->chunk_cnt)
+		if (i > s->chunk_cnt)
 			break;
 		/* (the element may be taken and changed meanwhile: then the tag has moved on) */
-		uint32_t next = LOAD_RELAXED(&elem(h, i)->next);
+		uint32_t next = LOAD_RELAXED(&elem(s, i)->next);
 		uint64_t nw = ((old >> 32) + 1) << 32 | next;
-		if (__atomic_compare_exchange_n(&h->free_head, &old, nw, true, __ATOMIC_ACQUIRE,
+		if (__atomic_compare_exchange_n(&s->h->free_head, &old, nw, true, __ATOMIC_ACQUIRE,
 						__ATOMIC_ACQUIRE))
-			return elem(h, i);
+			return elem(s, i);
 	}
-	uint32_t f = LOAD_RELAXED(&h->fresh);
-	while (f < h->chunk_cnt)
-		if (__atomic_compare_exchange_n(&h->fresh, &f, f + 1, true, __ATOMIC_RELAXED,
+	uint32_t f = LOAD_RELAXED(&s->h->fresh);
+	while (f < s->chunk_cnt)
+		if (__atomic_compare_exchange_n(&s->h->fresh, &f, f + 1, true, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED))
-			return elem(h, f + 1);
-	if (LOAD_RELAXED(&h->dirty))
-		__atomic_fetch_add(&h->dirty_drops, 1, __ATOMIC_RELAXED);
-	else if (LOAD_RELAXED(&h->rinsing))
-		__atomic_fetch_add(&h->rinse_drops, 1, __ATOMIC_RELAXED);
+			return elem(s, f + 1);
+	if (LOAD_RELAXED(&s->h->dirty))
+		__atomic_fetch_add(&s->h->dirty_drops, 1, __ATOMIC_RELAXED);
+	else if (LOAD_RELAXED(&s->h->rinsing))
+		__atomic_fetch_add(&s->h->rinse_drops, 1, __ATOMIC_RELAXED);
 	else
-		__atomic_fetch_add(&h->drops, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->h->drops, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -200,25 +233,25 @@ static struct udt_dynvar *alloc(struct udt_dynhdr *h)
  * Find the element of key (n bytes); with create, make it when absent (its
  * value zeroed, vsz bytes). NULL when absent, or when none is free.
  */
-static struct udt_dynvar *lookup(struct udt_dynhdr *h, const uint8_t *key, uint32_t n,
+static struct udt_dynvar *lookup(const struct space *s, const uint8_t *key, uint32_t n,
 				 uint32_t vsz, bool create)
 {
 	uint32_t hv = key_hash(key, n);
-	uint32_t *chain = &hash_of(h)[hv >> (32 - h->hash_bits)];
+	uint32_t *chain = &s->hash[hv >> (32 - s->bits)];
 	struct udt_dynvar *nw = NULL;
 
 	for (int tries = 0; tries < INSERT_TRIES; tries++) {
 		/* pairs with the release of the CAS that published the head */
 		uint32_t head = LOAD_ACQUIRE(chain);
-		struct udt_dynvar *e = find(h, head, key, n, hv);
+		struct udt_dynvar *e = find(s, head, key, n, hv);
 
 		if (e || !create) {
 			if (nw)
-				free_push(h, nw); /* someone else inserted the key first */
+				free_push(s, nw); /* someone else inserted the key first */
 			return e;
 		}
 		if (!nw) {
-			nw = alloc(h);
+			nw = alloc(s);
 			if (!nw)
 				return NULL;
 			nw->hash = hv;
@@ -228,13 +261,13 @@ static struct udt_dynvar *lookup(struct udt_dynhdr *h, const uint8_t *key, uint3
 			STORE_RELAXED(&nw->state, UDT_DYN_LIVE);
 		}
 		STORE_RELAXED(&nw->next, head);
-		if (__atomic_compare_exchange_n(chain, &head, index_of(h, nw), false,
+		if (__atomic_compare_exchange_n(chain, &head, index_of(s, nw), false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return nw;
 	}
 	if (nw)
-		free_push(h, nw);
-	__atomic_fetch_add(&h->drops, 1, __ATOMIC_RELAXED);
+		free_push(s, nw);
+	__atomic_fetch_add(&s->h->drops, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -248,17 +281,17 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 			uint64_t *bad)
 {
 	struct udt_vm_mem *m = ctx->mem;
-	struct udt_dynhdr *h = m ? m->dyn : NULL;
+	struct space s;
 	bool strval = imm & UDT_DV_STRVAL;
 
 	*bad = 0;
-	if (!h || !space_ok(h, m->dyn_sz) || nkeys > UDT_DV_MAX_KEYS)
+	if (!m || !space_open(m->dyn, m->dyn_geo, m->dyn_sz, &s) || nkeys > UDT_DV_MAX_KEYS)
 		return UDT_FAULT_BADVAR;
 	uint64_t sslot = ((uint64_t)m->strsize + 7) & ~7ull;
 	uint64_t ksz = 8, vsz = strval ? sslot : 8;
 	for (uint32_t k = 0; k < nkeys; k++)
 		ksz += (imm >> (UDT_DV_STRKEYS_SHIFT + k)) & 1 ? sslot : 8;
-	if (sizeof(struct udt_dynvar) + ksz + vsz > h->chunk_sz)
+	if (sizeof(struct udt_dynvar) + ksz + vsz > s.chunk_sz)
 		return UDT_FAULT_BADVAR;
 
 	uint64_t mark = m->scratch_used;
@@ -290,7 +323,7 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 
 	struct udt_dynvar *e;
 	if (!store) {
-		e = lookup(h, key, (uint32_t)ksz, 0, false);
+		e = lookup(&s, key, (uint32_t)ksz, 0, false);
 		if (!e)
 			*val = 0;
 		else if (strval)
@@ -300,10 +333,10 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 	} else if (!*val) {
 		/* storing 0 (NULL) deletes: the one thread that marks it counts it for the cleaner */
 		uint32_t live = UDT_DYN_LIVE;
-		e = lookup(h, key, (uint32_t)ksz, 0, false);
+		e = lookup(&s, key, (uint32_t)ksz, 0, false);
 		if (e && __atomic_compare_exchange_n(&e->state, &live, UDT_DYN_DEAD, false,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			__atomic_fetch_add(&h->dirty, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&s.h->dirty, 1, __ATOMIC_RELAXED);
 	} else {
 		uint8_t *v;
 		uint8_t tmp[8];
@@ -324,7 +357,7 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 			memcpy(tmp, val, 8);
 			v = tmp;
 		}
-		e = lookup(h, key, (uint32_t)ksz, (uint32_t)vsz, true);
+		e = lookup(&s, key, (uint32_t)ksz, (uint32_t)vsz, true);
 		if (e) {
 			uint8_t *dst = (uint8_t *)(e + 1) + ksz;
 			if (strval) {
@@ -340,29 +373,35 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 	return 0;
 }
 
-int udt__dyn_add(struct udt_dynhdr *h, const struct udt_dynvar *e)
+int udt__dyn_add(struct udt_dynhdr *h, uint64_t sz, const struct udt_dynvar *e)
 {
-	if (e->key_sz % 8 || sizeof(*e) + e->key_sz > h->chunk_sz || e->state != UDT_DYN_LIVE)
+	struct space s;
+
+	if (!space_open(h, NULL, sz, &s))
 		return -EINVAL;
-	struct udt_dynvar *n = alloc(h);
+	if (e->key_sz % 8 || sizeof(*e) + e->key_sz > s.chunk_sz || e->state != UDT_DYN_LIVE)
+		return -EINVAL;
+	struct udt_dynvar *n = alloc(&s);
 	if (!n)
 		return -ENOSPC;
-	uint32_t *chain = &hash_of(h)[e->hash >> (32 - h->hash_bits)];
-	memcpy(n, e, h->chunk_sz);
+	uint32_t *chain = &s.hash[e->hash >> (32 - s.bits)];
+	memcpy(n, e, s.chunk_sz);
 	n->next = *chain;
-	*chain = index_of(h, n);
+	*chain = index_of(&s, n);
 	return 0;
 }
 
-void udt__dyn_walk(struct udt_dynhdr *h, void (*fn)(const struct udt_dynvar *e, void *arg),
-		   void *arg)
+void udt__dyn_walk(struct udt_dynhdr *h, uint64_t sz,
+		   void (*fn)(const struct udt_dynvar *e, void *arg), void *arg)
 {
-	uint32_t *hash = hash_of(h);
+	struct space s;
 
-	for (uint32_t b = 0; b < (1u << h->hash_bits); b++) {
-		uint32_t i = LOAD_ACQUIRE(&hash[b]);
-		for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt; steps++) {
-			struct udt_dynvar *e = elem(h, i);
+	if (!space_open(h, NULL, sz, &s))
+		return;
+	for (uint32_t b = 0; b < (1u << s.bits); b++) {
+		uint32_t i = LOAD_ACQUIRE(&s.hash[b]);
+		for (uint32_t steps = 0; i && i <= s.chunk_cnt && steps < s.chunk_cnt; steps++) {
+			struct udt_dynvar *e = elem(&s, i);
 			if (LOAD_ACQUIRE(&e->state) == UDT_DYN_LIVE)
 				fn(e, arg);
 			i = LOAD_ACQUIRE(&e->next);
@@ -370,19 +409,23 @@ void udt__dyn_walk(struct udt_dynhdr *h, void (*fn)(const struct udt_dynvar *e, 
 	}
 }
 
-uint32_t udt__dyn_unlink(struct udt_dynhdr *h, uint32_t *out, uint32_t max)
+uint32_t udt__dyn_unlink(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint64_t sz,
+			 uint32_t *out, uint32_t max)
 {
-	uint32_t *hash = hash_of(h), n = 0;
+	struct space s;
+	uint32_t n = 0;
 
-	for (uint32_t b = 0; b < (1u << h->hash_bits) && n < max; b++) {
+	if (!space_open(h, geo, sz, &s))
+		return 0;
+	for (uint32_t b = 0; b < (1u << s.bits) && n < max; b++) {
 		int restarts = 0;
 	again:;
-		uint32_t *link = &hash[b];
+		uint32_t *link = &s.hash[b];
 		struct udt_dynvar *prev = NULL;
 		uint32_t i = LOAD_ACQUIRE(link);
-		for (uint32_t steps = 0; i && i <= h->chunk_cnt && steps < h->chunk_cnt && n < max;
+		for (uint32_t steps = 0; i && i <= s.chunk_cnt && steps < s.chunk_cnt && n < max;
 		     steps++) {
-			struct udt_dynvar *e = elem(h, i);
+			struct udt_dynvar *e = elem(&s, i);
 			uint32_t next = LOAD_ACQUIRE(&e->next);
 
 			if (LOAD_ACQUIRE(&e->state) != UDT_DYN_DEAD) {
@@ -411,9 +454,14 @@ uint32_t udt__dyn_unlink(struct udt_dynhdr *h, uint32_t *out, uint32_t max)
 	return n;
 }
 
-void udt__dyn_release(struct udt_dynhdr *h, const uint32_t *idx, uint32_t cnt)
+void udt__dyn_release(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint64_t sz,
+		      const uint32_t *idx, uint32_t cnt)
 {
+	struct space s;
+
+	if (!space_open(h, geo, sz, &s))
+		return;
 	for (uint32_t k = 0; k < cnt; k++)
-		if (idx[k] && idx[k] <= h->chunk_cnt)
-			free_push(h, elem(h, idx[k]));
+		if (idx[k] && idx[k] <= s.chunk_cnt)
+			free_push(&s, elem(&s, idx[k]));
 }

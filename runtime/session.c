@@ -236,7 +236,8 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	    bad_vars)
 		return -EINVAL;
 	uint64_t specsize = nspec ? as->specsize : 0;
-	fd = memfd_create("udtrace", MFD_CLOEXEC);
+	/* sealed below: the consumer maps only a memory that can neither shrink nor grow */
+	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -260,6 +261,12 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		bufsize /= 2; /* bufresize=auto: halve until it fits */
 	}
 
+	/*
+	 * Its size is final: sealed so that no one (the program included) can
+	 * truncate it under the consumer's mapping (docs/runtime.md, "Trust").
+	 * A memory that could not be sealed is one the consumer refuses.
+	 */
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	struct udt_shm_hdr *h = m;
 
 	h->size = sizeof(*h);
@@ -438,7 +445,8 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
  */
 static void sync_with_consumer(void)
 {
-	const char *s = getenv("UDTRACE_SYNC_FD");
+	/* (not in a set-id program: its environment is its caller's, not to be trusted) */
+	const char *s = secure_getenv("UDTRACE_SYNC_FD");
 	char *end;
 	long fd;
 	char b = 'R';

@@ -137,6 +137,8 @@ bool udt__spec_finish(const struct udt_spectab *t, uint32_t i, bool commit, udt_
 	}
 	uint64_t len = __atomic_load_n(&s->off, __ATOMIC_RELAXED);
 	uint8_t *buf = buf_of(t, i);
+	if (len > t->size)
+		len = t->size; /* (the consumer's finish of a table the target may have written) */
 	if (commit && sink && len)
 		(void)sink(arg, buf, len); /* (a sink that cannot take them counts its own drop) */
 	/* zeroed, so that a record being written reads as size 0 (udt__spec_complete()) */

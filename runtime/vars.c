@@ -84,7 +84,7 @@ int udt__vars_setup(struct udt_shm_hdr *h, uint8_t *m, uint64_t at, const uint8_
 			return -1;
 		/* BEGIN's elements; a bad one is left out (the consumer made them all alike) */
 		for (uint32_t i = 0; i < v->init_cnt; i++)
-			(void)udt__dyn_add(dyn, (const void *)(area + v->init_off +
+			(void)udt__dyn_add(dyn, v->dynvarsize, (const void *)(area + v->init_off +
 							       (uint64_t)i * v->chunk_sz));
 	}
 	return 0;

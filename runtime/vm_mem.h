@@ -37,6 +37,9 @@ struct udt_vm_mem {
 	uint64_t scratch_used;
 	struct udt_dynhdr *dyn;    /* the dynamic variable space, or NULL */
 	uint64_t dyn_sz;
+	/* its geometry as the reader trusts it: the consumer's checked copy of a target's
+	   header (docs/runtime.md, "Trust"); NULL: dyn's own */
+	const struct udt_dynhdr *dyn_geo;
 	uint32_t thread_key;       /* the thread, in the keys of self-> associative arrays */
 	uint64_t strtok;           /* strtok()'s position, 0 when none; lives for the fire */
 	uint64_t strtok_end;       /* and the end of its string */
@@ -85,20 +88,29 @@ void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max);
 
 /* -- The dynamic variable space (dynvar.c), shared by the runtime and the consumer -- */
 
+/*
+ * Every function takes the space's size, and checks the geometry (from geo
+ * where it takes one, else from h itself) against it once; every index and
+ * every chain walk is then bounded by that geometry, whatever the space holds.
+ */
 /* Lay out an empty space of size bytes with elements of chunk_sz bytes. 0, or -EINVAL. */
 int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz);
+/* Is h the geometry of a space of sz bytes as udt__dyn_init() makes them? */
+bool udt__dyn_geometry_ok(const struct udt_dynhdr *h, uint64_t sz);
 /* Add a copy of element e (chunk_sz bytes, from BEGIN) to a space no thread uses yet. */
-int udt__dyn_add(struct udt_dynhdr *h, const struct udt_dynvar *e);
+int udt__dyn_add(struct udt_dynhdr *h, uint64_t sz, const struct udt_dynvar *e);
 /* Call fn on every live element. */
-void udt__dyn_walk(struct udt_dynhdr *h, void (*fn)(const struct udt_dynvar *e, void *arg),
-		   void *arg);
+void udt__dyn_walk(struct udt_dynhdr *h, uint64_t sz,
+		   void (*fn)(const struct udt_dynvar *e, void *arg), void *arg);
 /*
- * The consumer's cleaning (consumer/dynvar.c): unlink the deleted elements
+ * The consumer's cleaning (consumer/vars.c): unlink the deleted elements
  * (at most max, their index + 1 into out), and later, once no thread can
  * hold them, give them back. Only one cleaner may run at a time.
  */
-uint32_t udt__dyn_unlink(struct udt_dynhdr *h, uint32_t *out, uint32_t max);
-void udt__dyn_release(struct udt_dynhdr *h, const uint32_t *idx, uint32_t cnt);
+uint32_t udt__dyn_unlink(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint64_t sz,
+			 uint32_t *out, uint32_t max);
+void udt__dyn_release(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint64_t sz,
+		      const uint32_t *idx, uint32_t cnt);
 
 /*
  * A thread announces that it may hold elements (odd dyn_gen) before it looks

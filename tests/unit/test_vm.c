@@ -2064,8 +2064,8 @@ TEST(dynamic_variables_drop_when_full_and_clean)
 	CHECK_EQ(mem_run(f, "ldi r1, 1000; ldi r0, 1; stdv r0, r1, r1, 0; ret r0", &v, &addr), 0);
 	CHECK_EQ(f->m.dyn->dirty_drops, 1);
 	/* cleaned (no thread to wait for here), the element takes the new key */
-	CHECK_EQ(udt__dyn_unlink(f->m.dyn, idx, 256), 1);
-	udt__dyn_release(f->m.dyn, idx, 1);
+	CHECK_EQ(udt__dyn_unlink(f->m.dyn, NULL, sizeof(f->dyn), idx, 256), 1);
+	udt__dyn_release(f->m.dyn, NULL, sizeof(f->dyn), idx, 1);
 	CHECK_EQ(mem_run(f, "ldi r1, 1000; ldi r0, 7; stdv r0, r1, r1, 0; lddv r0, r1, r1, 0; ret r0",
 			 &v, &addr), 0);
 	CHECK_EQ(v, 7);
