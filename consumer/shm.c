@@ -83,13 +83,14 @@ void cs__shm_corrupt(struct cs_trace *t, const char *fmt, ...)
 		"no more is read from them\n", (int)t->proc->pid, what);
 }
 
-/* [off, off + cnt * sz) lies within size bytes, and off is a multiple of al. */
+/* [off, off + cnt * sz) lies within size bytes, and off is a multiple of al (or it is empty). */
 static bool region_ok(uint64_t size, uint64_t off, uint64_t cnt, uint64_t sz, uint64_t al)
 {
 	uint64_t len;
 
-	return off % al == 0 && !__builtin_mul_overflow(cnt, sz, &len) && off <= size &&
-	       len <= size - off;
+	if (__builtin_mul_overflow(cnt, sz, &len))
+		return false;
+	return !len || (off % al == 0 && off <= size && len <= size - off);
 }
 
 /*
@@ -119,25 +120,32 @@ static const char *layout_check(const struct cs_trace *t, const struct udt_shm_h
 		return "buffer size out of range";
 	if (h->policy == UDT_POLICY_RING && (h->ring_chunk < 8 || h->ring_chunk > h->bufsize))
 		return "ring chunk out of range";
-	if (!region_ok(size, h->tbuf_off, h->tbuf_max, sizeof(struct udt_tbuf),
-		       _Alignof(struct udt_tbuf)) ||
-	    !region_ok(size, h->data_off, 2ull * h->tbuf_max, h->bufsize, 8) ||
-	    !region_ok(size, h->agg_off, 2ull * h->tbuf_max, h->aggsize, 8) ||
-	    !region_ok(size, h->tvar_off, h->tbuf_max, h->tvarsize, 8) ||
-	    !region_ok(size, h->gvar_off, h->ngvars, 8, 8) ||
-	    !region_ok(size, h->spec_off, h->nspec, sizeof(struct udt_spec),
-		       _Alignof(struct udt_spec)) ||
-	    !region_ok(size, h->spec_data_off, h->nspec, h->specsize, 8) ||
-	    !region_ok(size, h->tlocal_off, h->tbuf_max, h->tlocal_sz, 8) ||
-	    !region_ok(size, h->dyn_off, 1, h->dyn_sz, 8) ||
-	    (h->dyn_sz && h->dyn_sz < sizeof(struct udt_dynhdr)))
-		return "a region outside the memory";
 	uint64_t ngstrs, strsize, dynvarsize;
 	cs__vars_sizes(t, &ngstrs, &strsize, &dynvarsize);
-	if (h->dyn_sz && h->dyn_sz != dynvarsize)
+	if (h->dyn_sz && (h->dyn_sz != dynvarsize || h->dyn_sz < sizeof(struct udt_dynhdr)))
 		return "sizes this session did not ask for";
-	if (!region_ok(size, h->gstr_off, ngstrs, udt_str_slot(strsize), 8))
-		return "a region outside the memory";
+#define OUTSIDE " outside the memory"
+	const struct {
+		const char *what;
+		uint64_t off, cnt, sz, al;
+	} regions[] = {
+		{ "thread buffers" OUTSIDE, h->tbuf_off, h->tbuf_max, sizeof(struct udt_tbuf),
+		  _Alignof(struct udt_tbuf) },
+		{ "buffer halves" OUTSIDE, h->data_off, 2ull * h->tbuf_max, h->bufsize, 8 },
+		{ "aggregation tables" OUTSIDE, h->agg_off, 2ull * h->tbuf_max, h->aggsize, 8 },
+		{ "thread variables" OUTSIDE, h->tvar_off, h->tbuf_max, h->tvarsize, 8 },
+		{ "global variables" OUTSIDE, h->gvar_off, h->ngvars, 8, 8 },
+		{ "speculations" OUTSIDE, h->spec_off, h->nspec, sizeof(struct udt_spec),
+		  _Alignof(struct udt_spec) },
+		{ "speculative buffers" OUTSIDE, h->spec_data_off, h->nspec, h->specsize, 8 },
+		{ "thread strings" OUTSIDE, h->tlocal_off, h->tbuf_max, h->tlocal_sz, 8 },
+		{ "global strings" OUTSIDE, h->gstr_off, ngstrs, udt_str_slot(strsize), 8 },
+		{ "dynamic variables" OUTSIDE, h->dyn_off, 1, h->dyn_sz, 8 },
+	};
+	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
+		if (!region_ok(size, regions[i].off, regions[i].cnt, regions[i].sz, regions[i].al))
+			return regions[i].what;
+#undef OUTSIDE
 	return NULL;
 }
 

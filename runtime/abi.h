@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 9
+#define UDT_ABI_VERSION 10
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 

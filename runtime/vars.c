@@ -116,6 +116,7 @@ struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *sh
 	mem->scratch_used = 0;
 	mem->dyn = shm->dyn_sz ? (struct udt_dynhdr *)(void *)((uint8_t *)shm + shm->dyn_off) : NULL;
 	mem->dyn_sz = shm->dyn_sz;
+	mem->dyn_geo = NULL; /* (its own header: the runtime trusts its own process) */
 	mem->thread_key = i;
 	mem->strtok = 0;
 	mem->strtok_end = 0;
