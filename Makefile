@@ -5,7 +5,9 @@
 #
 #   make                build everything into build/ (the command: build/bin/dtrace)
 #   make test           build, then run the whole suite (tests/run.sh)
-#   make check          the same suite under ASan+UBSan, built in build/asan/
+#   make check          the same suite under ASan+UBSan, built in build/asan/, and each
+#                       fuzzer for CHECK_FUZZ_SECONDS (30) where clang's fuzzer runtime is
+#   make fuzz           the libFuzzer harnesses (tests/fuzz/), each for FUZZ_SECONDS (60)
 #   make demo           the README's main job
 #   make bench          benchmarks (ratios against the alternatives)
 #   make test-interop   real builds with our dtrace (memcached from Debian)
@@ -30,16 +32,25 @@ include cmd/dtrace/build.mk
 include samples/http/build.mk
 include samples/dynprobes/build.mk
 include tests/build.mk
+include tests/fuzz/build.mk
 
-.PHONY: all test check demo bench test-interop install clean format golden-update
+.PHONY: all test check fuzz demo bench test-interop install clean format golden-update
 
 all: $(ALL_TARGETS)
 
 test: all $(TEST_TARGETS)
-	@BUILD=$(BUILD) CC="$(CC)" CXX="$(CXX)" tests/run.sh
+	@BUILD=$(BUILD) CC="$(CC)" CXX="$(CXX)" FUZZ_SECONDS="$(RUN_FUZZ_SECONDS)" tests/run.sh
 
+CHECK_FUZZ_SECONDS ?= 30
 check:
-	@$(MAKE) --no-print-directory SAN=1 test
+	@if tests/fuzz/run.sh --available; then \
+		$(MAKE) --no-print-directory FUZZ=1 fuzz-build; fi
+	@$(MAKE) --no-print-directory SAN=1 RUN_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) test
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
 
 demo: all $(BUILD)/tests/tabledump
 	@BUILD=$(BUILD) samples/http/demo.sh

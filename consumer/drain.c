@@ -859,8 +859,8 @@ static void ring_final(struct cs_trace *t)
 		struct udt_tbuf *tb = cs__tbuf(t, i);
 		uint64_t head = LOAD_ACQUIRE(&tb->off[0]), tail = LOAD_ACQUIRE(&tb->ring_tail);
 
-		if (head < tail || head - tail > B)
-			continue;
+		if (head < tail || head - tail > B || tail % 8)
+			continue; /* (not a ring the runtime kept: records are 8-aligned) */
 		/* the whole ring, copied: its records are read where the target cannot write */
 		const uint8_t *h = copy_out(t, cs__half(t, i, 0), 0, B, B);
 		while (tail < head) {

@@ -340,6 +340,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
 						  "scalar type", cl->predicate->loc.file,
 						  cl->predicate->loc.line, cl->predicate->loc.col);
+			dl_difo_free(&e.pred);
 			return -1;
 		}
 		e.has_pred = true;
@@ -386,6 +387,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		if (s->kind != DL_S_EXPR) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported",
 						  s->loc.file, s->loc.line, s->loc.col);
+			cs__ecb_free(&e); /* (and what the statements before it built) */
 			return -1;
 		}
 		if (compile_action(t, &e, s->expr, ctx, ret_err)) {

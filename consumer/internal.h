@@ -543,6 +543,11 @@ static inline bool cs__shm_usable(const struct cs_trace *t)
 void cs__shm_corrupt(struct cs_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* At the start of a round: is the live header still the copy? (Says so once if not.) */
 bool cs__shm_check(struct cs_trace *t);
+/*
+ * Take m (size bytes, mmap'ed: unmapped by cs__shm_unmap()) as the session's
+ * memory if its header is as this session asked. 0, or -1 (said; m unmapped).
+ */
+int cs__shm_adopt(struct cs_trace *t, void *m, uint64_t size);
 void cs__shm_unmap(struct cs_trace *t);
 /* Threads with a buffer (0 when the memory is not usable); buffer i (< that count). */
 uint32_t cs__tbuf_count(struct cs_trace *t);

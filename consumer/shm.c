@@ -80,7 +80,7 @@ void cs__shm_corrupt(struct cs_trace *t, const char *fmt, ...)
 	va_end(ap);
 	fflush(t->out);
 	fprintf(stderr, "dtrace: pid %d corrupted the buffers it shares with dtrace (%s): "
-		"no more is read from them\n", (int)t->proc->pid, what);
+		"no more is read from them\n", t->proc ? (int)t->proc->pid : 0, what);
 }
 
 /* [off, off + cnt * sz) lies within size bytes, and off is a multiple of al (or it is empty). */
@@ -259,23 +259,8 @@ int cs_trace_map(struct cs_trace *t)
 			(int)t->proc->pid, strerror(errno));
 		return -1;
 	}
-	/* the copy every reader uses, checked once */
-	memcpy(&t->sh, m, sizeof(t->sh));
-	why = layout_check(t, &t->sh, size);
-	if (!why && t->sh.dyn_sz) {
-		memcpy(&t->dyn_geo, (uint8_t *)m + t->sh.dyn_off, sizeof(t->dyn_geo));
-		if (!udt__dyn_geometry_ok(&t->dyn_geo, t->sh.dyn_sz))
-			why = "the dynamic variable space is not as made";
-	}
-	if (why) {
-		munmap(m, size);
-		cs__shm_corrupt(t, "%s", why);
+	if (cs__shm_adopt(t, m, size))
 		return -1;
-	}
-	t->shm = m;
-	t->shm_size = size;
-	t->fill_pos = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->fill_pos));
-	t->pending = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->pending));
 	uint32_t acked = t->session;
 	(void)cs_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
 			    sizeof(acked));
@@ -293,6 +278,30 @@ int cs_trace_map(struct cs_trace *t)
 		fprintf(stderr, "dtrace: buffer size lowered to %s\n", sz);
 		t->resize_reported = true;
 	}
+	return 0;
+}
+
+int cs__shm_adopt(struct cs_trace *t, void *m, uint64_t size)
+{
+	const char *why;
+
+	/* the copy every reader uses, checked once */
+	memcpy(&t->sh, m, sizeof(t->sh));
+	why = layout_check(t, &t->sh, size);
+	if (!why && t->sh.dyn_sz) {
+		memcpy(&t->dyn_geo, (uint8_t *)m + t->sh.dyn_off, sizeof(t->dyn_geo));
+		if (!udt__dyn_geometry_ok(&t->dyn_geo, t->sh.dyn_sz))
+			why = "the dynamic variable space is not as made";
+	}
+	if (why) {
+		munmap(m, size);
+		cs__shm_corrupt(t, "%s", why);
+		return -1;
+	}
+	t->shm = m;
+	t->shm_size = size;
+	t->fill_pos = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->fill_pos));
+	t->pending = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->pending));
 	return 0;
 }
 

@@ -11,7 +11,14 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wformat=2 -Wundef -Wpointer-arith -Wvla
 CSTD    := -std=gnu11
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# libFuzzer harnesses (tests/fuzz/): clang, its fuzzer's coverage, ASan and UBSan
+CC      := clang
+BUILD   ?= build/fuzz
+OPT     := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+           -fno-omit-frame-pointer
+SANLD   := -fsanitize=address,undefined
+else ifeq ($(SAN),1)
 BUILD   ?= build/asan
 OPT     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SANLD   := -fsanitize=address,undefined

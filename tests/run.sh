@@ -48,6 +48,10 @@ done
 for t in tests/golden/run.sh tests/compile/run.sh tests/d/run.sh tests/integration/*.sh; do
 	[ -x "$t" ] && run_one "${t#tests/}" "$t"
 done
+# make check: a short run of each fuzzer (tests/fuzz/run.sh skips where they are not built)
+if [ -n "${FUZZ_SECONDS:-}" ]; then
+	run_one fuzz/run.sh tests/fuzz/run.sh
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "failed: ${failures[*]}"
