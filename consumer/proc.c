@@ -331,13 +331,14 @@ static int open_group_file(const struct cs_proc *p, struct scan *s, const struct
 		snprintf(cand[cand_cnt++], PATH_SZ, "%s", g->path);
 	}
 	for (size_t i = 0; i < cand_cnt; i++) {
-		int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		/* (the target may have put a device or a FIFO where its file was) */
 		struct stat st;
+		int fd = udt__open_regular(cand[i], O_RDONLY, &st);
 
 		if (fd < 0)
 			continue;
 		/* the plain path is ours, not the target's: the same file only if the inode is */
-		if (!strcmp(cand[i], g->path) && (fstat(fd, &st) || st.st_ino != g->ino)) {
+		if (!strcmp(cand[i], g->path) && st.st_ino != g->ino) {
 			(void)close(fd);
 			continue;
 		}
@@ -1029,7 +1030,7 @@ static int sym_cmp(const void *a, const void *b)
 /* The module's file, as cs_proc_open() opened it (or the plain path, if the target is gone). */
 static int open_module_file(const struct cs_module *mod)
 {
-	int fd = open(mod->file, O_RDONLY | O_CLOEXEC);
+	int fd = udt__open_regular(mod->file, O_RDONLY, NULL);
 	size_t fl, pl;
 
 	if (fd >= 0 || !mod->path)
@@ -1038,8 +1039,8 @@ static int open_module_file(const struct cs_module *mod)
 	pl = strlen(mod->path);
 	/* "/proc/PID/root<path>": the target exited; its mount namespace is ours, most likely */
 	if (fl > pl && !strcmp(mod->file + fl - pl, mod->path) && !strncmp(mod->file, "/proc/", 6))
-		fd = open(mod->path, O_RDONLY | O_CLOEXEC);
-	return fd;
+		fd = udt__open_regular(mod->path, O_RDONLY, NULL);
+	return fd < 0 ? -1 : fd;
 }
 
 /* Load a module's symbols (see the design comment). 0, or -ENOMEM; a missing file gives none. */

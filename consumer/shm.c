@@ -186,41 +186,26 @@ bool cs__shm_check(struct cs_trace *t)
 static int open_sealed(pid_t pid, int fd, uint64_t *ret_size, const char **ret_why)
 {
 	char path[64];
-	struct stat st, st2;
-	int pfd, rfd = -1;
+	struct stat st;
+	int rfd;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-	/* a path only: whatever the target's descriptor is, nothing is opened yet */
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0) {
-		*ret_why = NULL; /* (gone, or not there yet: tried again) */
+	rfd = udt__open_regular(path, O_RDWR, &st);
+	if (rfd < 0) {
+		/* (gone, or not there yet: tried again) */
+		*ret_why = rfd == -ENOENT ? NULL : rfd == -EINVAL ? "not a regular file" : "cannot be opened";
 		return -1;
-	}
-	*ret_why = "not a regular file";
-	if (fstat(pfd, &st) || !S_ISREG(st.st_mode))
-		goto out;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-	rfd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (rfd < 0 || fstat(rfd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
-		*ret_why = "cannot be opened";
-		goto out;
 	}
 	int seals = fcntl(rfd, F_GET_SEALS);
 	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)) {
 		*ret_why = "not sealed against resizing";
-		goto out;
-	}
-	if (st2.st_size < (off_t)sizeof(struct udt_shm_hdr)) {
+	} else if (st.st_size < (off_t)sizeof(struct udt_shm_hdr)) {
 		*ret_why = "too small";
-		goto out;
+	} else {
+		*ret_size = (uint64_t)st.st_size;
+		return rfd;
 	}
-	*ret_size = (uint64_t)st2.st_size;
-	close(pfd);
-	return rfd;
-out:
-	if (rfd >= 0)
-		close(rfd);
-	close(pfd);
+	close(rfd);
 	return -1;
 }
 

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -340,4 +341,40 @@ int udt__read_file(const char *path, char **ret_buf, size_t *ret_sz)
 	*ret_sz = sb.len;
 	*ret_buf = udt__sb_take(&sb);
 	return 0;
+}
+
+int udt__open_regular(const char *path, int flags, struct stat *ret_st)
+{
+	struct stat st, st2;
+	char self[64];
+	int pfd, fd, err;
+
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	err = -EINVAL;
+	if (!S_ISREG(st.st_mode))
+		goto out;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* (the same file: a descriptor's link cannot be swapped, but say so) */
+	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		(void)close(fd);
+		goto out;
+	}
+	if (ret_st)
+		*ret_st = st2;
+	(void)close(pfd);
+	return fd;
+out:
+	(void)close(pfd);
+	return err;
 }

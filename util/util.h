@@ -106,4 +106,14 @@ void udt__outfile_abort(struct udt_outfile *of);
 /* Read a whole file into memory (NUL-terminated). Returns 0 or -errno. */
 int udt__read_file(const char *path, char **ret_buf, size_t *ret_sz);
 
+struct stat;
+/*
+ * Open path (flags: O_RDONLY or O_RDWR) only if it is a regular file: it is
+ * looked at through an O_PATH descriptor first, so that a device or a FIFO
+ * a traced process put there (or a /proc link to one) is never opened, and
+ * reopened only if regular. *ret_st (if not NULL) gets its stat. The
+ * descriptor (close-on-exec), or -errno (-EINVAL: not a regular file).
+ */
+int udt__open_regular(const char *path, int flags, struct stat *ret_st);
+
 #endif /* UDT_UTIL_H */
