@@ -744,14 +744,16 @@ static void declare_typedef(struct dl_parser *ps, const char *name, struct dl_qt
 		 * keeps the predefined one, which remembers where it was seen
 		 * for a conflict after it.
 		 */
+		/* (D's own type names are in the table too, as themselves: int, string) */
+		struct dl_qtype was_t = old->kind == DL_TYPEDEF ? old->ref : (struct dl_qtype){ old, 0 };
 		if ((old->kind == DL_TYPEDEF && dl_type_equal(old->ref, type) &&
 		     old->ref.quals == type.quals) ||
-		    (old->builtin && dl_type_same_repr(old->ref, type))) {
+		    (old->builtin && old->kind == DL_TYPEDEF && dl_type_same_repr(old->ref, type))) {
 			if (old->builtin && !old->loc.file)
 				old->loc = loc;
 			return;
 		}
-		const char *was = dl_type_cdecl(ps->p, dl_type_resolve(old->ref), NULL);
+		const char *was = dl_type_cdecl(ps->p, dl_type_resolve(was_t), NULL);
 		const char *now = dl_type_cdecl(ps->p, dl_type_resolve(type), NULL);
 		if (old->builtin && old->loc.file)
 			dl_error(ps, loc, "typedef '%s' as %s conflicts with '%s' as %s (declared "

@@ -28,7 +28,7 @@ for n in "${names[@]}"; do
 		continue
 	fi
 	mkdir -p "$FB/corpus/$n"
-	log=$FB/fuzz-$n.log
+	log=$FB/fuzz-$n-${secs}s.log
 	# (-close_fd_mask=3: the harnesses' own output is not wanted; reports still come)
 	nice -n 10 "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 \
 		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$FB/crash-$n-" \
