@@ -365,6 +365,13 @@ static inline int udt_ecb_is_direct(const struct udt_ecb *e, const struct udt_ac
 
 /* -- The shared buffer memory (memfd) -------------------------------------- */
 
+/*
+ * The consumer trusts none of it (docs/runtime.md, "Trust"): it copies this
+ * header when it maps the memory, checks every region and size there, and
+ * each round compares the fields the runtime writes only at creation with
+ * its copy (consumer/shm.c, LAYOUT_FIELDS). A new field of that kind goes
+ * into that list and into the check; a counter the runtime updates does not.
+ */
 struct udt_shm_hdr {
 	uint32_t size;            /* sizeof(struct udt_shm_hdr) */
 	uint32_t magic;           /* UDT_SHM_MAGIC */
