@@ -19,6 +19,7 @@ SHELL := /bin/bash
 
 include mk/flags.mk
 include mk/rules.mk
+include mk/paths.mk
 
 ALL_TARGETS :=
 

@@ -150,6 +150,37 @@ bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
 size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
 	       bool verbose, FILE *out);
 
+/* -- The runtime in the process (inject.c) ---------------------------------------- */
+
+/*
+ * cs_runtime_path() - the runtime dtrace loads into processes: the file
+ * $UDTRACE_RUNTIME names when it is set (empty: none), else libudtrace.so.1
+ * of this dtrace's installation, found from the executable's directory (the
+ * installed layout, then the build tree's ../lib).
+ * Return: a malloc'ed absolute path, or NULL (none, or not found).
+ */
+char *cs_runtime_path(void);
+
+/*
+ * cs_runtime_load() - make sure process p has a udtrace runtime: if it has
+ * none, load the one at path (absolute) into it by a brief ptrace injection
+ * of a dlopen() call (docs/injection.md), which leaves the process as it
+ * was but for the library, then re-read p (cs_proc_refresh()). Refused,
+ * with the process untouched, for a set-id, non-dumpable or static process,
+ * one without dlopen(), or when ptrace is not allowed.
+ * Return: 1 (loaded now), 0 (it had one: it is reused), or a negative errno
+ * with *ret_err (malloc'ed), the reason, to follow "... pid N: ".
+ * Not thread-safe: serialize calls on the same handle.
+ */
+int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err);
+
+/*
+ * cs_runtime_unloadable() - why no code may be loaded into process pid: it
+ * runs set-id, it is not dumpable, or it is statically linked (no dynamic
+ * linker). Return: the reason (malloc'ed), or NULL.
+ */
+char *cs_runtime_unloadable(pid_t pid);
+
 /* -- Tracing (trace.c) ---------------------------------------------------------- */
 
 struct cs_trace;

@@ -898,7 +898,6 @@ static bool have_membarrier(void)
 int cs_trace_start(struct cs_trace *t, char **ret_err)
 {
 	struct udt_control c;
-	struct cs_module *rt_mod = NULL;
 	pid_t pid = t->proc ? t->proc->pid : 0;
 	bool target = false;
 	int err;
@@ -924,22 +923,13 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		cs__ticks_start(t);
 		return 0;
 	}
-	if (cs_proc_lookup(t->proc, "udt__control", &t->ctl, &rt_mod) ||
+	char *why = NULL;
+	if (cs__runtime_check(t->proc, &why) ||
+	    cs_proc_lookup(t->proc, "udt__control", &t->ctl, NULL) ||
 	    cs_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
-		*ret_err = udt__xasprintf("failed to enable probes in pid %d: the process has no "
-					  "udtrace runtime: link it with -ludtrace, or start it with "
-					  "LD_PRELOAD=libudtrace.so", (int)pid);
-		return -1;
-	}
-	struct udt_runtime_id id = { 0 };
-	uint64_t id_addr;
-	if (cs_proc_lookup(t->proc, "udt__runtime_id", &id_addr, NULL) ||
-	    cs_proc_read(t->proc, id_addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
-	    id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_control)) {
-		*ret_err = udt__xasprintf("failed to enable probes in pid %d: its runtime (%s) "
-					  "speaks another protocol version (%u, we speak %u)",
-					  (int)pid, rt_mod ? rt_mod->path : "?", id.version,
-					  UDT_ABI_VERSION);
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
+					  why ? why : "its udtrace runtime has no udt__fire");
+		free(why);
 		return -1;
 	}
 	err = cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas));
@@ -1099,7 +1089,7 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 	if (!t->attached || t->target_gone || !has_prof(t))
 		return 0;
 	if (rd32(t, CTL_FIELD(prof_armed)) != t->session &&
-	    cs__inject_sync(t->proc, t->ctl, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+	    cs__inject_sync(t->proc, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
 		if (!t->gens[0].sem_cnt) {
 			*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: "
 						  "could not run code in it to start its timers: %s",
@@ -1155,7 +1145,7 @@ void cs__detach(struct cs_trace *t)
 	   by itself to notice; without ptrace, its next timer signal does it) */
 	if (rd32(t, CTL_FIELD(prof_armed)) == t->session) {
 		char *why = NULL;
-		(void)cs__inject_sync(t->proc, t->ctl, &why);
+		(void)cs__inject_sync(t->proc, &why);
 		free(why);
 	}
 }

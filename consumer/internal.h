@@ -440,11 +440,18 @@ uint64_t cs__ticks_due_in(const struct cs_trace *t);
 void cs__ticks_free(struct cs_trace *t);
 
 /*
- * inject.c: run the runtime's udt__profile_sync() in one thread of p (whose
- * control block is at ctl) by ptrace, restoring the thread exactly.
+ * inject.c: run the runtime's udt__profile_sync() in one thread of p by
+ * ptrace, restoring the thread exactly (docs/injection.md).
  * Return: 0, or a negative errno with *ret_err (malloc'ed) saying why.
  */
-int cs__inject_sync(struct cs_proc *p, uint64_t ctl, char **ret_err);
+int cs__inject_sync(struct cs_proc *p, char **ret_err);
+
+/*
+ * inject.c: does p have a runtime that speaks our protocol (udt__runtime_id)?
+ * Return: 0, -ENOENT (none: "the process has no udtrace runtime") or -EPROTO
+ * (another version), with *ret_err (malloc'ed) saying which.
+ */
+int cs__runtime_check(struct cs_proc *p, char **ret_err);
 
 /* vars.c */
 struct udt_vm_mem;

@@ -615,7 +615,8 @@ static int add_object(struct cs_proc *p, struct scan *s, size_t gi)
 	}
 	/* an object of ours (a -G table, SDT(9) providers) has notes too: its probes are
 	   its tables' (the SDT(9) ones the runtime registers); the others', their notes' */
-	if (!scn && !find_section(e, UDT_SDT_SECTION, &sh)) {
+	mod.sdt = find_section(e, UDT_SDT_SECTION, &sh) != NULL;
+	if (!scn && !mod.sdt) {
 		err = cs__notes_read(p, &mod, e);
 		if (err)
 			goto out;

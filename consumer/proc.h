@@ -58,6 +58,7 @@ struct cs_module {
 	uint64_t lo, hi;          /* extent of its mappings in the target */
 	struct cs_ptable **tables; /* its probe tables (usually 0 or 1), each in its own allocation */
 	size_t table_cnt;
+	bool sdt;                 /* it defines SDT(9) providers, whose tables only a runtime makes */
 	/* symbols, loaded on first use (cs_module_sym*) */
 	struct cs_sym *syms;      /* sorted by address */
 	size_t sym_cnt;

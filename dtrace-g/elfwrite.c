@@ -24,6 +24,11 @@
  *                    with udt__register / udt__unregister weak undefined: without
  *                    the runtime they resolve to 0 and nothing happens
  *   .init_array / .fini_array   pointers to them
+ *   .note.udtrace    an allocated note (owner "udtrace", type 2) whose 4-byte
+ *                    descriptor is the table's address minus its own
+ *                    (R_X86_64_PC32): a runtime loaded after the program
+ *                    started (dtrace -p's injection) finds the table through it,
+ *                    the constructor having found no runtime (docs/format.md §3)
  *   .note.GNU-stack  the object needs no executable stack
  *
  * A program without providers (CPython's configure probes -G with
@@ -38,6 +43,13 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The table's note: namesz 8, descsz 4, type 2, "udtrace", the descriptor (relocated). */
+static const uint8_t table_note[24] = {
+	8, 0, 0, 0, 4, 0, 0, 0, UDT_NOTE_TABLE, 0, 0, 0,
+	'u', 'd', 't', 'r', 'a', 'c', 'e', 0, 0, 0, 0, 0,
+};
+#define NOTE_DESC_OFF 20
 
 /* One register/unregister stub; relocations at +3 (table) and +10 (function). */
 static const uint8_t stub[22] = {
@@ -154,7 +166,7 @@ int dg_elf_write(struct dl_program *p, const struct dg_probes *pp, const struct 
 	GElf_Ehdr eh;
 	uint8_t *text = NULL, *probes = NULL;
 	uint64_t *init_ptr = NULL, *fini_ptr = NULL;
-	GElf_Rela *rtext = NULL, *rinit = NULL, *rfini = NULL, *rtab = NULL;
+	GElf_Rela *rtext = NULL, *rinit = NULL, *rfini = NULL, *rtab = NULL, *rnote = NULL;
 	size_t *sem_sym = NULL;
 	char **sem_names = NULL;
 	int ret = -1;
@@ -186,7 +198,7 @@ int dg_elf_write(struct dl_program *p, const struct dg_probes *pp, const struct 
 	add_sym(&w, NULL, STB_LOCAL, STT_NOTYPE, STV_DEFAULT, SHN_UNDEF, 0, 0);
 
 	Elf_Scn *s_text = NULL, *s_init = NULL, *s_fini = NULL, *s_probes = NULL, *s_bss = NULL,
-		*s_tab = NULL;
+		*s_tab = NULL, *s_note = NULL;
 	size_t y_text = 0, y_tab = 0;
 
 	if (have_table) {
@@ -210,7 +222,9 @@ int dg_elf_write(struct dl_program *p, const struct dg_probes *pp, const struct 
 		s_bss = new_section(&w, ".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, NULL, 8, 8, 0);
 		s_tab = new_section(&w, UDT_TABLE_SECTION, SHT_PROGBITS, SHF_ALLOC, t->blob.buf,
 				    t->blob.len, 8, 0);
-		if (!s_text || !s_init || !s_fini || !s_probes || !s_bss || !s_tab) {
+		s_note = new_section(&w, ".note.udtrace", SHT_NOTE, SHF_ALLOC, table_note,
+				     sizeof(table_note), 4, 0);
+		if (!s_text || !s_init || !s_fini || !s_probes || !s_bss || !s_tab || !s_note) {
 			fail(&w, "sections");
 			goto out;
 		}
@@ -270,6 +284,8 @@ int dg_elf_write(struct dl_program *p, const struct dg_probes *pp, const struct 
 		rinit[0] = (GElf_Rela){ 0, GELF_R_INFO(y_text, R_X86_64_64), 0 };
 		rfini = udt__xcalloc(1, sizeof(*rfini));
 		rfini[0] = (GElf_Rela){ 0, GELF_R_INFO(y_text, R_X86_64_64), STUB_SZ };
+		rnote = udt__xcalloc(1, sizeof(*rnote));
+		rnote[0] = (GElf_Rela){ NOTE_DESC_OFF, GELF_R_INFO(y_tab, R_X86_64_PC32), 0 };
 		rtab = udt__xcalloc(t->reloc_cnt + 1, sizeof(*rtab));
 		for (size_t i = 0; i < t->reloc_cnt; i++) {
 			size_t sym = t->relocs[i].target == DG_RELOC_DISPATCH
@@ -279,7 +295,8 @@ int dg_elf_write(struct dl_program *p, const struct dg_probes *pp, const struct 
 		if (add_rela(&w, ".rela.text", s_text, rtext, 4, symtab_idx) ||
 		    add_rela(&w, ".rela.init_array", s_init, rinit, 1, symtab_idx) ||
 		    add_rela(&w, ".rela.fini_array", s_fini, rfini, 1, symtab_idx) ||
-		    add_rela(&w, ".rela" UDT_TABLE_SECTION, s_tab, rtab, t->reloc_cnt, symtab_idx))
+		    add_rela(&w, ".rela" UDT_TABLE_SECTION, s_tab, rtab, t->reloc_cnt, symtab_idx) ||
+		    add_rela(&w, ".rela.note.udtrace", s_note, rnote, 1, symtab_idx))
 			goto out;
 	}
 
@@ -343,6 +360,7 @@ out:
 	free(rinit);
 	free(rfini);
 	free(rtab);
+	free(rnote);
 	free(sem_sym);
 	if (sem_names)
 		for (size_t i = 0; i < pp->cnt; i++)

@@ -35,7 +35,7 @@ LIBELF_LIBS := -lelf
 endif
 
 ALL_CFLAGS  = $(CSTD) $(OPT) $(WARN) -fvisibility=hidden -D_GNU_SOURCE \
-              -I. -Isdk/include $(LIBELF_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+              -I. -Isdk/include -I$(BUILD)/gen $(LIBELF_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(SANLD) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 

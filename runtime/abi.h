@@ -35,7 +35,7 @@
 
 #include "runtime/bytecode.h"
 
-#define UDT_ABI_VERSION 10
+#define UDT_ABI_VERSION 11
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -121,7 +121,7 @@ struct udt_control {
 	uint64_t tvarsize;        /* C: bytes of thread-local variables (self->) per thread */
 	/* The profile provider's timers (docs/profile.md): udt__profile_sync() arms them for the
 	   session's profile probes, or removes them once the session is over. */
-	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync() */
+	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync() (a count) */
 	uint32_t prof_armed;      /* R: the session whose timers are armed, 0 none */
 	int32_t prof_errno;       /* R: why the last arming failed, 0 if it did not */
 	uint32_t prof_mode;       /* R: UDT_PROF_MODE_*: how the profile probes' samples are timed */
@@ -220,13 +220,6 @@ enum udt_prof_kind {
 #define UDT_PROF_MODE_PERF 0x1u   /* perf_event task clocks: high resolution */
 #define UDT_PROF_MODE_TIMER 0x2u  /* CLOCK_THREAD_CPUTIME_ID timers: the kernel's tick */
 #define UDT_PROF_MODE_REFUSED 0x4u /* a perf event was wanted and refused (a timer instead) */
-
-/*
- * The stack the consumer's injected call runs on (udt__inject_stack, in
- * libudtrace's .bss): its entry point udt__profile_entry is started with the
- * stack pointer at the end of it (docs/profile.md, "Arming").
- */
-#define UDT_INJECT_STACK_SZ 65536
 
 struct udt_prof {
 	uint64_t interval_ns;     /* at least UDT_PROF_MIN_NS */

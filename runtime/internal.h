@@ -123,9 +123,17 @@ static inline uint64_t udt__clock(const struct udt_control *c)
  * profile.c: arm the timers of the session's profile and tick probes, or
  * remove them when no session wants them (docs/profile.md). wait: may wait
  * (briefly) for another thread's handler; a handler never does.
+ * Exported: the consumer calls it in a -p process by ptrace (docs/injection.md).
  * Async-signal-safe.
  */
-void udt__profile_sync(bool wait);
+UDT_EXPORT void udt__profile_sync(bool wait);
+
+/*
+ * registry.c: register the -G tables and SDT(9) providers of the objects
+ * already loaded, found through their "udtrace" notes (docs/format.md §3).
+ * The runtime's constructor calls it.
+ */
+void udt__register_loaded(void);
 /* The signal context of the profile or tick fire running in this thread, or NULL. */
 extern __thread const void *udt__prof_uc __attribute__((tls_model("initial-exec")));
 

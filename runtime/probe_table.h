@@ -28,6 +28,13 @@
 #define UDT_TABLE_MAGIC 0x50544455u /* "UDTP", little-endian */
 #define UDT_TABLE_VERSION 1
 #define UDT_TABLE_SECTION ".udtrace.table"
+/*
+ * The allocated notes (owner "udtrace") of .note.udtrace, through which a
+ * runtime loaded later finds what a program defines (docs/format.md §3, §5):
+ * each descriptor is 4 bytes, the address of the thing minus its own.
+ */
+#define UDT_NOTE_SDT_PROVIDER 1   /* an SDT(9) provider (struct udt_sdt_provider) */
+#define UDT_NOTE_TABLE 2          /* a -G object's probe table */
 
 /* udt_table_hdr.flags */
 #define UDT_TABLE_LP64 0x1u /* written for the LP64 data model (else ILP32) */

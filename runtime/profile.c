@@ -9,7 +9,7 @@
  * Mechanism. Nothing here exists until a session enables a profile probe.
  * Then udt__profile_sync() arms, from one of three places: the -c
  * handshake (session.c), a call the consumer injects with ptrace for -p
- * (udt__profile_entry, below; consumer/inject.c), or the session's first
+ * (consumer/inject.c, docs/injection.md), or the session's first
  * fire of any probe (fire.c). Arming installs one SIGPROF handler (the
  * application's is kept, and called for every SIGPROF that is not ours) and
  * starts:
@@ -582,7 +582,7 @@ static int arm(struct udt_control *c, uint32_t session)
 	return 0;
 }
 
-void udt__profile_sync(bool wait)
+UDT_EXPORT void udt__profile_sync(bool wait)
 {
 	struct udt_control *c = &udt__control;
 	int saved_errno = errno;
@@ -610,38 +610,3 @@ void udt__profile_sync(bool wait)
 	unlock();
 	errno = saved_errno;
 }
-
-/*
- * What the consumer's injected call runs (consumer/inject.c): the sync, on
- * the stack below, from udt__profile_entry. The thread's registers and
- * signal mask are the consumer's to restore; its errno is ours.
- */
-UDT_EXPORT uint8_t udt__inject_stack[UDT_INJECT_STACK_SZ] __attribute__((aligned(64)));
-
-__attribute__((used)) void udt__profile_injected(void);
-__attribute__((used)) void udt__profile_injected(void)
-{
-	udt__profile_sync(true);
-}
-
-#if defined(__x86_64__)
-/*
- * The entry point: call the sync (the stack pointer is 16-aligned, as at a
- * call), then park in pause() until the consumer takes the thread back.
- * Its return address is marked undefined so that unwinders stop here.
- */
-__asm__(".text\n"
-	".globl udt__profile_entry\n"
-	".type udt__profile_entry, @function\n"
-	"udt__profile_entry:\n"
-	".cfi_startproc\n"
-	".cfi_undefined rip\n"
-	"call udt__profile_injected\n"
-	".globl udt__profile_parked\n"
-	"udt__profile_parked:\n"
-	"mov $34, %eax\n" /* SYS_pause: 5 bytes, syscall 2, jmp 2 (consumer/inject.c) */
-	"syscall\n"
-	"jmp udt__profile_parked\n"
-	".cfi_endproc\n"
-	".size udt__profile_entry, . - udt__profile_entry\n");
-#endif

@@ -14,6 +14,15 @@
  * reader sees each slot either empty or holding a table. No lock, no
  * allocation: constructors may run in any order and in any thread (dlopen).
  *
+ * Objects loaded before the runtime (dtrace -p loads it into a running
+ * process: docs/injection.md) registered nothing: their constructors found
+ * no runtime. The runtime's constructor walks the allocated notes of every
+ * object loaded (udt__register_loaded(), dl_iterate_phdr; the "udtrace"
+ * notes of docs/format.md §3 and §5) and registers the -G tables and the
+ * SDT(9) providers they point to. A table is registered once: a -G
+ * constructor that runs after the walk (the runtime linked or preloaded)
+ * finds its table there already.
+ *
  * Unregistering matters to a live session: the object's semaphores and
  * udt__dispatch pointer are about to be unmapped, so their addresses are
  * struck from the undo lists of every generation of the session's
@@ -23,6 +32,11 @@
  */
 #include "runtime/area.h"
 #include "runtime/internal.h"
+
+#include <link.h>
+#include <string.h>
+
+#include "udtrace/sdt.h"
 
 /* In .bss, so that an untraced process keeps its pages zero: size is set at load (session.c). */
 UDT_EXPORT struct udt_registry udt__registry;
@@ -35,6 +49,9 @@ UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
 		return;
 	udt__registry.size = sizeof(udt__registry); /* a constructor may come before ours */
 	uint32_t n = LOAD_ACQUIRE(&udt__registry.cnt);
+	for (i = 0; i < n && i < UDT_REG_MAX; i++)
+		if (LOAD_RELAXED(&udt__registry.slots[i].table) == (uint64_t)(uintptr_t)table)
+			return; /* registered by udt__register_loaded() */
 	for (i = 0; i < n && i < UDT_REG_MAX; i++) {
 		uint64_t empty = 0;
 
@@ -114,4 +131,50 @@ UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 	 * loaded after the attach", says what remains).
 	 */
 	udt__tls.hit_session = 0;
+}
+
+/* The "udtrace" notes of one loaded object: register what they point to. */
+static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= 12) {
+			uint32_t namesz, descsz, type;
+			size_t len;
+
+			memcpy(&namesz, p, 4);
+			memcpy(&descsz, p + 4, 4);
+			memcpy(&type, p + 8, 4);
+			len = 12 + ((namesz + 3u) & ~3u) + ((descsz + 3u) & ~3u);
+			if (len > (size_t)(end - p) || len < 12)
+				break;
+			if (namesz == 8 && descsz == 4 && !memcmp(p + 12, "udtrace", 8)) {
+				const char *desc = p + 20;
+				int32_t rel;
+
+				memcpy(&rel, desc, 4);
+				if (type == UDT_NOTE_SDT_PROVIDER)
+					udt__sdt_register((struct udt_sdt_provider *)(uintptr_t)(desc +
+												   rel));
+				else if (type == UDT_NOTE_TABLE)
+					udt__register((const struct udt_table_hdr *)(const void *)(desc +
+												     rel));
+			}
+			p += len;
+		}
+	}
+	return 0;
+}
+
+void udt__register_loaded(void)
+{
+	dl_iterate_phdr(scan_object, NULL);
 }

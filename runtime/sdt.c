@@ -9,9 +9,11 @@
  * a constructor that calls udt__sdt_register() with it, and an allocated
  * note (owner "udtrace", type 1) that refers to it. The runtime's own
  * constructor walks the notes of the objects already loaded
- * (udt__sdt_scan()): they are relocated but not all initialised yet, and
- * under dtrace -c the consumer attaches before the program's constructors
- * run. A provider registers once, whichever comes first. The set holds every
+ * (udt__register_loaded(), registry.c): they are relocated but not all
+ * initialised yet, and under dtrace -c the consumer attaches before the
+ * program's constructors run, and a runtime loaded later (dtrace -p's
+ * injection) comes after them. A provider registers once, whichever comes
+ * first. The set holds every
  * provider's probes of the object, so the provider picks out its own. They
  * become a probe table (runtime/tables.c) whose references point to the
  * probes' semaphores and to the provider's dispatch pointer, registered in
@@ -22,14 +24,13 @@
  * The destructor (program exit, dlclose) unregisters the table, which strikes
  * the semaphores and the dispatch pointer from a live session's undo lists,
  * and frees it. Constructors and destructors run under the dynamic linker's
- * lock, one at a time; nothing here runs on the probe path. A provider
- * defined by an object loaded before the runtime (the runtime dlopen'ed
- * later) is not registered: its probes are SystemTap probes only.
+ * lock, one at a time; nothing here runs on the probe path. An object
+ * loaded before the runtime has no destructor call to make (its weak
+ * reference was bound to nothing): docs/injection.md says what that leaves.
  */
 #include "runtime/internal.h"
 #include "runtime/tables.h"
 
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,46 +132,4 @@ UDT_EXPORT void udt__sdt_unregister(struct udt_sdt_provider *prov)
 	prov->rt = NULL;
 	udt__unregister(table);
 	free(table);
-}
-
-/* The "udtrace" notes of one loaded object: register the providers they name. */
-static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	(void)data;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p, *end;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= 12) {
-			uint32_t namesz, descsz, type;
-			size_t len;
-
-			memcpy(&namesz, p, 4);
-			memcpy(&descsz, p + 4, 4);
-			memcpy(&type, p + 8, 4);
-			len = 12 + ((namesz + 3u) & ~3u) + ((descsz + 3u) & ~3u);
-			if (len > (size_t)(end - p) || len < 12)
-				break;
-			if (namesz == 8 && descsz == 4 && type == UDT_NOTE_SDT_PROVIDER &&
-			    !memcmp(p + 12, "udtrace", 8)) {
-				const char *desc = p + 20;
-				int32_t rel;
-
-				memcpy(&rel, desc, 4);
-				udt__sdt_register((struct udt_sdt_provider *)(uintptr_t)(desc + rel));
-			}
-			p += len;
-		}
-	}
-	return 0;
-}
-
-void udt__sdt_scan(void)
-{
-	dl_iterate_phdr(scan_object, NULL);
 }

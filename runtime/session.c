@@ -38,7 +38,6 @@
  */
 #include "runtime/area.h"
 #include "runtime/internal.h"
-#include "runtime/tables.h"
 #include "runtime/vars.h"
 
 #include <errno.h>
@@ -496,6 +495,6 @@ __attribute__((destructor)) static void udt_fini(void)
 
 __attribute__((constructor(101))) static void udt_init(void)
 {
-	udt__sdt_scan(); /* before a consumer of dtrace -c looks at the registry */
+	udt__register_loaded(); /* before a consumer of dtrace -c looks at the registry */
 	sync_with_consumer();
 }

@@ -53,8 +53,4 @@ struct udt_table_hdr *rt_table_build(const char *provider, const struct rt_tprob
  */
 void rt_ctype_classify(const char *type, int translated, struct rt_targ *ret);
 
-/* sdt.c: the SDT(9) note type, and registering the providers of the objects already loaded. */
-#define UDT_NOTE_SDT_PROVIDER 1
-void udt__sdt_scan(void);
-
 #endif /* UDT_RUNTIME_TABLES_H */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,33 +202,6 @@ struct target {
 	int child_status;
 };
 
-/* The runtime to preload into -c commands, or NULL. */
-static char *runtime_path(void)
-{
-	const char *env = getenv("UDTRACE_RUNTIME");
-	char self[4096];
-	ssize_t n;
-
-	if (env)
-		return *env ? udt__xstrdup(env) : NULL;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	char *p = udt__xasprintf("%s/../lib/libudtrace.so.1", self);
-	if (access(p, R_OK)) {
-		free(p);
-		return NULL;
-	}
-	char *real = realpath(p, NULL);
-	free(p);
-	return real;
-}
-
 static char **split_command(const char *cmd)
 {
 	char **argv = NULL;
@@ -247,12 +221,23 @@ static char **split_command(const char *cmd)
 	return argv;
 }
 
+/* Has the child exec'd (its executable is no longer ours)? */
+static bool exec_done(pid_t child)
+{
+	char path[64];
+	struct stat self, it;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)child);
+	return !stat("/proc/self/exe", &self) && !stat(path, &it) &&
+	       (self.st_dev != it.st_dev || self.st_ino != it.st_ino);
+}
+
 /* Start -c's command, stopped in the runtime's constructor until target_release(). */
 static int target_spawn(struct cmd_opts *o, struct target *tg)
 {
 	int sv[2];
 	char **argv = split_command(o->command);
-	char *rt = runtime_path();
+	char *rt = cs_runtime_path();
 
 	if (!argv[0]) {
 		fprintf(stderr, "%s: -c needs a command\n", udt__progname);
@@ -292,29 +277,52 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 	for (size_t i = 0; argv[i]; i++)
 		free(argv[i]);
 	free(argv);
-	free(rt);
 
-	/* wait for the runtime's "ready", or for the command to die without one */
-	for (int waited = 0; waited < 30000; waited += 100) {
+	/*
+	 * Wait for the runtime's "ready", or for the command to die without one
+	 * (an exec failure: it said why), or to show why it never will (static,
+	 * set-id: once it has exec'd), or to close its end without a word.
+	 */
+	bool eof = false, execd = false;
+	char *why = NULL;
+	for (int ms = 0; ms < 30000 && !why && !(eof && ms > 1000); ms += 10) {
 		struct pollfd pfd = { tg->sync, POLLIN, 0 };
+		int st;
 		char b;
 
-		if (poll(&pfd, 1, 100) > 0) {
-			if (read(tg->sync, &b, 1) == 1 && b == 'R')
+		if (eof)
+			poll(NULL, 0, 10);
+		else if (poll(&pfd, 1, 10) > 0) {
+			if (read(tg->sync, &b, 1) == 1 && b == 'R') {
+				free(rt);
 				return 0;
-			break;
+			}
+			eof = true;
 		}
-		int st;
 		if (waitpid(tg->child, &st, WNOHANG) == tg->child) {
 			tg->child_reaped = true;
 			tg->child_status = st;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-				return -1; /* the child said why */
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+				free(rt);
+				return -1; /* it said why */
+			}
 			break;
 		}
+		if (!execd && (execd = exec_done(tg->child)))
+			why = cs_runtime_unloadable(tg->child);
 	}
-	fprintf(stderr, "%s: failed to grab pid %d: the udtrace runtime did not start in it "
-		"(is the program statically linked, or set-id?)\n", udt__progname, (int)tg->child);
+	if (why)
+		fprintf(stderr, "%s: failed to grab pid %d: %s\n", udt__progname, (int)tg->child,
+			why);
+	else if (rt)
+		fprintf(stderr, "%s: failed to grab pid %d: the udtrace runtime (%s) did not start "
+			"in it\n", udt__progname, (int)tg->child, rt);
+	else
+		fprintf(stderr, "%s: failed to grab pid %d: it has no udtrace runtime, and dtrace "
+			"found none to preload (set UDTRACE_RUNTIME to the path of libudtrace.so.1)\n",
+			udt__progname, (int)tg->child);
+	free(why);
+	free(rt);
 	return -1;
 }
 
@@ -353,7 +361,62 @@ static void target_kill(struct target *tg)
 	}
 }
 
-static int target_open(struct cmd_opts *o, struct target *tg)
+/* Does the process have probes: a -G table, or SDT(9) providers (which only a runtime lists)? */
+static bool has_probes(const struct cs_proc *proc)
+{
+	for (size_t i = 0; i < proc->mod_cnt; i++)
+		if (proc->mods[i]->table_cnt || proc->mods[i]->sdt)
+			return true;
+	return false;
+}
+
+/*
+ * Does program p need a runtime in the -p process proc? It does for a
+ * profile-n probe (the runtime samples), and for any other description of a
+ * process's probe when the process has probes. dtrace's BEGIN, END and
+ * ERROR and the tick-n probes run in dtrace.
+ */
+static bool needs_runtime(struct dl_program *p, const struct cs_proc *proc)
+{
+	size_t n;
+	struct dl_clause *const *cls = dl_program_clauses(p, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
+			/* provider, module, function, name: the fields given are the last ones */
+			char f[4][64] = { "", "", "", "" };
+			const char *desc = cls[i]->pdescs[d];
+			int k = 3;
+			for (const char *end = desc + strlen(desc); k >= 0; k--) {
+				const char *start = end;
+				while (start > desc && start[-1] != ':')
+					start--;
+				snprintf(f[k], sizeof(f[k]), "%.*s", (int)(end - start), start);
+				if (start == desc)
+					break;
+				end = start - 1;
+			}
+			bool bare = !f[1][0] && !f[2][0];
+			bool dtrace = bare && (!f[0][0] || !strcmp(f[0], "dtrace")) &&
+				      (!strcmp(f[3], "BEGIN") || !strcmp(f[3], "END") ||
+				       !strcmp(f[3], "ERROR"));
+			bool profile = bare && (!f[0][0] || !strcmp(f[0], "profile"));
+			if (profile && !strncmp(f[3], "profile-", 8))
+				return true;
+			if (!dtrace && !(profile && !strncmp(f[3], "tick-", 5)) && has_probes(proc))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Open the target: -c's command (started with the runtime), or -p's process.
+ * When program p (NULL: none) needs a runtime in a -p process that has none,
+ * dtrace's is loaded into it first (docs/injection.md), before any probe is
+ * matched or enabled.
+ */
+static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program *p)
 {
 	pid_t pid = o->pid;
 	int err;
@@ -376,6 +439,18 @@ static int target_open(struct cmd_opts *o, struct target *tg)
 		return -1;
 	}
 	tg->have = true;
+	if (p && o->pid && needs_runtime(p, &tg->proc)) {
+		char *rt = cs_runtime_path(), *why = NULL;
+		err = cs_runtime_load(&tg->proc, rt, &why);
+		free(rt);
+		if (err < 0) {
+			fprintf(stderr, "%s: failed to grab pid %d: %s\n", udt__progname, (int)pid, why);
+			free(why);
+			cs_proc_close(&tg->proc);
+			tg->have = false;
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -438,7 +513,7 @@ int cmd_list(struct cmd_opts *o)
 	struct dl_clause *const *cls = dl_program_clauses(p, &ncl);
 	int ret = 0;
 
-	if (target_open(o, &tg)) {
+	if (target_open(o, &tg, NULL)) {
 		dl_program_free(p);
 		return 1;
 	}
@@ -499,7 +574,7 @@ int cmd_trace(struct cmd_opts *o)
 	int ret = 1;
 	FILE *out;
 
-	if (target_open(o, &tg)) {
+	if (target_open(o, &tg, p)) {
 		dl_program_free(p);
 		return 1;
 	}
