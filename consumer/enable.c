@@ -323,12 +323,6 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		return -1;
 	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
 		return -1;
-	if (pr->notes) {
-		*ret_err = udt__xasprintf("failed to enable %s:%s:%s:%s: probes from SystemTap notes "
-					  "are listed, not yet enabled", pr->prov, pr->mod, pr->func,
-					  pr->name);
-		return -1;
-	}
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
@@ -781,6 +775,8 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 		}
 		if (e->probe->prof_kind)
 			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
+		if (e->probe->notes)
+			continue; /* keyed by a site: their semaphores come with their sites (sites.c) */
 		add_unique(&sems->v, &sems->cnt, &sems->cap, u->sem);
 		add_unique(&disps->v, &disps->cnt, &disps->cap, e->probe->dispatch);
 	}
@@ -850,6 +846,8 @@ static int build_area(struct cs_trace *t, char **ret_err)
 		h.vars_off = cs__area_put(a, &vars, sizeof(vars));
 		free(init);
 	}
+	/* the SystemTap sites to patch, and their semaphores */
+	h.sites_off = cs__sites_put(t, a, &sems);
 	/* (a session of profile probes only sets no semaphore) */
 	struct cs_gen g0 = { .sem_cnt = (uint32_t)sems.cnt, .disp_cnt = (uint32_t)disps.cnt };
 	h.sem_cnt = g0.sem_cnt;
@@ -1086,7 +1084,12 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 	char *why = NULL;
 	pid_t pid = t->proc ? t->proc->pid : 0;
 
-	if (!t->attached || t->target_gone || !has_prof(t))
+	if (!t->attached || t->target_gone)
+		return 0;
+	/* (one injected sync patches the sites and arms the timers both: runtime/sites.c) */
+	if (cs__sites_arm(t, ret_err))
+		return -1;
+	if (!has_prof(t))
 		return 0;
 	if (rd32(t, CTL_FIELD(prof_armed)) != t->session &&
 	    cs__inject_sync(t->proc, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
@@ -1148,6 +1151,8 @@ void cs__detach(struct cs_trace *t)
 		(void)cs__inject_sync(t->proc, &why);
 		free(why);
 	}
+	/* the SystemTap sites' bytes (that sync restored them, unless it could not run) */
+	cs__sites_detach(t);
 }
 
 void cs__heartbeat(struct cs_trace *t)
@@ -1165,6 +1170,7 @@ void cs_trace_close(struct cs_trace *t)
 	free(t->ecbs);
 	free(t->img.buf);
 	free(t->gens);
+	free(t->sites);
 	cs__late_free(t);
 	free(t->fill_pos);
 	free(t->pending);

@@ -393,6 +393,12 @@ struct cs_trace {
 
 	/* strings, scratch and dynamic variables (vars.c); NULL when the program has none */
 	struct cs_vars *vars;
+
+	/* the SystemTap sites the session patches (sites.c): their addresses, and where their
+	   struct udt_site array is in the area */
+	uint64_t *sites;
+	size_t site_cnt;
+	uint32_t site_off;
 };
 
 /* stack.c: ustack() and the address functions; kernel-only functions refused */
@@ -452,6 +458,18 @@ int cs__inject_sync(struct cs_proc *p, char **ret_err);
  * (another version), with *ret_err (malloc'ed) saying which.
  */
 int cs__runtime_check(struct cs_proc *p, char **ret_err);
+
+/*
+ * sites.c: the SystemTap sites of the probes from notes the session enables
+ * (docs/notes.md). cs__sites_put() lays them out in a (their semaphores added
+ * to sems, the sites it leaves out said on stderr) and gives the offset of
+ * their struct udt_sites, 0 when there are none; cs__sites_arm() has the
+ * runtime patch them (0, or -1 with *ret_err); cs__sites_detach() has them
+ * restored at the end.
+ */
+uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems);
+int cs__sites_arm(struct cs_trace *t, char **ret_err);
+void cs__sites_detach(struct cs_trace *t);
 
 /* vars.c */
 struct udt_vm_mem;

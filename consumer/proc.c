@@ -1212,6 +1212,24 @@ found:
 	return 0;
 }
 
+int cs_module_sym_addr(struct cs_module *mod, const char *name, uint64_t *ret_addr)
+{
+	int err;
+
+	if (!mod || !name || !ret_addr)
+		return -EINVAL;
+	err = load_syms(mod);
+	if (err)
+		return err;
+	for (size_t i = 0; i < mod->sym_cnt; i++) {
+		if (!strcmp(mod->syms[i].name, name)) {
+			*ret_addr = mod->syms[i].addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int cs_module_func_range(struct cs_module *mod, const char *name, uint64_t *ret_lo,
 			 uint64_t *ret_hi)
 {

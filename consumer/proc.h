@@ -206,6 +206,12 @@ int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_m
 		      const struct cs_sym **ret_sym);
 
 /*
+ * cs_module_sym_addr() - the address in the target of symbol name (any kind,
+ * .symtab or .dynsym) of mod. Return: 0 with *ret_addr, or -ENOENT.
+ */
+int cs_module_sym_addr(struct cs_module *mod, const char *name, uint64_t *ret_addr);
+
+/*
  * cs_module_func_range() - the address range of function name in mod.
  * Return: 0 with [*ret_lo, *ret_hi), or -ENOENT.
  */

@@ -34,8 +34,9 @@
 #include <stdint.h>
 
 #include "runtime/bytecode.h"
+#include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 11
+#define UDT_ABI_VERSION 12
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -125,6 +126,13 @@ struct udt_control {
 	uint32_t prof_armed;      /* R: the session whose timers are armed, 0 none */
 	int32_t prof_errno;       /* R: why the last arming failed, 0 if it did not */
 	uint32_t prof_mode;       /* R: UDT_PROF_MODE_*: how the profile probes' samples are timed */
+	/* The session's SystemTap sites (docs/notes.md): udt__profile_sync() patches them, or
+	   restores them once the session is over (runtime/sites.c). */
+	uint32_t site_armed;      /* R: the session whose sites are patched, 0 none */
+	uint32_t site_cnt;        /* R: sites patched for it */
+	int32_t site_errno;       /* R: why the last sync patched nothing, 0 none (each site's
+				     own outcome is its udt_site.status) */
+	int32_t site_tid;         /* R: with site_errno EDEADLK, the thread that blocks SIGTRAP */
 	/* The enablings of the current session live in areas[area]; the other
 	   area may still be read by a thread that entered before a session ended. */
 	uint8_t areas[2][UDT_AREA_SZ];
@@ -161,6 +169,47 @@ struct udt_area_hdr {
 	/* (version 9) */
 	uint32_t vars_off;        /* struct udt_vars: strings, scratch, dynamic variables; 0: none */
 	uint32_t vars_reserved;
+	/* (version 12) */
+	uint32_t sites_off;       /* struct udt_sites: the SystemTap sites to patch; 0: none */
+	uint32_t sites_reserved;
+};
+
+/*
+ * The SystemTap probe sites a session enables (docs/notes.md): sites of
+ * probes that only a .note.stapsdt describes, a nop each and no call into a
+ * runtime. At sites_off in the area: this header, then cnt struct udt_site
+ * at site_off, sorted by address. The runtime (runtime/sites.c) replaces
+ * each nop with an int3 and, at the trap, finds the site, reads its
+ * arguments as its args say from the interrupted thread, and fires the
+ * probe whose ECBs are keyed by key (the probe's first site: udt_ecb.sem);
+ * the thread resumes after the nop. A site's semaphore, if it has one, is
+ * in the undo list like any other.
+ */
+#define UDT_SITES_MAX 4096
+#define UDT_SITE_NOP 0x90         /* what sys/sdt.h puts at a site on x86 */
+
+struct udt_sites {
+	uint32_t size;            /* sizeof(struct udt_sites) */
+	uint32_t cnt;             /* at most UDT_SITES_MAX */
+	uint32_t site_off;        /* struct udt_site[cnt], by increasing addr */
+	uint32_t reserved;
+};
+
+struct udt_site {
+	uint64_t addr;            /* its nop */
+	uint64_t key;             /* the ECBs' key of its probe */
+	uint8_t arg_cnt;          /* at most UDT_NOTE_MAX_ARGS */
+	uint8_t status;           /* R: enum udt_site_status, what the last sync did */
+	uint8_t pad[6];
+	struct udt_note_arg args[UDT_NOTE_MAX_ARGS];
+};
+
+enum udt_site_status {
+	UDT_SITE_PENDING = 0,     /* not synced yet */
+	UDT_SITE_PATCHED = 1,
+	UDT_SITE_BUSY = 2,        /* an int3 that is not ours is there (another tracer's) */
+	UDT_SITE_NOT_NOP = 3,     /* neither the nop nor our int3 */
+	UDT_SITE_FAILED = 4,      /* could not be written, or too many sites patched in the process */
 };
 
 /*

@@ -7,7 +7,7 @@ RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/ag
 		runtime/spec.c runtime/subr.c runtime/area.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c \
-		runtime/vm_str.c runtime/dynvar.c runtime/vars.c
+		runtime/vm_str.c runtime/dynvar.c runtime/vars.c runtime/sites.c runtime/sigchain.c
 # The direct loads of safe.c (x86-64 only), in assembly
 RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \

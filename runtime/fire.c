@@ -847,8 +847,14 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 	return sig; /* raise()'s, if a clause raised one */
 }
 
-UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
-			  uint64_t a1, uint64_t a2, uint64_t a3)
+/*
+ * A fire of the probe whose ECBs are keyed by key, from the site at pc (its
+ * return address, or the address after a SystemTap site's nop): the
+ * arguments are a0..a3, or the nargs at argv when it is not NULL.
+ */
+static inline __attribute__((always_inline)) void fire(uint64_t key, unsigned nargs, uint64_t a0,
+						       uint64_t a1, uint64_t a2, uint64_t a3,
+						       const uint64_t *argv, uint64_t pc)
 {
 	struct udt_control *c = &udt__control;
 	struct udt_tls *t = &udt__tls;
@@ -876,7 +882,6 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 		udt__session_end(c, session, UDT_STATE_DEADMAN);
 		goto out;
 	}
-	uint64_t key = (uint64_t)(uintptr_t)sem;
 	const struct udt_ecb *e = t->hit_session == session && t->hit_sem == key
 					  ? t->hit_ecb
 					  : find_ecbs(c, t, session, key);
@@ -900,14 +905,13 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 	f.shm = t->shm;
 	f.tb = tb;
 	f.area = area;
-	f.args = nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
+	f.args = argv ? argv : nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
 	f.nargs = nargs;
 	f.cpu = udt__getcpu_at(t->cpu_id);
 	f.now = now;
 	f.pid = c->pid;
 	f.tid = t->tid;
 	f.err = saved_errno;
-	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0); /* the probe site */
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT) {
@@ -927,4 +931,17 @@ out:
 	if (sig)
 		(void)syscall(SYS_tgkill, (long)c->pid, (long)t->tid, (long)sig);
 	*t->errp = saved_errno;
+}
+
+UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
+			  uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	/* the probe site: its return address */
+	fire((uint64_t)(uintptr_t)sem, nargs, a0, a1, a2, a3, NULL,
+	     (uint64_t)(uintptr_t)__builtin_return_address(0));
+}
+
+void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc)
+{
+	fire(key, nargs, 0, 0, 0, 0, args, pc);
 }

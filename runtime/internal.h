@@ -78,6 +78,8 @@ extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")
 /* fire.c: what udt__dispatch points to while a session has probes enabled (docs/format.md §1) */
 void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, uint64_t a1,
 	       uint64_t a2, uint64_t a3);
+/* The same for a SystemTap site (sites.c): ECBs keyed by key, nargs values at args, the site pc. */
+void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc);
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
@@ -134,7 +136,34 @@ UDT_EXPORT void udt__profile_sync(bool wait);
  * The runtime's constructor calls it.
  */
 void udt__register_loaded(void);
-/* The signal context of the profile or tick fire running in this thread, or NULL. */
+/*
+ * sites.c: make the text agree with the session's SystemTap sites: patch
+ * those it has, restore those it no longer has (docs/notes.md). wait: may
+ * wait (briefly) for another thread's sync; a signal handler never does.
+ * Async-signal-safe.
+ */
+void udt__sites_sync(bool wait);
+/*
+ * sites.c: the arguments of site s (its note's operands) into args, from the
+ * general registers gpr (the x86 encoding's order) and the FXSAVE image fx
+ * (NULL: none) of the thread interrupted at the site. Async-signal-safe.
+ */
+struct udt_site;
+void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t *fx,
+		    uint64_t *args);
+
+/*
+ * sigchain.c: hand signal sig, which is not ours, to the action o we
+ * replaced, as the kernel would have without us (its mask, SA_SIGINFO or
+ * not, SA_NODEFER, SA_RESETHAND; the default action by sending it again).
+ * forced: the kernel forced it (a trap), so that an ignored one kills.
+ * Async-signal-safe.
+ */
+#include <signal.h>
+void udt__sig_chain(struct sigaction *o, bool forced, int sig, siginfo_t *si, void *uc);
+
+/* The signal context of the fire running in this thread (a profile sample, a trapped
+   SystemTap site), or NULL. */
 extern __thread const void *udt__prof_uc __attribute__((tls_model("initial-exec")));
 
 /*

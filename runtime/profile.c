@@ -381,49 +381,6 @@ static void census(void)
 
 /* -- The handler ----------------------------------------------------------------------------- */
 
-/* Call the application's action for a SIGPROF that is not ours, as the kernel would have. */
-static void chain(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction *o = &prof.old;
-	sigset_t prev;
-	bool mask = false;
-
-	if (!(o->sa_flags & SA_SIGINFO) && o->sa_handler == SIG_IGN)
-		return;
-	if (!(o->sa_flags & SA_SIGINFO) && o->sa_handler == SIG_DFL) {
-		/* the default action (the process ends): let the kernel take it */
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		sigaction(sig, &dfl, NULL);
-		syscall(SYS_tgkill, getpid(), gettid_raw(), sig);
-		return;
-	}
-	/* its mask while it runs, and SA_NODEFER's unblocked signal */
-	for (int s = 1; s < NSIG && !mask; s++)
-		mask = sigismember(&o->sa_mask, s) == 1;
-	if (mask || (o->sa_flags & SA_NODEFER)) {
-		sigset_t set = o->sa_mask;
-		pthread_sigmask(SIG_BLOCK, &set, &prev);
-		if (o->sa_flags & SA_NODEFER) {
-			sigemptyset(&set);
-			sigaddset(&set, sig);
-			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		}
-		mask = true;
-	}
-	if (o->sa_flags & SA_SIGINFO)
-		o->sa_sigaction(sig, si, uc);
-	else
-		o->sa_handler(sig);
-	if (mask)
-		pthread_sigmask(SIG_SETMASK, &prev, NULL);
-	if (o->sa_flags & SA_RESETHAND) {
-		o->sa_flags &= ~SA_SIGINFO;
-		o->sa_handler = SIG_DFL;
-	}
-}
-
 enum { NOT_OURS = -1, CENSUS = -2 };
 
 /* Which of our timers sent si: a probe's index, CENSUS, or NOT_OURS; *count its fires. */
@@ -458,7 +415,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	struct udt_control *c = &udt__control;
 
 	if (which == NOT_OURS) {
-		chain(sig, si, ucv);
+		udt__sig_chain(&prof.old, false, sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
@@ -587,6 +544,9 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 	struct udt_control *c = &udt__control;
 	int saved_errno = errno;
 	int32_t tid = gettid_raw();
+
+	/* the SystemTap sites are the runtime's to sync too, wherever it syncs (sites.c) */
+	udt__sites_sync(wait);
 
 	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;

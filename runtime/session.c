@@ -129,6 +129,7 @@ void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
 		return;
 	undo_enablings(c, c->area);
 	STORE_RELAXED(&c->deadman_session, session);
+	udt__sites_sync(false); /* the SystemTap sites' bytes, if it had any */
 }
 
 /* The layout: header, thread buffers, their halves, their aggregation tables, their variables. */
@@ -393,6 +394,7 @@ static void forked(struct udt_control *c)
 	}
 	STORE_RELAXED(&c->shm_fd, -1);
 	STORE_RELAXED(&c->shm_state, UDT_SHM_NONE);
+	udt__sites_sync(false); /* our int3s in this copy of the text go too */
 }
 
 bool udt__forked_slow(struct udt_control *c, uint32_t session)

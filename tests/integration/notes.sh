@@ -28,7 +28,7 @@ if [ -n "$STAP_DTRACE" ]; then
 		gcc -O2 -g -I. -c "$D/stapprog.c" -o stapprog.o &&
 		gcc -O0 -g -c "$D/stapprog_lib.c" -o stapprog_lib.o &&
 		"$STAP_DTRACE" -G -s "$D/stap.d" -o stap.o stapprog.o stapprog_lib.o &&
-		gcc stapprog.o stapprog_lib.o stap.o -o stapprog) >build.err 2>&1 ||
+		gcc stapprog.o stapprog_lib.o stap.o -o stapprog -lpthread) >build.err 2>&1 ||
 		{ fail "build stapprog with SystemTap's dtrace -G" "$(cat build.err)"; STAP_DTRACE=; STAP_WHY="not built"; }
 fi
 CXX_OK=1
@@ -51,8 +51,12 @@ start() {
 	exec 3>"$name.in"
 	wait_for "$name.out" '^ready'
 }
-release() {
+# go: let it run on (to "done" after "ready"); release: to the end
+go() {
 	echo go >&3
+}
+release() {
+	echo go >&3 2>/dev/null
 	exec 3>&-
 	wait "$PID"
 }
@@ -98,7 +102,7 @@ list_checks() {
 		expect_eq "$who: libstdcxx probes of a C++ program, with their functions" \
 			"$(echo "$got" | tr '\n' '|')" "$want"
 		release
-		expect_eq "$who: the C++ program runs on" "$(cat cxx.out | tail -1)" "thrown=3 rethrown=1"
+		expect_eq "$who: the C++ program runs on" "$(grep thrown cxx.out)" "thrown=3 rethrown=1"
 	else
 		skip "$who: libstdcxx probes" "${CXX_WHY:-no C++ program}"
 	fi
@@ -121,11 +125,281 @@ list_checks() {
 	fi
 }
 
+# -- Tracing ------------------------------------------------------------------------------------
+
+# A -p target needs a runtime: started with it preloaded here
+PRELOAD="env LD_PRELOAD=$BUILD/lib/libudtrace.so"
+
+# text_sum PID FILE: a checksum of FILE's executable mappings in PID, read through /proc/PID/mem
+text_sum() {
+	local lo hi
+	awk -v f="$2" '$6 == f && $2 ~ /x/ { print $1 }' "/proc/$1/maps" | while IFS=- read -r lo hi; do
+		dd if="/proc/$1/mem" bs=4096 skip=$((0x$lo / 4096)) count=$(((0x$hi - 0x$lo) / 4096)) 2>/dev/null
+	done | md5sum | cut -d' ' -f1
+}
+# load_base PID FILE: what FILE's addresses are moved by in PID (0 for a non-PIE executable)
+load_base() {
+	if readelf -h "$2" | grep -q 'Type: *DYN'; then
+		echo $((0x$(awk -v f="$2" '$6 == f && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$1/maps")))
+	else
+		echo 0
+	fi
+}
+# note_field FILE FIELD: each note's Location or Semaphore, as numbers
+note_field() {
+	readelf -n "$1" | awk -v f="$2:" '{ for (i = 1; i < NF; i++) if ($i == f) { v = $(i + 1); sub(/,$/, "", v); print v } }'
+}
+# sem_values PID FILE: the values of FILE's semaphores in PID, in address order
+sem_values() {
+	local base s
+	base=$(load_base "$1" "$2")
+	for s in $(note_field "$2" Semaphore | sort -u); do
+		[ $((s)) = 0 ] && continue
+		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=2 2>/dev/null | od -An -tu2 | tr -d ' \n'
+		printf ' '
+	done
+}
+# site_bytes PID FILE: the first byte of each of FILE's sites in PID
+site_bytes() {
+	local base s
+	base=$(load_base "$1" "$2")
+	for s in $(note_field "$2" Location); do
+		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=1 2>/dev/null | od -An -tx1 | tr -d ' \n'
+		printf ' '
+	done
+}
+# until_patched PID FILE SUM: wait (5 s at most) until FILE's text in PID is no longer SUM
+until_patched() {
+	for _ in $(seq 100); do
+		[ "$(text_sum "$1" "$2")" != "$3" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+cat >stap.trace.d <<'EOF'
+stapprog$target:::tick { printf("tick %d %d %d\n", args[0], args[1], args[2]); }
+stapprog$target:::mem { printf("mem %d %d\n", args[0], args[1]); }
+stapprog$target:::frame { printf("frame %d %d %d %d\n", args[0], args[1], args[2], args[3]); }
+stapprog$target:::nosem { @n = count(); }
+END { printa("nosem %@d\n", @n); }
+EOF
+# what it prints for stapprog N: each round's arguments, as the program computes them
+stap_want() {
+	local acc=0
+	for ((i = 0; i < $1; i++)); do
+		echo "tick $i $acc $((3 * i))"
+		echo "mem $((2 * (i + 1))) $i"
+		acc=$((acc + i))
+		echo "frame $i $acc $((-i)) $i"
+	done
+	echo "nosem $1"
+}
+
+trace_checks() {
+	local as=$1 who=$2
+
+	if [ -n "$STAP_DTRACE" ]; then
+		# -c: arguments from registers, constants, the stack and %rip-relative memory
+		$as "$DTRACE" -q -s stap.trace.d -c './stapprog 5' >stc.out 2>stc.err
+		expect_eq "$who: SystemTap-built program under -c: every probe, its arguments as the program has them" \
+			"$(grep -v '^$\|^sum' stc.out | tr '\n' '|')" "$(stap_want 5 | tr '\n' '|')"
+
+		# -p: the text and the semaphores while traced, and after
+		start "$as" stp $PRELOAD "$WORK/stapprog" 5 wait
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		s0=$(sem_values "$PID" "$WORK/stapprog")
+		b0=$(site_bytes "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >stp.trace 2>stp.terr &
+		dpid=$!
+		until_patched "$PID" "$WORK/stapprog" "$t0"
+		expect_eq "$who: -p: each site's nop is an int3 while enabled, each semaphore one more" \
+			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
+			"cc cc cc cc  / 1 1 "
+		go
+		wait_for stp.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		expect_eq "$who: -p: the probes' arguments" "$(grep -v '^$' stp.trace | tr '\n' '|')" \
+			"$(stap_want 5 | tr '\n' '|')"
+		expect_eq "$who: -p: after dtrace, the text and the semaphores are as before, byte for byte" \
+			"$(text_sum "$PID" "$WORK/stapprog") $(site_bytes "$PID" "$WORK/stapprog")/ $(sem_values "$PID" "$WORK/stapprog")" \
+			"$t0 $b0/ $s0"
+		release
+		expect_eq "$who: -p: the program's output is unchanged" "$(grep sum stp.out)" "sum=10 hist=10"
+
+		# the application's own SIGTRAP handler, its raise() and its own int3: untouched
+		start "$as" trp $PRELOAD "$WORK/stapprog" 50 wait traps
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -n 'stapprog$target:::frame { @ = count(); } END { printa("frames %@d\n", @); }' \
+			-p "$PID" >trp.trace 2>&1 &
+		dpid=$!
+		until_patched "$PID" "$WORK/stapprog" "$t0"
+		go
+		wait_for trp.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		release
+		expect_eq "$who: the application's SIGTRAPs and int3s reach its own handler, ours fire" \
+			"$(grep -v '^$\|ready\|done' trp.out trp.trace | sed 's/^[^:]*://' | tr '\n' ' ')" \
+			"sum=1225 hist=100 traps=100 frames 50 "
+
+		# a thread that blocks SIGTRAP would be killed at a trap: nothing is patched
+		start "$as" blk $PRELOAD "$WORK/stapprog" 3 wait blocker
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		sleep 0.2
+		out=$($as "$DTRACE" -q -s stap.trace.d -p "$PID" 2>&1)
+		expect_eq "$who: a thread blocks SIGTRAP: refused, with the thread, the text untouched" \
+			"$(echo "$out" | sed 's/thread [0-9]*/thread N/') $(text_sum "$PID" "$WORK/stapprog")" \
+			"dtrace: failed to enable the SystemTap probe sites of pid $PID: its thread N blocks SIGTRAP, and the kernel would kill it at a trap $t0"
+		release
+
+		# a consumer killed: the deadman's first trap restores everything
+		start "$as" dmn $PRELOAD "$WORK/stapprog" 3 wait
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		s0=$(sem_values "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -x deadman=1s -s stap.trace.d -p "$PID" >/dev/null 2>&1 &
+		dpid=$!
+		until_patched "$PID" "$WORK/stapprog" "$t0"
+		kill -KILL "$dpid"
+		wait "$dpid" 2>/dev/null
+		sleep 1.5
+		go
+		wait_for dmn.out '^done'
+		expect_eq "$who: dtrace killed: after the deadman, the text and the semaphores are as before" \
+			"$(text_sum "$PID" "$WORK/stapprog")/ $(sem_values "$PID" "$WORK/stapprog")" "$t0/ $s0"
+		release
+		expect_eq "$who: dtrace killed: the program's output is unchanged" "$(grep sum dmn.out)" \
+			"sum=3 hist=6"
+
+		# a consumer killed, and another one comes: the sites it does not want are restored
+		start "$as" nxt $PRELOAD "$WORK/stapprog" 3 wait
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >/dev/null 2>&1 &
+		dpid=$!
+		until_patched "$PID" "$WORK/stapprog" "$t0"
+		kill -KILL "$dpid"
+		wait "$dpid" 2>/dev/null
+		$as "$DTRACE" -q -n 'stapprog$target:::nosem { @ = count(); } END { printa("nosem %@d\n", @); }' \
+			-p "$PID" >nxt.trace 2>&1 &
+		dpid=$!
+		for _ in $(seq 100); do
+			[ "$(site_bytes "$PID" "$WORK/stapprog")" = "90 90 90 cc " ] && break
+			sleep 0.05
+		done
+		expect_eq "$who: the next dtrace: only its own site is patched" \
+			"$(site_bytes "$PID" "$WORK/stapprog")" "90 90 90 cc "
+		go
+		wait_for nxt.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		expect_eq "$who: the next dtrace: its probe fires, and then the text is as before" \
+			"$(grep nosem nxt.trace) $(text_sum "$PID" "$WORK/stapprog")" "nosem 3 $t0"
+		release
+	else
+		skip "$who: tracing a SystemTap-built program" "$STAP_WHY"
+	fi
+
+	if [ -n "$CXX_OK" ]; then
+		# the throws' stacks, from the right function; rethrows and catches counted
+		$as "$DTRACE" -q -n 'libstdcxx$target:::throw { @[ustack(3)] = count(); }' \
+			-n 'libstdcxx$target:::rethrow { @r = count(); } libstdcxx$target:::catch { @c = count(); }' \
+			-n 'END { printa("rethrow %@d\n", @r); printa("catch %@d\n", @c); }' \
+			-c './throw 7' >cxx.trace 2>cxx.terr
+		got=$(grep -v '^$\|thrown' cxx.trace | sed 's/+0x[0-9a-f]*//' | tr -s ' ' | tr '\n' '|')
+		expect_eq "$who: C++: libstdcxx:::throw counted with its stack (__cxa_throw, then thrower)" \
+			"$got$(grep thrown cxx.trace)" "rethrow 2|catch 9| $(basename "$LIBSTDCXX")\`__cxa_throw| throw\`_Z7throweri| throw\`_ZL5relayi| 7|thrown=7 rethrown=2"
+
+		start "$as" cxp $PRELOAD "$WORK/throw" 4 wait
+		$as "$DTRACE" -q -n 'libstdcxx$target:::throw { @[ustack(2)] = count(); }' -p "$PID" \
+			>cxp.trace 2>cxp.terr &
+		dpid=$!
+		t0=$(text_sum "$PID" "$LIBSTDCXX")
+		until_patched "$PID" "$LIBSTDCXX" "$t0"
+		go
+		wait_for cxp.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		release
+		expect_eq "$who: C++ under -p: throws counted by their stacks" \
+			"$(grep -v '^$' cxp.trace | sed 's/+0x[0-9a-f]*//' | tr -s ' ' | tr '\n' '|')$(grep thrown cxp.out)" \
+			" $(basename "$LIBSTDCXX")\`__cxa_throw| throw\`_Z7throweri| 4|thrown=4 rethrown=1"
+	else
+		skip "$who: tracing libstdcxx" "${CXX_WHY:-no C++ program}"
+	fi
+
+	if [ -n "$PY" ]; then
+		# python:::line: each line of the script as it runs, against Python's own tracing
+		cat >pyref.py <<'EOF'
+import collections, sys
+script = sys.argv[1]
+counts = collections.Counter()
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename != script:
+        return None
+    if event == 'line':
+        counts[frame.f_lineno] += 1
+    return tracer
+sys.argv = sys.argv[1:]
+sys.settrace(tracer)
+exec(compile(open(script).read(), script, 'exec'), {'__name__': '__main__'})
+sys.settrace(None)
+for k in sorted(counts):
+    print(k, counts[k])
+EOF
+		"$PY" pyref.py "$D/lines.py" 200 >pyref.out 2>&1
+		$as "$DTRACE" -q -n "python\$target:::line /copyinstr(arg0) == \"$D/lines.py\"/ { @[arg2] = count(); }" \
+			-n 'END { printa("%d %@d\n", @); }' -c "$PY $D/lines.py 200" >py.trace 2>py.terr
+		expect_eq "$who: python3: python:::line counts each line of the script as Python's settrace() does" \
+			"$(grep -v '^$\|total=' py.trace | sort -n | tr '\n' '|')" \
+			"$(grep -v total= pyref.out | tr '\n' '|')"
+		if [ -z "$as" ] && have bpftrace && bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
+			bpftrace -e "usdt:$PY:python:line /str(arg0) == \"$D/lines.py\"/ { @[arg2] = count(); }" \
+				-c "$PY $D/lines.py 200" >bpf.out 2>&1
+			expect_eq "$who: python3: bpftrace's uprobes count the same" \
+				"$(sed -n 's/^@\[\([0-9]*\)\]: \([0-9]*\)$/\1 \2/p' bpf.out | sort -n | tr '\n' '|')" \
+				"$(grep -v total= pyref.out | tr '\n' '|')"
+		elif [ -z "$as" ]; then
+			skip "$who: python3 against bpftrace" "bpftrace is missing or may not load programs here"
+		fi
+
+		# -p: the lines of f() by function name (function-entry's arg1, which Python 3.11
+		# fires only while line is enabled too); python's own output unchanged
+		start "$as" pyp $PRELOAD "$PY" "$D/lines.py" 300 wait
+		t0=$(text_sum "$PID" "$PY")
+		s0=$(sem_values "$PID" "$PY")
+		$as "$DTRACE" -q -n 'python$target:::function-entry { self->fn = copyinstr(arg1); }' \
+			-n 'python$target:::line /self->fn != ""/ { @[self->fn, arg2] = count(); }' \
+			-n 'python$target:::function-return { self->fn = ""; }' \
+			-p "$PID" >pyp.trace 2>pyp.terr &
+		dpid=$!
+		until_patched "$PID" "$PY" "$t0"
+		go
+		wait_for pyp.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		expect_eq "$who: python3 under -p: the lines of f() by function, from several probes" \
+			"$(awk '$1 == "f" { print $2, $3 }' pyp.trace | sort -n | tr '\n' '|')" "9 300|10 300|"
+		expect_eq "$who: python3 under -p: after dtrace, its text and semaphores as before" \
+			"$(text_sum "$PID" "$PY")/ $(sem_values "$PID" "$PY")" "$t0/ $s0"
+		release
+		expect_eq "$who: python3 under -p: its output unchanged" "$(grep total pyp.out)" "total=90000"
+	else
+		skip "$who: tracing python3" "$PY_WHY"
+	fi
+}
+
 list_checks "" root
 if [ "$(id -u)" = 0 ] && have setpriv; then
 	list_checks "setpriv --reuid=65534 --regid=65534 --clear-groups" "unprivileged"
 else
 	skip "unprivileged listing" "needs root and setpriv to become another user"
+fi
+trace_checks "" root
+if [ "$(id -u)" = 0 ] && have setpriv; then
+	trace_checks "setpriv --reuid=65534 --regid=65534 --clear-groups" "unprivileged"
+else
+	skip "unprivileged tracing" "needs root and setpriv to become another user"
 fi
 
 finish

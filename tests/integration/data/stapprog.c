@@ -9,16 +9,24 @@
  *	stapprog:::frame(i, acc, -i, i)  no semaphore; the stack, at -O0
  *	stapprog:::nosem()               no semaphore, no argument
  *
- * Usage: stapprog N [wait]: N rounds, then prints the sum; "wait" first
- * prints "ready" and waits for a line on stdin (the tracer is attached).
+ * Usage: stapprog N [wait] [traps]: N rounds, then prints the sum. "wait"
+ * prints "ready" and waits for a line on stdin before the rounds, and
+ * "done" and waits for another after them (a tracer attaches, detaches).
+ * "traps" installs a SIGTRAP handler of its own, and each round raises
+ * SIGTRAP and executes an int3 of its own: it prints how many it caught.
+ * "blocker" starts a thread that blocks every signal and sleeps.
  */
 #include "stap.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 long hist[4];
+static volatile sig_atomic_t traps;
 void frame(int i, long v, short s, signed char c);
 
 __attribute__((noinline)) static void report(int i)
@@ -36,22 +44,64 @@ __attribute__((noinline)) static long work(int i, long acc)
 	return acc;
 }
 
+static void on_trap(int sig)
+{
+	(void)sig;
+	traps++;
+}
+
+static void *blocker(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Wait for a line on stdin: the tracer did what it does at this point. */
+static void pause_here(const char *say)
+{
+	char line[16];
+
+	printf("%s\n", say);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
+	bool wait = false, own_traps = false;
 	long acc = 0;
+	pthread_t th;
 
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		char line[16];
-		printf("ready\n");
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 1;
+	for (int i = 2; i < argc; i++) {
+		wait |= !strcmp(argv[i], "wait");
+		own_traps |= !strcmp(argv[i], "traps");
+		if (!strcmp(argv[i], "blocker"))
+			pthread_create(&th, NULL, blocker, NULL);
 	}
+	if (own_traps)
+		signal(SIGTRAP, on_trap);
+	if (wait)
+		pause_here("ready");
 	for (int i = 0; i < n; i++) {
 		acc = work(i, acc);
 		frame(i, acc, (short)-i, (signed char)i);
+		if (own_traps) {
+			raise(SIGTRAP);
+			__asm__ volatile("int3");
+		}
 	}
 	printf("sum=%ld hist=%ld\n", acc, hist[1]);
+	if (own_traps)
+		printf("traps=%d\n", (int)traps);
+	if (wait)
+		pause_here("done");
 	return 0;
 }

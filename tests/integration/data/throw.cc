@@ -3,8 +3,9 @@
  * function (tests/integration/notes.sh: libstdc++'s libstdcxx probes).
  *
  * Usage: throw N [wait]: throws N std::runtime_error from thrower() and
- * catches them in main(), rethrowing every fifth once; prints the counts.
- * "wait" first prints "ready" and waits for a line on stdin.
+ * catches them in relay(), rethrowing every fifth to main(); prints the
+ * counts. "wait" prints "ready" and waits for a line on stdin before, and
+ * "done" and waits for another after.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -26,17 +27,24 @@ __attribute__((noinline)) static void relay(int i)
 	}
 }
 
+/* Wait for a line on stdin: the tracer did what it does at this point. */
+static void pause_here(const char *say)
+{
+	char line[16];
+
+	printf("%s\n", say);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10, caught = 0, relayed = 0;
+	bool wait = argc > 2 && !strcmp(argv[2], "wait");
 
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		char line[16];
-		printf("ready\n");
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 1;
-	}
+	if (wait)
+		pause_here("ready");
 	for (int i = 0; i < n; i++) {
 		try {
 			relay(i);
@@ -46,5 +54,7 @@ int main(int argc, char **argv)
 		caught++;
 	}
 	printf("thrown=%d rethrown=%d\n", caught, relayed);
+	if (wait)
+		pause_here("done");
 	return 0;
 }

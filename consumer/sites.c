@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Enabling probes from SystemTap notes (docs/notes.md): the consumer's side
+ * of runtime/sites.c.
+ *
+ * At the start of a session, the sites of every probe from notes that an ECB
+ * of the target enables are laid out in the area (struct udt_sites, sorted
+ * by address): each one's address, the key of its probe's ECBs (the probe's
+ * first site), and its operands as struct udt_note_arg, a RIP-relative one's
+ * symbol resolved to its address. Their semaphores join the session's undo
+ * list, so that they are incremented and decremented, never overwritten, as
+ * every other tracer does. A site is left out, with a warning, when an
+ * operand cannot be read here, a symbol is not in its object's symbol
+ * tables, or its byte is not the nop (another tracer's breakpoint, most
+ * likely: a kernel uprobe shows its int3 in the process's memory).
+ *
+ * The runtime patches them when it syncs: at the -c handshake, or by the
+ * call injected into a -p process (cs_trace_arm()); it says in the control
+ * block what it did (site_armed, site_cnt, site_errno). At the end of the
+ * session the consumer has it sync again (injected), which restores the
+ * bytes; when that cannot be done, the consumer restores them itself through
+ * /proc/PID/mem, one byte each, which is as safe as the int3 was. A consumer
+ * that dies leaves that to the runtime: the first trap after the deadman, or
+ * the next session's sync.
+ */
+#include "consumer/internal.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
+#define INT3 0xcc
+
+static int site_cmp(const void *x, const void *y)
+{
+	const struct udt_site *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Say why a site of probe pr is left out. */
+__attribute__((format(printf, 3, 4))) static void left_out(const struct cs_probe *pr,
+							   const struct cs_note *n, const char *fmt,
+							   ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s:%s:%s:%s: site 0x%llx left out: %s\n", udt__progname, pr->prov,
+		pr->mod, pr->func, pr->name, (unsigned long long)n->pc, why);
+}
+
+/* Site n of probe pr as the runtime reads it; false (said) when it cannot be enabled. */
+static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struct cs_note *n,
+		      struct udt_site *ret)
+{
+	uint8_t b;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->addr = n->pc;
+	ret->key = pr->sem;
+	ret->arg_cnt = (uint8_t)n->arg_cnt;
+	for (uint32_t k = 0; k < n->arg_cnt; k++) {
+		ret->args[k] = n->args[k];
+		if (n->args[k].kind == UDT_NARG_NONE) {
+			left_out(pr, n, "its operand %u (in \"%s\") cannot be read here", k + 1,
+				 n->argstr);
+			return false;
+		}
+		if (n->arg_sym[k]) {
+			uint64_t at;
+			if (cs_module_sym_addr(pr->module, n->arg_sym[k], &at)) {
+				left_out(pr, n, "its operand %u names %s, which is not in %s's symbols",
+					 k + 1, n->arg_sym[k], pr->mod);
+				return false;
+			}
+			ret->args[k].disp += (int64_t)at;
+		}
+	}
+	if (cs_proc_read(t->proc, n->pc, &b, 1)) {
+		left_out(pr, n, "it cannot be read");
+		return false;
+	}
+	/* (an int3 may be our own runtime's, left by a consumer that died: the runtime knows) */
+	if (b != UDT_SITE_NOP && b != INT3) {
+		left_out(pr, n, "it is not the nop its note describes");
+		return false;
+	}
+	return true;
+}
+
+/* The probe and note of the site at addr, for messages. */
+static bool site_note(const struct cs_trace *t, uint64_t addr, const struct cs_probe **ret_pr,
+		      const struct cs_note **ret_n)
+{
+	for (size_t i = 0; i < t->ecb_cnt; i++) {
+		const struct cs_probe *pr = t->ecbs[i].probe;
+		for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++) {
+			if (pr->notes[s].pc == addr) {
+				*ret_pr = pr;
+				*ret_n = &pr->notes[s];
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Say which sites the runtime did not patch, and why (udt_site.status). */
+static void report_statuses(struct cs_trace *t)
+{
+	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
+	uint64_t at = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ + t->site_off;
+
+	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
+		for (size_t i = 0; i < t->site_cnt; i++) {
+			const struct cs_probe *pr;
+			const struct cs_note *n;
+			if (v[i].status == UDT_SITE_PATCHED || !site_note(t, v[i].addr, &pr, &n))
+				continue;
+			left_out(pr, n, v[i].status == UDT_SITE_BUSY ? "another tracer's breakpoint is on it"
+					: v[i].status == UDT_SITE_NOT_NOP ? "it is not the nop its note describes"
+									  : "it could not be patched");
+		}
+	}
+	free(v);
+}
+
+uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems)
+{
+	struct udt_site *v = NULL;
+	size_t cnt = 0, cap = 0;
+	const struct cs_probe **done = NULL;
+	size_t ndone = 0, done_cap = 0;
+	struct udt_sites hdr = { .size = sizeof(hdr) };
+	uint32_t off = 0;
+
+	for (size_t i = 0; i < t->ecb_cnt; i++) {
+		const struct cs_probe *pr = t->ecbs[i].probe;
+		bool seen = false;
+
+		if (t->ecbs[i].local || !pr->notes)
+			continue;
+		for (size_t k = 0; k < ndone && !seen; k++)
+			seen = done[k] == pr;
+		if (seen)
+			continue;
+		UDT__PUSH(done, ndone, done_cap, pr);
+		for (uint32_t s = 0; s < pr->note_cnt; s++) {
+			const struct cs_note *n = &pr->notes[s];
+			struct udt_site site;
+
+			if (cnt == UDT_SITES_MAX) {
+				left_out(pr, n, "a session enables at most %d sites", UDT_SITES_MAX);
+				break;
+			}
+			if (!make_site(t, pr, n, &site))
+				continue;
+			UDT__PUSH(v, cnt, cap, site);
+			if (n->sem) {
+				bool have = false;
+				for (size_t k = 0; k < sems->cnt && !have; k++)
+					have = sems->v[k] == n->sem;
+				if (!have)
+					UDT__PUSH(sems->v, sems->cnt, sems->cap, n->sem);
+			}
+		}
+	}
+	if (cnt) {
+		qsort(v, cnt, sizeof(*v), site_cmp);
+		hdr.cnt = (uint32_t)cnt;
+		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
+		off = cs__area_put(a, &hdr, sizeof(hdr));
+		t->site_off = hdr.site_off;
+		t->sites = udt__xcalloc(cnt, sizeof(*t->sites));
+		for (size_t i = 0; i < cnt; i++)
+			t->sites[i] = v[i].addr;
+		t->site_cnt = cnt;
+	}
+	free(v);
+	free(done);
+	return off;
+}
+
+static uint32_t rd32(struct cs_trace *t, uint64_t addr)
+{
+	uint32_t v = 0;
+
+	(void)cs_proc_read(t->proc, addr, &v, sizeof(v));
+	return v;
+}
+
+int cs__sites_arm(struct cs_trace *t, char **ret_err)
+{
+	pid_t pid = t->proc->pid;
+	char *why = NULL;
+	int32_t e;
+
+	uint32_t armed;
+
+	if (!t->site_cnt)
+		return 0;
+	/* (a -c command has synced at its handshake, and may be gone already) */
+	if (cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
+		return 0;
+	if (armed != t->session && cs__inject_sync(t->proc, &why) &&
+	    !cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)) &&
+	    armed != t->session) {
+		*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid %d: "
+					  "could not run code in it to patch them: %s", (int)pid, why);
+		free(why);
+		return -1;
+	}
+	free(why);
+	e = (int32_t)rd32(t, CTL_FIELD(site_errno));
+	if (cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
+		return 0; /* gone meanwhile */
+	if (armed != t->session) {
+		if (e == EDEADLK)
+			*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid "
+						  "%d: its thread %d blocks SIGTRAP, and the kernel "
+						  "would kill it at a trap", (int)pid,
+						  (int)rd32(t, CTL_FIELD(site_tid)));
+		else if (e > 0)
+			*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid "
+						  "%d: %s", (int)pid, strerror(e));
+		else
+			report_statuses(t); /* none could be patched: each one's reason */
+		return e > 0 ? -1 : 0;
+	}
+	if (rd32(t, CTL_FIELD(site_cnt)) < t->site_cnt) {
+		fflush(t->out);
+		report_statuses(t);
+	}
+	return 0;
+}
+
+/*
+ * Put back the nop of every site of ours still holding an int3, through
+ * /proc/PID/mem (process_vm_writev does not write read-only text). One
+ * byte each: a thread sees the int3 or the nop, and the runtime's handler
+ * runs a trap taken before the restore from the byte restored.
+ */
+static void restore_outside(struct cs_trace *t)
+{
+	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
+	uint64_t at = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ + t->site_off;
+	char path[64];
+	int fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->proc->pid);
+	/* only those the runtime patched: an int3 on another one is another tracer's */
+	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
+	    (fd = open(path, O_RDWR | O_CLOEXEC)) >= 0) {
+		for (size_t i = 0; i < t->site_cnt; i++) {
+			uint8_t b, nop = UDT_SITE_NOP;
+			if (v[i].status == UDT_SITE_PATCHED &&
+			    pread(fd, &b, 1, (off_t)v[i].addr) == 1 && b == INT3)
+				(void)!pwrite(fd, &nop, 1, (off_t)v[i].addr);
+		}
+		(void)close(fd);
+	}
+	free(v);
+}
+
+void cs__sites_detach(struct cs_trace *t)
+{
+	char *why = NULL;
+
+	if (!t->site_cnt || rd32(t, CTL_FIELD(site_armed)) != t->session)
+		return;
+	/* the runtime restores them (and forgets them) when it syncs with the session over */
+	if (cs__inject_sync(t->proc, &why) || rd32(t, CTL_FIELD(site_armed)) == t->session)
+		restore_outside(t);
+	free(why);
+}

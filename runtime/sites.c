@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SystemTap probe sites in the process (docs/notes.md): a site of a program
+ * built with SystemTap's <sys/sdt.h> is a one-byte nop that a note
+ * describes, with no call into any runtime. A session enables it by
+ * replacing the nop with an int3 that this file's SIGTRAP handler takes.
+ *
+ * Mechanism. The consumer lists the session's sites in its area (struct
+ * udt_sites: address, the key of its probe's ECBs, its arguments as the
+ * note's operands say) and increments their semaphores like any other.
+ * udt__sites_sync() then makes the text agree with what the session wants:
+ * it installs the handler, patches the sites the session has and restores
+ * those it no longer has. It runs from udt__profile_sync(), so wherever the
+ * consumer has the runtime sync (the -c handshake, the injected call of -p,
+ * at the start and at the end of a session: consumer/inject.c), and at the
+ * end of a session the runtime ends itself (the deadman, a fork child, a bad
+ * session: session.c). The bytes are written through /proc/self/mem, which
+ * writes a read-only private mapping by copy-on-write as ptrace would, or,
+ * where that is refused, by making the page writable for the moment.
+ *
+ * A trap: the kernel reports an int3 with si_code SI_KERNEL and the PC after
+ * it. If that int3 is one we wrote and still there, the handler finds the
+ * site in the session's table (a binary search), reads the arguments from
+ * the interrupted registers and memory (fault-safe: udt__safe_copy), fires
+ * the probe through udt__fire_at() with the signal's context for ustack()
+ * (udt__prof_uc), and returns: the thread resumes after the nop, which the
+ * int3 replaced whole. An int3 we wrote and have restored since (a trap
+ * taken just before the restore) is run again from the restored byte. Any
+ * other SIGTRAP (a debugger's breakpoint in a process it does not ptrace,
+ * raise(SIGTRAP), the application's own int3) goes where it would have gone
+ * without us: the handler we replaced, or the default action.
+ *
+ * Safety while other threads run: a site is one byte, and so is int3: a
+ * thread executing it sees the nop or the trap, never a mix. What is
+ * patched is remembered for the life of the process (struct patch: the
+ * address, the byte, whether our int3 is there), since a trap can be
+ * delivered after its site was restored; entries are only added, and
+ * published to the handler with a release store. The handler stays
+ * installed once installed, transparent to every other SIGTRAP.
+ *
+ * What can go wrong: a thread that blocks SIGTRAP and meets an int3 is
+ * killed by the kernel (it resets the handler of a blocked synchronous
+ * signal): a sync that finds such a thread (/proc/self/task/N/status) patches
+ * nothing and says which (site_errno EDEADLK, site_tid). A debugger that
+ * ptraces the process sees our traps first (gdb stops with "SIGTRAP"; its
+ * default is not to pass it on, and the thread then runs on after the nop,
+ * untraced). An application that installs its own SIGTRAP handler after ours
+ * gets our traps. The text pages of patched sites stay copies (anonymous
+ * memory) after the bytes are restored.
+ */
+#include "runtime/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define INT3 0xcc
+#define MAX_PATCH 4096
+#define PATCH_HASH 8192           /* slots of the address -> patch hash: twice MAX_PATCH */
+
+enum { P_FREE, P_PATCHED, P_RESTORED };
+
+/* A site this process has had patched: never forgotten (see the design comment). */
+struct patch {
+	uint64_t addr;            /* set once, before the entry is published */
+	uint32_t state;           /* P_PATCHED while our int3 is there (relaxed in the handler) */
+	uint8_t orig;             /* the byte the int3 replaced */
+};
+
+static struct {
+	int32_t lock;             /* 0 free, else the tid that holds it */
+	bool handler;             /* ours is installed */
+	struct sigaction old;     /* the action we replaced, for the traps that are not ours */
+	uint32_t npatch;
+	struct patch patch[MAX_PATCH];
+	uint16_t hash[PATCH_HASH]; /* index + 1 of the patch of this address, 0 empty (release) */
+	char status[4096];        /* a thread's /proc status, read by the sync */
+	char dents[16384];
+} st;
+
+/* The sites of the session the handler last verified: session << 32 | 1 (acquire). */
+static uint64_t verified;
+
+static int32_t gettid_raw(void)
+{
+	return (int32_t)syscall(SYS_gettid);
+}
+
+/* -- The lock (as profile.c's: a handler never waits, the injected call waits a while) ------- */
+
+static bool try_lock(int32_t tid)
+{
+	int32_t free_ = 0;
+
+	return __atomic_compare_exchange_n(&st.lock, &free_, tid, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static bool lock_wait(int32_t tid)
+{
+	uint64_t t0 = udt__now_ns();
+
+	while (!try_lock(tid)) {
+		if (LOAD_RELAXED(&st.lock) == tid || udt__now_ns() - t0 > 1000000000ull)
+			return false;
+		syscall(SYS_sched_yield);
+	}
+	return true;
+}
+
+/* -- What we patched ------------------------------------------------------------------------- */
+
+static uint32_t addr_slot(uint64_t addr)
+{
+	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 51) & (PATCH_HASH - 1);
+}
+
+static struct patch *patch_find(uint64_t addr)
+{
+	for (uint32_t s = addr_slot(addr), n = 0; n < PATCH_HASH; n++, s = (s + 1) & (PATCH_HASH - 1)) {
+		uint16_t h = LOAD_ACQUIRE(&st.hash[s]);
+		if (!h)
+			return NULL;
+		if (st.patch[h - 1].addr == addr)
+			return &st.patch[h - 1];
+	}
+	return NULL;
+}
+
+/* Under the lock: the entry of addr, made if need be (NULL when full). */
+static struct patch *patch_get(uint64_t addr, uint8_t orig)
+{
+	struct patch *p = patch_find(addr);
+	uint32_t s;
+
+	if (p)
+		return p;
+	if (st.npatch == MAX_PATCH)
+		return NULL;
+	p = &st.patch[st.npatch];
+	p->addr = addr;
+	p->orig = orig;
+	p->state = P_RESTORED;
+	for (s = addr_slot(addr); st.hash[s]; s = (s + 1) & (PATCH_HASH - 1))
+		;
+	/* pairs with the handler's acquire load of the slot */
+	STORE_RELEASE(&st.hash[s], (uint16_t)(++st.npatch));
+	return p;
+}
+
+/* -- Writing the text ------------------------------------------------------------------------ */
+
+/*
+ * Write byte b at addr: through /proc/self/mem (fd, opened by the caller, or
+ * -1), else by making the page writable for the moment (text is read and
+ * execute). 0 or -errno.
+ */
+static int text_write(int fd, uint64_t addr, uint8_t b)
+{
+	uint64_t page = addr & ~4095ull;
+
+	if (fd >= 0 && syscall(SYS_pwrite64, fd, &b, 1, (long)addr) == 1)
+		return 0;
+	if (mprotect((void *)(uintptr_t)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -errno;
+	__atomic_store_n((uint8_t *)(uintptr_t)addr, b, __ATOMIC_RELAXED);
+	(void)mprotect((void *)(uintptr_t)page, 4096, PROT_READ | PROT_EXEC);
+	return 0;
+}
+
+/* Patch the site at addr (or find it patched already): its enum udt_site_status. */
+static uint8_t patch_site(int fd, uint64_t addr)
+{
+	uint8_t cur;
+	struct patch *p;
+
+	if (udt__safe_copy(&cur, addr, 1))
+		return UDT_SITE_FAILED;
+	p = patch_find(addr);
+	if (p && LOAD_RELAXED(&p->state) == P_PATCHED && cur == INT3)
+		return UDT_SITE_PATCHED; /* (an earlier session's, a consumer that died) */
+	if (cur != UDT_SITE_NOP)
+		return cur == INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
+	p = patch_get(addr, cur);
+	if (!p)
+		return UDT_SITE_FAILED;
+	/* the state first: a trap at the int3 must find it ours */
+	STORE_RELEASE(&p->state, P_PATCHED);
+	if (text_write(fd, addr, INT3)) {
+		STORE_RELAXED(&p->state, P_RESTORED);
+		return UDT_SITE_FAILED;
+	}
+	return UDT_SITE_PATCHED;
+}
+
+static void restore_site(int fd, struct patch *p)
+{
+	uint8_t cur;
+
+	/* an object unloaded meanwhile, or a byte that is no longer ours: nothing to write */
+	if (!udt__safe_copy(&cur, p->addr, 1) && cur == INT3)
+		(void)text_write(fd, p->addr, p->orig);
+	STORE_RELEASE(&p->state, P_RESTORED);
+}
+
+/* -- The session's sites --------------------------------------------------------------------- */
+
+static bool in_area(uint64_t off, uint64_t len)
+{
+	return off <= UDT_AREA_SZ && len <= UDT_AREA_SZ - off;
+}
+
+static bool arg_ok(const struct udt_note_arg *a)
+{
+	int s = a->size < 0 ? -a->size : a->size;
+
+	if (s != 1 && s != 2 && s != 4 && s != 8)
+		return false;
+	switch (a->kind) {
+	case UDT_NARG_REG:
+		return a->reg < UDT_NREG_CNT && a->shift <= 8;
+	case UDT_NARG_XMM:
+		return a->reg < 16;
+	case UDT_NARG_MEM:
+		return (a->reg < UDT_NREG_CNT || a->reg == UDT_NREG_NONE) &&
+		       (a->index < UDT_NREG_CNT || a->index == UDT_NREG_NONE) &&
+		       (a->scale == 1 || a->scale == 2 || a->scale == 4 || a->scale == 8);
+	case UDT_NARG_CONST:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The sites of session in area a, checked (once per session: published
+ * areas never change): extent, order, arguments. Their count, with *ret the
+ * array; 0 when there are none, -1 when they are bad (the session is then
+ * ended as a bad ECB ends it).
+ */
+static int sites_of(const uint8_t *a, uint32_t session, const struct udt_site **ret)
+{
+	const struct udt_area_hdr *ah = (const void *)a;
+	const struct udt_sites *ss;
+	const struct udt_site *s;
+
+	*ret = NULL;
+	if (LOAD_ACQUIRE(&verified) == ((uint64_t)session << 32 | 1)) {
+		ss = (const void *)(a + ah->sites_off);
+		*ret = (const void *)(a + ss->site_off);
+		return (int)ss->cnt;
+	}
+	if (ah->size != sizeof(*ah) || !ah->sites_off)
+		return 0; /* (a session without sites: nothing verified, nothing to cache) */
+	if (ah->sites_off % 8 || !in_area(ah->sites_off, sizeof(*ss)))
+		return -1;
+	ss = (const void *)(a + ah->sites_off);
+	if (ss->size != sizeof(*ss) || ss->cnt > UDT_SITES_MAX || ss->site_off % 8 ||
+	    !in_area(ss->site_off, (uint64_t)ss->cnt * sizeof(*s)))
+		return -1;
+	s = (const void *)(a + ss->site_off);
+	for (uint32_t i = 0; i < ss->cnt; i++) {
+		if (!s[i].addr || (i && s[i].addr <= s[i - 1].addr) || s[i].arg_cnt > UDT_NOTE_MAX_ARGS)
+			return -1;
+		for (uint32_t k = 0; k < s[i].arg_cnt; k++)
+			if (!arg_ok(&s[i].args[k]))
+				return -1;
+	}
+	*ret = s;
+	STORE_RELEASE(&verified, (uint64_t)session << 32 | 1);
+	return (int)ss->cnt;
+}
+
+static const struct udt_site *site_search(const struct udt_site *s, int n, uint64_t addr)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (s[mid].addr == addr)
+			return &s[mid];
+		if (s[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* -- Arguments ------------------------------------------------------------------------------- */
+
+void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t *fx,
+		    uint64_t *args)
+{
+	for (uint32_t i = 0; i < s->arg_cnt; i++) {
+		const struct udt_note_arg *a = &s->args[i];
+		uint64_t v = 0, addr;
+
+		switch (a->kind) {
+		case UDT_NARG_REG:
+			v = gpr[a->reg] >> a->shift;
+			if (a->width < 8)
+				v &= (1ull << (8 * a->width)) - 1;
+			break;
+		case UDT_NARG_XMM:
+			if (fx)
+				memcpy(&v, fx + 160 + 16 * a->reg, 8); /* FXSAVE's XMM0... */
+			break;
+		case UDT_NARG_MEM:
+			addr = (uint64_t)a->disp;
+			if (a->reg != UDT_NREG_NONE)
+				addr += gpr[a->reg];
+			if (a->index != UDT_NREG_NONE)
+				addr += gpr[a->index] * a->scale;
+			/* (little-endian: the low bytes of v; unreadable reads 0) */
+			if (udt__safe_copy(&v, addr, (size_t)(a->size < 0 ? -a->size : a->size)))
+				v = 0;
+			break;
+		case UDT_NARG_CONST:
+			v = (uint64_t)a->disp;
+			break;
+		}
+		args[i] = udt_note_arg_value(a->size, v);
+	}
+}
+
+/* -- The handler ----------------------------------------------------------------------------- */
+
+/* Hand a SIGTRAP that is not ours to the action we replaced: an int3's is forced. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	udt__sig_chain(&st.old, si->si_code == SI_KERNEL, sig, si, uc);
+}
+
+/* The x86 encoding's order of the general registers, from a signal's context. */
+static const int greg_of[UDT_NREG_CNT] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+
+/* Our int3 at pc, still there, in thread context uc: fire its site's probe. */
+static void trapped(uint64_t pc, ucontext_t *uc)
+{
+	struct udt_control *c = &udt__control;
+	uint32_t session = LOAD_RELAXED(&c->session);
+	const uint8_t *a = c->areas[LOAD_RELAXED(&c->area) & 1];
+	const struct udt_site *sites, *s;
+	uint64_t gpr[UDT_NREG_CNT], args[UDT_NOTE_MAX_ARGS];
+	int n;
+
+	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE) {
+		udt__sites_sync(false); /* the session is over: its sites go */
+		return;
+	}
+	n = sites_of(a, session, &sites);
+	s = n > 0 ? site_search(sites, n, pc) : NULL;
+	if (!s)
+		return; /* not this session's (a sync to come restores it) */
+	for (int r = 0; r < UDT_NREG_CNT; r++)
+		gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
+	udt__safe_fire_begin();
+	udt__site_args(s, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, args);
+	udt__safe_fire_end();
+	udt__prof_uc = uc; /* ustack() starts at the site */
+	udt__fire_at(s->key, s->arg_cnt, args, pc + 1);
+	udt__prof_uc = NULL;
+	/* the fire found the session over (the deadman, a fork child): its sites go */
+	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
+		udt__sites_sync(false);
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved_errno = errno;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	struct patch *p = si->si_code == SI_KERNEL ? patch_find(pc) : NULL;
+	uint8_t cur = 0;
+
+	if (!p || udt__safe_copy(&cur, pc, 1)) {
+		chain(sig, si, ucv);
+	} else if (cur != INT3) {
+		/* restored since it trapped: run what is there now */
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	} else if (LOAD_ACQUIRE(&p->state) != P_PATCHED) {
+		chain(sig, si, ucv); /* an int3 of someone else's where ours was */
+	} else {
+		trapped(pc, uc);
+	}
+	errno = saved_errno;
+}
+
+/* -- The sync -------------------------------------------------------------------------------- */
+
+static int install_handler(void)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(SIGTRAP, NULL, &old))
+		return -errno;
+	if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_trap)
+		return 0;
+	/* (installed again over one the application put in our place: it is chained to) */
+	st.old = old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (old.sa_flags & SA_ONSTACK);
+	if (sigaction(SIGTRAP, &sa, NULL))
+		return -errno;
+	st.handler = true;
+	return 0;
+}
+
+static int32_t parse_tid(const char *s)
+{
+	int32_t v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (*s++ - '0');
+	return v;
+}
+
+/*
+ * A thread of the process that blocks SIGTRAP (the kernel would kill it at
+ * our int3): its tid, or 0. From /proc/self/task/N/status's SigBlk. The
+ * calling thread is not one: the consumer's injected call runs with every
+ * signal blocked, and its mask is put back after.
+ */
+static int32_t sigtrap_blocker(int32_t self)
+{
+	int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int32_t who = 0;
+
+	if (dfd < 0)
+		return 0; /* no /proc: nothing can be checked */
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, st.dents, sizeof(st.dents));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n && !who;) {
+			unsigned short reclen;
+			memcpy(&reclen, st.dents + off + 16, sizeof(reclen));
+			const char *name = st.dents + off + 19;
+			char path[64];
+			off += reclen ? reclen : n;
+			if (*name < '0' || *name > '9' || strlen(name) > 16)
+				continue;
+			memcpy(path, name, strlen(name) + 1);
+			strcat(path, "/status");
+			int fd = (int)syscall(SYS_openat, dfd, path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			long len = syscall(SYS_read, fd, st.status, sizeof(st.status) - 1);
+			close(fd);
+			if (len <= 0)
+				continue;
+			st.status[len] = '\0';
+			const char *b = strstr(st.status, "\nSigBlk:\t");
+			if (!b)
+				continue;
+			/* hex digits, signal 1 the lowest bit: SIGTRAP (5) is bit 0 of the
+			   second digit from the right */
+			const char *hex = b + 9;
+			size_t hl = strspn(hex, "0123456789abcdef");
+			int digit = hl < 2 ? 0 : hex[hl - 2] >= 'a' ? hex[hl - 2] - 'a' + 10
+								     : hex[hl - 2] - '0';
+			if ((digit & 1) && parse_tid(name) != self)
+				who = parse_tid(name);
+		}
+		if (who)
+			break;
+	}
+	close(dfd);
+	return who;
+}
+
+void udt__sites_sync(bool wait)
+{
+	struct udt_control *c = &udt__control;
+	int saved_errno = errno;
+	int32_t tid = gettid_raw();
+	const struct udt_site *sites = NULL;
+	int n = 0, err = 0, fd = -1;
+	uint32_t patched = 0;
+
+	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
+		errno = saved_errno;
+		return;
+	}
+	uint32_t state = LOAD_ACQUIRE(&c->state), session = LOAD_RELAXED(&c->session);
+	/* (a fork child is not the process the session is for: it patches nothing) */
+	if (state == UDT_STATE_ACTIVE && session && LOAD_RELAXED(&c->pid) == udt__safe_getpid())
+		n = sites_of(c->areas[LOAD_RELAXED(&c->area) & 1], session, &sites);
+	if (n < 0) {
+		STORE_RELAXED(&c->bad_session, session);
+		udt__session_end(c, session, UDT_STATE_DETACHED);
+		n = 0;
+	}
+	if (!n && !st.npatch)
+		goto out; /* (nothing was ever patched: nothing to do, not even a file to open) */
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
+	/* what the session no longer has */
+	for (uint32_t i = 0; i < st.npatch; i++) {
+		struct patch *p = &st.patch[i];
+		if (LOAD_RELAXED(&p->state) == P_PATCHED && !site_search(sites, n, p->addr))
+			restore_site(fd, p);
+	}
+	if (n) {
+		int32_t blocker = sigtrap_blocker(tid);
+		if (blocker) {
+			err = -EDEADLK;
+			STORE_RELAXED(&c->site_tid, blocker);
+		} else {
+			err = install_handler();
+		}
+	}
+	for (int i = 0; i < n && !err; i++) {
+		/* (the area's only field the runtime writes: the consumer reads why, per site) */
+		uint8_t status = patch_site(fd, sites[i].addr);
+		STORE_RELAXED((uint8_t *)&sites[i].status, status);
+		patched += status == UDT_SITE_PATCHED;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	STORE_RELAXED(&c->site_errno, -err);
+	STORE_RELAXED(&c->site_cnt, patched);
+	STORE_RELEASE(&c->site_armed, n && patched ? session : 0);
+	STORE_RELEASE(&st.lock, 0);
+	errno = saved_errno;
+}
