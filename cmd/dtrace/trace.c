@@ -361,11 +361,14 @@ static void target_kill(struct target *tg)
 	}
 }
 
-/* Does the process have probes: a -G table, or SDT(9) providers (which only a runtime lists)? */
+/*
+ * Does the process have probes: a -G table, SDT(9) providers (which only a
+ * runtime lists), or SystemTap notes (whose sites a runtime patches)?
+ */
 static bool has_probes(const struct cs_proc *proc)
 {
 	for (size_t i = 0; i < proc->mod_cnt; i++)
-		if (proc->mods[i]->table_cnt || proc->mods[i]->sdt)
+		if (proc->mods[i]->table_cnt || proc->mods[i]->sdt || proc->mods[i]->note_cnt)
 			return true;
 	return false;
 }

@@ -127,9 +127,6 @@ list_checks() {
 
 # -- Tracing ------------------------------------------------------------------------------------
 
-# A -p target needs a runtime: started with it preloaded here
-PRELOAD="env LD_PRELOAD=$BUILD/lib/libudtrace.so"
-
 # text_sum PID FILE: a checksum of FILE's executable mappings in PID, read through /proc/PID/mem
 text_sum() {
 	local lo hi
@@ -206,7 +203,7 @@ trace_checks() {
 			"$(grep -v '^$\|^sum' stc.out | tr '\n' '|')" "$(stap_want 5 | tr '\n' '|')"
 
 		# -p: the text and the semaphores while traced, and after
-		start "$as" stp $PRELOAD "$WORK/stapprog" 5 wait
+		start "$as" stp "$WORK/stapprog" 5 wait
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		s0=$(sem_values "$PID" "$WORK/stapprog")
 		b0=$(site_bytes "$PID" "$WORK/stapprog")
@@ -229,7 +226,7 @@ trace_checks() {
 		expect_eq "$who: -p: the program's output is unchanged" "$(grep sum stp.out)" "sum=10 hist=10"
 
 		# the application's own SIGTRAP handler, its raise() and its own int3: untouched
-		start "$as" trp $PRELOAD "$WORK/stapprog" 50 wait traps
+		start "$as" trp "$WORK/stapprog" 50 wait traps
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		$as "$DTRACE" -q -n 'stapprog$target:::frame { @ = count(); } END { printa("frames %@d\n", @); }' \
 			-p "$PID" >trp.trace 2>&1 &
@@ -245,7 +242,7 @@ trace_checks() {
 			"sum=1225 hist=100 traps=100 frames 50 "
 
 		# a thread that blocks SIGTRAP would be killed at a trap: nothing is patched
-		start "$as" blk $PRELOAD "$WORK/stapprog" 3 wait blocker
+		start "$as" blk "$WORK/stapprog" 3 wait blocker
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		sleep 0.2
 		out=$($as "$DTRACE" -q -s stap.trace.d -p "$PID" 2>&1)
@@ -255,7 +252,7 @@ trace_checks() {
 		release
 
 		# a consumer killed: the deadman's first trap restores everything
-		start "$as" dmn $PRELOAD "$WORK/stapprog" 3 wait
+		start "$as" dmn "$WORK/stapprog" 3 wait
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		s0=$(sem_values "$PID" "$WORK/stapprog")
 		$as "$DTRACE" -q -x deadman=1s -s stap.trace.d -p "$PID" >/dev/null 2>&1 &
@@ -273,7 +270,7 @@ trace_checks() {
 			"sum=3 hist=6"
 
 		# a consumer killed, and another one comes: the sites it does not want are restored
-		start "$as" nxt $PRELOAD "$WORK/stapprog" 3 wait
+		start "$as" nxt "$WORK/stapprog" 3 wait
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >/dev/null 2>&1 &
 		dpid=$!
@@ -310,7 +307,7 @@ trace_checks() {
 		expect_eq "$who: C++: libstdcxx:::throw counted with its stack (__cxa_throw, then thrower)" \
 			"$got$(grep thrown cxx.trace)" "rethrow 2|catch 9| $(basename "$LIBSTDCXX")\`__cxa_throw| throw\`_Z7throweri| throw\`_ZL5relayi| 7|thrown=7 rethrown=2"
 
-		start "$as" cxp $PRELOAD "$WORK/throw" 4 wait
+		start "$as" cxp "$WORK/throw" 4 wait
 		$as "$DTRACE" -q -n 'libstdcxx$target:::throw { @[ustack(2)] = count(); }' -p "$PID" \
 			>cxp.trace 2>cxp.terr &
 		dpid=$!
@@ -365,7 +362,7 @@ EOF
 
 		# -p: the lines of f() by function name (function-entry's arg1, which Python 3.11
 		# fires only while line is enabled too); python's own output unchanged
-		start "$as" pyp $PRELOAD "$PY" "$D/lines.py" 300 wait
+		start "$as" pyp "$PY" "$D/lines.py" 300 wait
 		t0=$(text_sum "$PID" "$PY")
 		s0=$(sem_values "$PID" "$PY")
 		$as "$DTRACE" -q -n 'python$target:::function-entry { self->fn = copyinstr(arg1); }' \
