@@ -996,6 +996,14 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 		t->attached = false;
 		return CS_WORK_ERROR;
 	}
+	/* what the round printed (BEGIN's, the ticks', the records') reaches -o's file or a
+	   pipe now, as DTrace flushes after each round; a reader gone (EPIPE, SIGPIPE being
+	   ignored) or a full disk ends the trace, the target detached as at any end */
+	if (fflush(t->out) == EOF) {
+		if (errno != EPIPE)
+			fprintf(stderr, "dtrace: failed to write the output: %s\n", strerror(errno));
+		return CS_WORK_ERROR;
+	}
 	return t->done ? CS_WORK_DONE : CS_WORK_MORE;
 }
 
