@@ -115,7 +115,7 @@ instr() {
 	fi
 }
 
-echo "udtrace D-language benchmark: $("$DTRACE" -V 2>&1 | head -n 1)"
+echo "udtrace D-language benchmark: $("$DTRACE" --version 2>&1 | head -n 1)"
 echo "compiler: $("$CC" --version | head -n 1), $CFLAGS_BENCH; $(uname -m), $(nproc) CPUs, Linux $(uname -r)"
 echo
 

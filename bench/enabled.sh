@@ -264,7 +264,7 @@ measure() {
 	esac
 }
 
-echo "udtrace enabled-probe benchmark: $("$DTRACE" -V 2>&1 | head -n 1)"
+echo "udtrace enabled-probe benchmark: $("$DTRACE" --version 2>&1 | head -n 1)"
 echo "compiler: $("$CC" --version | head -n 1), $CFLAGS_BENCH; $(uname -m), $(nproc) CPUs, Linux $(uname -r)"
 [ $have_lttng = 1 ] && echo "LTTng: $(lttng --version 2>&1 | head -n 1)"
 [ $have_bpftrace = 1 ] && echo "bpftrace: $(bpftrace --version 2>&1 | head -n 1)"

@@ -233,7 +233,7 @@ declare -A DESC=(
 )
 TRACE_WHY=
 
-echo "udtrace HTTP server benchmark: $("$DTRACE" -V 2>&1 | head -n 1)"
+echo "udtrace HTTP server benchmark: $("$DTRACE" --version 2>&1 | head -n 1)"
 echo "compiler: $("$CC" --version | head -n 1); $(uname -m), $(nproc) CPUs, Linux $(uname -r)"
 echo
 

@@ -98,7 +98,7 @@ fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-echo "udtrace benchmarks: $("$DTRACE" -V 2>&1 | head -n 1) against SystemTap's $STAP_DTRACE"
+echo "udtrace benchmarks: $("$DTRACE" --version 2>&1 | head -n 1) against SystemTap's $STAP_DTRACE"
 echo "compiler: $("$CC" --version | head -n 1), $CFLAGS_BENCH; $(uname -m), $(nproc) CPUs"
 echo
 

@@ -264,10 +264,11 @@ static int boolean_value(const char *v, bool *ret)
 /* The options a running trace may change (DTrace's dynamic run-time ones), and the others. */
 static const char *const dynamic_opts[] = { "aggrate", "aggsortkey", "aggsortkeypos",
 					    "aggsortpos", "aggsortrev", "flowindent", "quiet",
-					    "switchrate", "cleanrate" };
+					    "rawbytes", "stackindent", "switchrate", "cleanrate" };
 static const char *const runtime_opts[] = { "aggsize", "bufsize", "bufpolicy", "bufresize",
 					    "destructive", "dynvarsize", "nspec", "specsize",
-					    "strsize", "temporal", "maxthreads", "deadman" };
+					    "strsize", "temporal", "maxthreads", "deadman",
+					    "scratchsize", "ustackframes", "maxframes" };
 
 static bool listed(const char *const *v, size_t n, const char *name)
 {
@@ -280,7 +281,6 @@ static bool listed(const char *const *v, size_t n, const char *name)
 void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, const char *value)
 {
 	const char *why = NULL;
-	char *err = NULL;
 	bool on;
 
 	if (listed(runtime_opts, UDT__ARRAY_SIZE(runtime_opts), name)) {
@@ -288,24 +288,21 @@ void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, co
 	} else if (!listed(dynamic_opts, UDT__ARRAY_SIZE(dynamic_opts), name)) {
 		/* compile-time options mean nothing now; unknown names are errors */
 		struct cs_opts scratch = t->o;
-		if (cs_opt_set(&scratch, name, value ? value : "1", &err)) {
-			why = strstr(err, "Invalid option name") ? "Invalid option name"
-								 : "Invalid value for specified option";
-		}
-		free(err);
+		why = cs_opt_set(&scratch, name, value ? value : "1");
 	} else if (!strcmp(name, "quiet") || !strcmp(name, "aggsortkey") ||
-		   !strcmp(name, "aggsortrev") || !strcmp(name, "flowindent")) {
+		   !strcmp(name, "aggsortrev") || !strcmp(name, "flowindent") ||
+		   !strcmp(name, "rawbytes")) {
 		if (boolean_value(value, &on)) {
 			why = "Invalid value for specified option";
 		} else {
 			bool *opt = !strcmp(name, "quiet") ? &t->o.quiet
 				    : !strcmp(name, "aggsortkey") ? &t->o.aggsortkey
-				    : !strcmp(name, "aggsortrev") ? &t->o.aggsortrev : &t->o.flowindent;
+				    : !strcmp(name, "aggsortrev") ? &t->o.aggsortrev
+				    : !strcmp(name, "rawbytes") ? &t->o.rawbytes : &t->o.flowindent;
 			*opt = on;
 		}
-	} else if (cs_opt_set(&t->o, name, value ? value : "1", &err)) {
-		why = "Invalid value for specified option";
-		free(err);
+	} else {
+		why = cs_opt_set(&t->o, name, value ? value : "1");
 	}
 	if (!why)
 		return;

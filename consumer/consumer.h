@@ -48,6 +48,13 @@ struct cs_opts {
 	uint32_t prof_clock;       /* profclock: enum cs_profclock */
 	uint32_t ustackframes;     /* ustack()'s frames when not given (ustackframes) */
 	bool agg_folded;           /* aggfmt=folded: stack-keyed aggregations as folded lines */
+	bool rawbytes;             /* trace() of a string prints its bytes, as tracemem() */
+	bool argref;               /* macro arguments no clause uses are not an error */
+	uint32_t maxframes;        /* the most frames any ustack() records */
+	uint32_t stackindent;      /* the indent of a stack's frames in trace() output */
+	uint32_t version;          /* -x version, encoded as DTrace's (major << 24 | minor << 12
+				      | micro); 0: not set */
+	bool compile_only;         /* -e: compiled, never enabled (so -w is not needed) */
 };
 
 /* How profile-n's samples are timed (profclock; docs/profile.md). */
@@ -60,13 +67,15 @@ enum cs_profclock {
 void cs_opts_init(struct cs_opts *o);
 
 /*
- * cs_opt_set() - apply one option, "-x name=value" or "#pragma D option":
- * sizes take k, m, g, t suffixes; rates and intervals take nsec ns usec us
- * msec ms sec s min m hour h day d hz (a bare number is a frequency for
- * switchrate, as in DTrace). Return: 0, or -1 with *ret_err (malloc'ed):
- * "unrecognized option", "invalid value".
+ * cs_opt_set() - apply one option, "-x name=value" or "#pragma D option"
+ * (value NULL when none is given): sizes take k, m, g, t suffixes; rates
+ * and intervals take nsec ns usec us msec ms sec s min m hour h day d hz (a
+ * bare number is a frequency for switchrate, as in DTrace).
+ * Return: NULL, or why it cannot be set, in DTrace's words ("Invalid option
+ * name", "Invalid value for specified option", ...) for the caller's
+ * "failed to set -x NAME: why".
  */
-int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **ret_err);
+const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value);
 
 /* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
 int cs_parse_size(const char *s, uint64_t *ret);
@@ -127,11 +136,13 @@ size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_p
 /*
  * cs_probes_add_profile() - the profile provider creates its probes on
  * demand (docs/profile.md): if desc names profile-n or tick-n (no glob),
- * add that probe to ps unless it is there.
- * Return: 1 (it is in ps), 0 (desc names no such probe), or -1 with
- * *ret_err (malloc'ed): an interval under 200 microseconds, or not one.
+ * add that probe to ps unless it is there; a glob adds DTrace's default
+ * probes it matches (the profile-n ones only if samples: there is a
+ * process to sample, or a listing).
+ * Return: 1 (desc names a probe, which is in ps), 0 (it names none), or -1
+ * with *ret_err (malloc'ed): an interval under 200 microseconds, or not one.
  */
-int cs_probes_add_profile(struct cs_probes *ps, const char *desc, char **ret_err);
+int cs_probes_add_profile(struct cs_probes *ps, const char *desc, bool samples, char **ret_err);
 
 /* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
 void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc);
@@ -139,8 +150,14 @@ void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc);
 /* The process $target names in probe descriptions (cs_probes_load() sets it). */
 void cs_probes_set_target(int pid);
 
-/* Does probe description desc ("prov:mod:func:name", globs, $target) match pr? */
+/*
+ * Does probe description desc ("prov:mod:func:name", globs, $target) match
+ * pr? A description that is a number is a probe ID, as in DTrace (dtrace
+ * -i 3, and -n 3: no probe's name is a number).
+ */
 bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
+/* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
+bool cs_pdesc_id(const char *desc, uint32_t *ret_id);
 
 /*
  * cs_list() - "dtrace -l": the probes matching any of descs (all when

@@ -110,6 +110,17 @@ static void print_str(struct cs_trace *t, const char *s)
 	fprintf(t->out, t->o.quiet ? "%s" : "  %-33s", s);
 }
 
+/* A constant string with -x rawbytes: the strsize bytes DTrace records for it, as tracemem(). */
+static void print_raw_const(struct cs_trace *t, const char *s)
+{
+	uint8_t *bytes = udt__xcalloc(1, t->o.strsize);
+	size_t n = strlen(s);
+
+	memcpy(bytes, s, n < t->o.strsize ? n : t->o.strsize - 1);
+	cs__print_tracemem(t->out, bytes, t->o.strsize);
+	free(bytes);
+}
+
 /* The value of action a of a record (an integer, or a string in buf). */
 static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_rec *hdr,
 				    const uint8_t *data, char *buf, size_t bufsz)
@@ -282,14 +293,19 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			size_t n = a->size < sizeof(buf) ? a->size : sizeof(buf) - 1;
 			memcpy(buf, data + a->off, n);
 			buf[n] = '\0';
-			print_str(t, buf);
+			if (t->o.rawbytes) /* the record's bytes, as tracemem() prints them */
+				cs__print_tracemem(t->out, data + a->off, a->size);
+			else
+				print_str(t, buf);
 			break;
 		}
 		case CS_ACT_TRACE:
 			print_int(t, a->size, v);
 			break;
 		case CS_ACT_TRACE_CONST:
-			if (a->is_str)
+			if (a->is_str && t->o.rawbytes)
+				print_raw_const(t, a->cstr);
+			else if (a->is_str)
 				print_str(t, a->cstr);
 			else
 				print_int(t, a->size, (uint64_t)a->cval);

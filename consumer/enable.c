@@ -514,7 +514,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	for (size_t c = 0; c < cl_cnt; c++) {
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
 			const char *desc = cls[c]->pdescs[d];
-			int made = cs_probes_add_profile(&t->probes, desc, ret_err);
+			int made = cs_probes_add_profile(&t->probes, desc, proc != NULL, ret_err);
 			if (made < 0)
 				goto fail;
 			if (made && !proc && strncmp(name_of(desc), "tick-", 5)) {
@@ -547,6 +547,14 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 			}
 			/* (-Z: it may match the probes of a library loaded later) */
 			t->zdefs_unmatched |= !matched && proc;
+			uint32_t id;
+			if (!matched && cs_pdesc_id(desc, &id)) {
+				/* DTrace's D_PDESC_INVAL, -Z or not: no probe takes the ID later */
+				*ret_err = udt__xasprintf("invalid probe specifier %s: invalid probe "
+							  "identifier %s: Unknown probe identifier",
+							  desc, desc);
+				goto fail;
+			}
 			if (!matched && !t->o.zdefs) {
 				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
 							  "description %s does not match any "
@@ -560,8 +568,9 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 		if (!cs_trace_clause_matches(t, cl) && declare_clause(t, cl, first, ret_err))
 			goto fail;
 	}
-	/* as DTrace's dtrace_program_exec(): refused before the probes are counted as matched */
-	if (cs__act_check_destructive(t, ret_err))
+	/* as DTrace's dtrace_program_exec(): refused before the probes are counted as matched;
+	   -e enables nothing, so it needs no -w (DTrace's -e does not exec the program) */
+	if (!t->o.compile_only && cs__act_check_destructive(t, ret_err))
 		goto fail;
 	order_ecbs(t);
 	if (cs__vars_open(t, ret_err))
@@ -900,6 +909,17 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	bool target = false;
 	int err;
 
+	/* bufsize holds the largest record the target makes (an ECB's, or a fault's), and the
+	   runtime's least (64 bytes): DTrace's records start with a 4-byte EPID, ours with a
+	   24-byte header, so a size that holds DTrace's record is raised to hold ours */
+	uint64_t need = 64;
+	for (size_t i = 0; i < t->ecb_cnt; i++) {
+		target |= !t->ecbs[i].local;
+		if (!t->ecbs[i].local && sizeof(struct udt_rec) + t->ecbs[i].rec_size > need)
+			need = sizeof(struct udt_rec) + t->ecbs[i].rec_size;
+	}
+	if (t->o.bufsize < need)
+		t->o.bufsize = need;
 	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
 	if (t->o.policy == UDT_POLICY_FILL) {
 		uint64_t end_sz = 0;
@@ -911,8 +931,6 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < t->ecb_cnt; i++)
-		target |= !t->ecbs[i].local;
 	/* -Z and a description that matched nothing yet: a session, to enable the probes
 	   that appear (if the process has a runtime to register them) */
 	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctl, NULL);

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,6 +33,8 @@ void cs_opts_init(struct cs_opts *o)
 	o->cleanrate_ns = 9900990;
 	o->dynvarsize = 1ull << 20;
 	o->scratchsize = 256ull << 10;
+	o->maxframes = UDT_USTACK_MAX;
+	o->stackindent = 14;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -107,28 +110,112 @@ int cs_parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns)
 	return -1;
 }
 
-static int bad_value(const char *name, const char *value, char **ret_err)
+/* DTrace's reasons (dt_error.c's messages), for the callers' "failed to set -x NAME: why". */
+#define BAD_NAME "Invalid option name"
+#define BAD_VALUE "Invalid value for specified option"
+
+/*
+ * DTrace's versions of D (its _dtrace_versions[]): -x version takes one of
+ * them. Nothing here depends on the version chosen (docs/d-language.md).
+ */
+static const char *const d_versions[] = {
+	"1.0", "1.1", "1.2", "1.2.1", "1.2.2", "1.3", "1.4", "1.4.1", "1.5", "1.6", "1.6.1",
+	"1.6.2", "1.6.3", "1.7", "1.7.1", "1.8", "1.8.1", "1.9", "1.9.1", "1.10", "1.11", "1.12",
+	"1.12.1", "1.13",
+};
+
+/* -x version=V: 0, or DTrace's reason. The version is kept encoded, as DTrace's. */
+static const char *set_version(struct cs_opts *o, const char *value)
 {
-	*ret_err = udt__xasprintf("failed to set option -x %s%s%s: Invalid value for specified "
-				  "option", name, value ? "=" : "", value ? value : "");
-	return -1;
+	unsigned v[3] = { 0, 0, 0 }, n = 0;
+	const char *p = value;
+
+	if (!p || !*p)
+		return BAD_VALUE;
+	/* "major.minor[.micro]", at most 255.4095.4095 (DT_VERSION_STRMAX's digits) */
+	while (n < 3 && isdigit((unsigned char)*p)) {
+		char *end;
+		unsigned long x = strtoul(p, &end, 10);
+		if (x > (n ? 4095 : 255))
+			return "Version is not properly formatted or is too large";
+		v[n++] = (unsigned)x;
+		p = end;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	if (*p || n < 2)
+		return "Version is not properly formatted or is too large";
+	uint32_t enc = v[0] << 24 | v[1] << 12 | v[2];
+	bool known = false;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(d_versions) && !known; i++) {
+		unsigned a = 0, b = 0, c = 0;
+		sscanf(d_versions[i], "%u.%u.%u", &a, &b, &c);
+		known = enc == (a << 24 | b << 12 | c);
+	}
+	if (!known)
+		return "Requested version is not supported by compiler";
+	if (o->version && o->version != enc)
+		return "Requested version conflicts with earlier setting";
+	o->version = enc;
+	return NULL;
 }
 
-int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **ret_err)
+/* A size option: a positive number of bytes, with DTrace's suffixes; 0, or -1 when invalid. */
+static int size_value(const char *value, uint64_t max, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (cs_parse_size(value, &v) || !v || v > max)
+		return -1;
+	*ret = (v + 7) & ~7ull; /* (the runtime lays memory out in words) */
+	return 0;
+}
+
+/*
+ * DTrace's options that tune what udtrace does not have (a kernel, DOF,
+ * CTF, Java stacks, the D compiler's dumps), or that dtrace reads elsewhere
+ * (cmd/dtrace: -x cpp, define, undef, incdir, cpphdrs, cpppath, stdc,
+ * setenv, unsetenv, libdir, nolibs): accepted, as DTrace accepts them,
+ * with no effect here (docs/d-language.md, "Options").
+ */
+static const char *const accepted[] = {
+	"core", "ctypes", "dtypes", "debug", "droptags", "iregs", "tregs", "kdefs", "knodefs",
+	"udefs", "unodefs", "late", "lazyload", "ldpath", "linkmode", "linktype", "pgmax", "pspec",
+	"strip", "syslibdir", "tree", "verbose", "amin", "statusrate", "jstackframes",
+	"jstackstrsize", "stackframes", "errtags",
+	"cpp", "define", "undef", "incdir", "cpphdrs", "cpppath", "stdc", "setenv", "unsetenv",
+	"libdir", "nolibs",
+};
+
+/* DTrace's options udtrace cannot honour, and why (so they are not silently wrong). */
+static const struct {
+	const char *name, *why;
+} refused[] = {
+	{ "cpu", "not supported: buffers are per thread, not per CPU" },
+	{ "grabanon", "not supported: anonymous tracing needs a kernel" },
+	{ "aggpercpu", "not supported: aggregations are per thread, not per CPU" },
+	{ "agghist", "not supported" },
+	{ "aggpack", "not supported" },
+	{ "aggzoom", "not supported" },
+};
+
+const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 {
 	uint64_t v;
 
 	if (!strcmp(name, "bufsize") || !strcmp(name, "b")) {
-		if (cs_parse_size(value, &v) || v < 64)
-			return bad_value(name, value, ret_err);
-		o->bufsize = (v + 7) & ~7ull;
+		/* (raised to what the largest record needs when tracing starts: enable.c) */
+		if (size_value(value, UINT64_MAX >> 1, &v))
+			return BAD_VALUE;
+		o->bufsize = v;
 	} else if (!strcmp(name, "switchrate")) {
 		if (cs_parse_time(value, true, &v))
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->switchrate_ns = v;
 	} else if (!strcmp(name, "bufpolicy")) {
 		if (!value)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		if (!strcmp(value, "switch"))
 			o->policy = UDT_POLICY_SWITCH;
 		else if (!strcmp(value, "fill"))
@@ -136,14 +223,14 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		else if (!strcmp(value, "ring"))
 			o->policy = UDT_POLICY_RING;
 		else
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 	} else if (!strcmp(name, "bufresize")) {
 		if (value && !strcmp(value, "auto"))
 			o->bufresize_manual = false;
 		else if (value && !strcmp(value, "manual"))
 			o->bufresize_manual = true;
 		else
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 	} else if (!strcmp(name, "temporal")) {
 		o->temporal = true;
 	} else if (!strcmp(name, "quiet")) {
@@ -154,27 +241,32 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		o->destructive = true;
 	} else if (!strcmp(name, "flowindent")) {
 		o->flowindent = true;
+	} else if (!strcmp(name, "rawbytes")) {
+		o->rawbytes = true;
+	} else if (!strcmp(name, "argref")) {
+		o->argref = true;
 	} else if (!strcmp(name, "deadman")) {
 		if (cs_parse_time(value, false, &v) || v < 100000000ull)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->deadman_ns = v;
 	} else if (!strcmp(name, "maxthreads")) {
 		if (cs_parse_size(value, &v) || !v || v > 65536)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->tbuf_max = (uint32_t)v;
 	} else if (!strcmp(name, "strsize")) {
 		/* (a string of one byte would hold its NUL only) */
 		if (cs_parse_size(value, &v) || v < 2 || v > UDT_STRSIZE_MAX)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->strsize = v;
 	} else if (!strcmp(name, "aggsize")) {
-		/* the runtime maps whole pages, and needs room for its hash and a key */
-		if (cs_parse_size(value, &v) || v < 16384 || v > (1ull << 31))
-			return bad_value(name, value, ret_err);
-		o->aggsize = (v + 4095) & ~4095ull;
+		/* the runtime maps whole pages, and needs room for its hash and a key: a smaller
+		   size is raised to that, as DTrace raises its dynamic variable space */
+		if (size_value(value, 1ull << 31, &v))
+			return BAD_VALUE;
+		o->aggsize = v < 16384 ? 16384 : (v + 4095) & ~4095ull;
 	} else if (!strcmp(name, "aggrate")) {
 		if (cs_parse_time(value, true, &v))
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->aggrate_ns = v;
 	} else if (!strcmp(name, "aggsortkey")) {
 		o->aggsortkey = true;
@@ -183,7 +275,7 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 	} else if (!strcmp(name, "aggsortkeypos") || !strcmp(name, "aggsortpos")) {
 		/* (aggsortpos: which aggregation of a printa() of several sorts first) */
 		if (!value || cs_parse_size(value, &v) || v > 255)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		if (!strcmp(name, "aggsortkeypos"))
 			o->aggsortkeypos = (uint32_t)v;
 		else
@@ -194,30 +286,42 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		o->empty = true;
 	} else if (!strcmp(name, "nspec")) {
 		if (cs_parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->nspec = (uint32_t)v;
 	} else if (!strcmp(name, "specsize")) {
-		/* a record must fit (the header and a value), and the runtime maps it whole */
-		if (cs_parse_size(value, &v) || v < 64 || v > (1ull << 30))
-			return bad_value(name, value, ret_err);
-		o->specsize = (v + 7) & ~7ull;
+		/* (a record larger than it is a speculative drop) */
+		if (size_value(value, 1ull << 30, &v))
+			return BAD_VALUE;
+		o->specsize = v;
 	} else if (!strcmp(name, "dynvarsize")) {
-		/* at least a few elements; at most what the runtime maps (vars.c) */
-		if (cs_parse_size(value, &v) || v < 4096 || v > (16ull << 30))
-			return bad_value(name, value, ret_err);
-		o->dynvarsize = (v + 7) & ~7ull;
+		/* (raised to what holds one element when the program's is known: vars.c) */
+		if (size_value(value, 16ull << 30, &v))
+			return BAD_VALUE;
+		o->dynvarsize = v;
 	} else if (!strcmp(name, "scratchsize")) {
-		if (cs_parse_size(value, &v) || v < 64 || v > UDT_SCRATCH_MAX)
-			return bad_value(name, value, ret_err);
-		o->scratchsize = (v + 7) & ~7ull;
+		if (size_value(value, UDT_SCRATCH_MAX, &v))
+			return BAD_VALUE;
+		o->scratchsize = v;
 	} else if (!strcmp(name, "cleanrate")) {
 		if (cs_parse_time(value, true, &v))
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 		o->cleanrate_ns = v;
-	} else if (!strcmp(name, "ustackframes")) {
+	} else if (!strcmp(name, "ustackframes") || !strcmp(name, "maxframes")) {
+		/* maxframes (Oracle's): the most any ustack() records; more asked are capped */
 		if (cs_parse_size(value, &v) || !v || v > UDT_USTACK_MAX)
-			return bad_value(name, value, ret_err);
-		o->ustackframes = (uint32_t)v;
+			return BAD_VALUE;
+		*(!strcmp(name, "maxframes") ? &o->maxframes : &o->ustackframes) = (uint32_t)v;
+	} else if (!strcmp(name, "stackindent")) {
+		if (!value || cs_parse_size(value, &v) || v > 1024)
+			return BAD_VALUE;
+		o->stackindent = (uint32_t)v;
+	} else if (!strcmp(name, "version")) {
+		return set_version(o, value);
+	} else if (!strcmp(name, "evaltime")) {
+		/* when -c's program is traced from: here always before its main() */
+		if (!value || (strcmp(value, "exec") && strcmp(value, "preinit") &&
+			       strcmp(value, "postinit") && strcmp(value, "main")))
+			return BAD_VALUE;
 	} else if (!strcmp(name, "aggfmt")) {
 		/* folded: FlameGraph's folded stacks (docs/profile.md) */
 		if (value && !strcmp(value, "folded"))
@@ -225,7 +329,7 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		else if (value && !strcmp(value, "dtrace"))
 			o->agg_folded = false;
 		else
-			return bad_value(name, value, ret_err);
+			return BAD_VALUE;
 	} else if (!strcmp(name, "profclock")) {
 		/* how profile-n samples are timed (docs/profile.md) */
 		if (value && !strcmp(value, "auto"))
@@ -235,15 +339,15 @@ int cs_opt_set(struct cs_opts *o, const char *name, const char *value, char **re
 		else if (value && !strcmp(value, "perf"))
 			o->prof_clock = CS_PROFCLOCK_PERF;
 		else
-			return bad_value(name, value, ret_err);
-	} else if (!strcmp(name, "nolibs") || !strcmp(name, "cpp") ||
-		   !strcmp(name, "statusrate") ||
-		   !strcmp(name, "libdir")) {
-		/* (libdir and nolibs act when the libraries are read: cmd/dtrace/libdir.c) */
-		/* accepted; what they tune comes with issue #4 */
+			return BAD_VALUE;
 	} else {
-		*ret_err = udt__xasprintf("failed to set option -x %s: Invalid option name", name);
-		return -1;
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(accepted); i++)
+			if (!strcmp(name, accepted[i]))
+				return NULL;
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(refused); i++)
+			if (!strcmp(name, refused[i].name))
+				return refused[i].why;
+		return BAD_NAME;
 	}
-	return 0;
+	return NULL;
 }

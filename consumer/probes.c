@@ -350,6 +350,18 @@ static bool field_match(const char *pat, size_t len, const char *s)
 	return fnmatch(buf, s, 0) == 0;
 }
 
+bool cs_pdesc_id(const char *desc, uint32_t *ret_id)
+{
+	uint64_t id = 0;
+
+	if (!*desc || strspn(desc, "0123456789") != strlen(desc))
+		return false;
+	for (const char *c = desc; *c && id <= UINT32_MAX; c++)
+		id = id * 10 + (uint64_t)(*c - '0');
+	*ret_id = id > UINT32_MAX ? 0 : (uint32_t)id; /* (past any probe: matches none) */
+	return true;
+}
+
 bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
 {
 	const char *f[4] = { "", "", "", "" };
@@ -357,6 +369,10 @@ bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
 	const char *parts[4];
 	size_t plen[4], n = 0;
 	const char *s = desc;
+	uint32_t id;
+
+	if (cs_pdesc_id(desc, &id))
+		return id && pr->id == id;
 
 	/* split at ':'; fewer than four fields name the rightmost ones */
 	for (;;) {

@@ -9,9 +9,9 @@
  * nanosleep() or poll() fail with EINTR.
  *
  * A name is "profile-" or "tick-" and an interval: n times a second, or n of
- * a unit (nsec ns usec us msec ms sec s min m hour h day d hz). Only a name
- * written out creates a probe (a glob never does), in the provider
- * "profile" with no module or function; an interval under 200 microseconds
+ * a unit (nsec ns usec us msec ms sec s min m hour h day d hz). A name
+ * written out creates a probe, in the provider "profile" with no module or
+ * function, and a glob DTrace's default ones (defaults[] below); an interval under 200 microseconds
  * is refused, with a message (DTrace refuses it silently). A profile
  * probe's semaphore is UDT_PROF_KEY(i), i its index in the session's table:
  * a key the runtime fires it with, never an address the consumer writes.
@@ -50,15 +50,36 @@ static const char *name_field(const char *desc)
 	return c ? c + 1 : desc;
 }
 
-int cs_probes_add_profile(struct cs_probes *ps, const char *desc, char **ret_err)
+/*
+ * The probes DTrace's provider makes when it is asked for all of its
+ * probes (illumos's profile_provide() with no description): a glob over
+ * the provider ("-P profile", "profile:::tick-*") matches those.
+ */
+static const char *const defaults[] = {
+	"profile-97", "profile-199", "profile-499", "profile-997", "profile-1999", "profile-4001",
+	"profile-4999", "tick-1", "tick-10", "tick-100", "tick-500", "tick-1000", "tick-5000",
+};
+
+int cs_probes_add_profile(struct cs_probes *ps, const char *desc, bool samples, char **ret_err)
 {
 	const char *name = name_field(desc);
 	uint64_t ns;
 	bool valid;
 	uint32_t kind = parse_name(name, &ns, &valid);
 
-	if (!kind || strpbrk(name, "*?[\\"))
+	if (!kind || strpbrk(name, "*?[\\")) {
+		/* a glob: DTrace's default probes it matches (profile-n only if they may
+		   sample a process), and it names none itself */
+		for (size_t i = 0; i < UDT__ARRAY_SIZE(defaults); i++) {
+			struct cs_probe pr = { .prov = (char *)"profile", .mod = "", .func = "",
+					       .name = (char *)defaults[i] };
+			if ((samples || !strncmp(defaults[i], "tick-", 5)) &&
+			    cs_pdesc_match(desc, &pr) &&
+			    cs_probes_add_profile(ps, defaults[i], samples, ret_err) < 0)
+				return -1;
+		}
 		return 0;
+	}
 	struct cs_probe pr = {
 		.prov = (char *)"profile", .mod = "", .func = "", .name = (char *)name,
 		.prof_kind = kind, .prof_ns = ns,
@@ -145,7 +166,7 @@ void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc)
 	for (uint32_t i = 0; i < h.prof_cnt; i++) {
 		char *err = NULL;
 		p[i].name[sizeof(p[i].name) - 1] = '\0';
-		if (cs_probes_add_profile(ps, p[i].name, &err) < 0)
+		if (cs_probes_add_profile(ps, p[i].name, true, &err) < 0)
 			free(err);
 	}
 }

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STACK_INDENT 14 /* DTrace's default stackindent */
 
 /* -- Compiling ----------------------------------------------------------------------------- */
 
@@ -97,13 +96,16 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 		if ((x->arg_cnt > 0 && cs__const_arg(t, x, 0, ctx, &n, ret_err)) ||
 		    (x->arg_cnt > 1 && cs__const_arg(t, x, 1, ctx, &strsize, ret_err)))
 			return -1;
-		if (n < 1 || n > UDT_USTACK_MAX || strsize < 0) {
+		if (n < 1 || strsize < 0) {
 			*ret_err = cs__at_err(x, udt__xasprintf(
-				n < 1 || n > UDT_USTACK_MAX
-					? "ustack( ) argument #1 must be between 1 and %d frames"
-					: "ustack( ) argument #2 must not be negative", UDT_USTACK_MAX));
+				n < 1 ? "ustack( ) argument #1 must be between 1 and %d frames"
+				      : "ustack( ) argument #2 must not be negative", UDT_USTACK_MAX));
 			return -1;
 		}
+		/* more frames than -x maxframes (at most UDT_USTACK_MAX) are capped, as
+		   Oracle's DTrace caps them */
+		if (n > (int64_t)t->o.maxframes)
+			n = (int64_t)t->o.maxframes;
 		/* (strsize is for ustack helpers, which processes here do not have) */
 		*a = (struct cs_action){ .kind = CS_ACT_USTACK, .nframes = (uint32_t)n,
 					 .size = (unsigned)n * 8, .sym = CS_ADDR_USTACK };
@@ -160,7 +162,7 @@ static void stack_text(struct cs_trace *t, struct udt_strbuf *sb, const uint8_t 
 		if (!pc)
 			break;
 		/* every frame but the first is a return address */
-		udt__sb_printf(sb, "%*s%s\n", STACK_INDENT, "",
+		udt__sb_printf(sb, "%*s%s\n", (int)t->o.stackindent, "",
 			       cs__syms_name(cs__trace_syms(t), pc, CS_ADDR_UADDR, i > 0));
 	}
 }

@@ -63,8 +63,12 @@ int cs__vars_open(struct cs_trace *t, char **ret_err)
 		.scratchsize = t->o.scratchsize,
 		.chunk_sz = (uint32_t)dl_program_dyn_chunk(t->prog, t->o.strsize),
 	};
+	/* a space too small for one element is raised to hold one, as DTrace's
+	   dtrace_dstate_init() raises it (then every other one drops) */
 	if (cv->v.chunk_sz)
-		cv->v.dynvarsize = t->o.dynvarsize;
+		cv->v.dynvarsize = t->o.dynvarsize < udt__dyn_min_size(cv->v.chunk_sz)
+					   ? udt__dyn_min_size(cv->v.chunk_sz)
+					   : t->o.dynvarsize;
 	uint64_t slot = udt_str_slot(cv->v.strsize);
 	cv->tlocal_sz = slot * (cv->v.ntstrs + cv->v.nlstrs) + cv->v.scratchsize;
 	cv->tlocal = udt__xcalloc(1, cv->tlocal_sz + 8);

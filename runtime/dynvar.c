@@ -131,6 +131,17 @@ static bool space_open(struct udt_dynhdr *h, const struct udt_dynhdr *geo, uint6
 	return true;
 }
 
+/* Where the elements start in a space whose hash has 2^bits chains. */
+static uint64_t chunks_off(uint32_t bits)
+{
+	return (sizeof(struct udt_dynhdr) + ((uint64_t)4 << bits) + 63) & ~63ull;
+}
+
+uint64_t udt__dyn_min_size(uint32_t chunk_sz)
+{
+	return chunks_off(4) + chunk_sz;
+}
+
 int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz)
 {
 	uint32_t bits = 4;
@@ -140,7 +151,7 @@ int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz)
 	/* about a chain per element, as DTrace sizes its hash */
 	while (bits < 20 && ((uint64_t)2 << bits) * (chunk_sz + 4) <= size)
 		bits++;
-	uint64_t off = (sizeof(*h) + ((uint64_t)4 << bits) + 63) & ~63ull;
+	uint64_t off = chunks_off(bits);
 	if (off + chunk_sz > size)
 		return -EINVAL;
 	uint64_t cnt = (size - off) / chunk_sz;

@@ -97,6 +97,8 @@ void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max);
 int udt__dyn_init(struct udt_dynhdr *h, uint64_t size, uint32_t chunk_sz);
 /* Is h the geometry of a space of sz bytes as udt__dyn_init() makes them? */
 bool udt__dyn_geometry_ok(const struct udt_dynhdr *h, uint64_t sz);
+/* The smallest space udt__dyn_init() lays out with elements of chunk_sz bytes: one of them. */
+uint64_t udt__dyn_min_size(uint32_t chunk_sz);
 /* Add a copy of element e (chunk_sz bytes, from BEGIN) to a space no thread uses yet. */
 int udt__dyn_add(struct udt_dynhdr *h, uint64_t sz, const struct udt_dynvar *e);
 /* Call fn on every live element. */

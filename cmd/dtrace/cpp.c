@@ -2,7 +2,7 @@
 /*
  * Running the C preprocessor for -C.
  *
- * cpp is $CPP when set (autoconf builds export "gcc -E" there) or "cpp", run
+ * cpp is -x cpppath, or $CPP when set (autoconf builds export "gcc -E" there) or "cpp", run
  * with "-x c" so a .d file is read as C whatever the driver, with the -I, -D
  * and -U options in the order given, and with line markers kept so parse
  * errors name the original file and line. Its output is read through a pipe:
@@ -46,9 +46,16 @@ int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t 
 	pid_t pid;
 	int err, status;
 
-	split_words(cpp && *cpp ? cpp : "cpp", &argv, &cnt, &cap);
+	split_words(o->cpppath ? o->cpppath : cpp && *cpp ? cpp : "cpp", &argv, &cnt, &cap);
 	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-x"));
 	UDT__PUSH(argv, cnt, cap, udt__xstrdup("c"));
+	/* -H: cpp lists the files it includes, on stderr (DTrace's -H passes its cpp -H) */
+	if (o->cpphdrs)
+		UDT__PUSH(argv, cnt, cap, udt__xstrdup("-H"));
+	/* -X s is K&R C, where __STDC__ is not defined; a, c and t are ISO C dialects,
+	   where it is (DTrace's Sun cpp gives 0 in a and t, 1 in c: gcc's cpp always 1) */
+	if (o->stdc == 's')
+		UDT__PUSH(argv, cnt, cap, udt__xstrdup("-traditional-cpp"));
 	/* What D programs may test: DTrace's own macros, and ours. */
 	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-D__SUNW_D=1"));
 	UDT__PUSH(argv, cnt, cap, udt__xstrdup("-D__udtrace__=1"));

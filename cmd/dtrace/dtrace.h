@@ -36,7 +36,12 @@ struct cmd_opts {
 	const char **sources;      /* the -s files, in order */
 	size_t source_cnt;
 	const char *output;        /* -o, or NULL */
-	bool cpp;                  /* -C */
+	bool cpp;                  /* -C, -x cpp */
+	bool cpphdrs;              /* -H, -x cpphdrs: cpp prints the files it includes */
+	char stdc;                 /* -X, -x stdc: a c s t, or 0 (cpp's default) */
+	const char *cpppath;       /* -x cpppath, or NULL ($CPP, or cpp) */
+	const char **cmd_env;      /* -x setenv=N=V and -x unsetenv=N, in order, for -c */
+	size_t cmd_env_cnt;
 	const char **cpp_args;     /* -I, -D and -U options, in order, as cpp takes them */
 	size_t cpp_arg_cnt;
 	enum dl_model model;       /* -32 / -64 */
@@ -75,5 +80,7 @@ int cmd_object(struct cmd_opts *o);
 /* -l and tracing (trace.c). Return the exit status. */
 int cmd_list(struct cmd_opts *o);
 int cmd_trace(struct cmd_opts *o);
+/* -e with no program: the -x options checked (as DTrace sets them). Returns the exit status. */
+int cmd_check_options(struct cmd_opts *o);
 
 #endif /* UDT_CMD_DTRACE_H */

@@ -31,11 +31,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [-CeFlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
+		"Usage: %s [-CeFHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
 		"\t[-L path] [-o output] [-p pid] [-s script] [-U name] [-x opt[=val]]\n"
+		"\t[-X a|c|s|t]\n"
 		"\t[-P provider [[ predicate ] action ]] [-m [ provider: ] module [[ predicate ] action ]]\n"
 		"\t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n"
 		"\t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n"
+		"\t[-i probe-id [[ predicate ] action ]]\n"
 		"       %s -h -s file.d [-o file.h] [-C] [-I dir] [-D name[=def]] [-U name]\n"
 		"       %s -G -s file.d [-o file.o] [-C] [-I dir] [-D name[=def]] [object ...]\n"
 		"\n"
@@ -47,6 +49,8 @@ static void usage(FILE *f)
 		"\t-f  enable or list probes matching the specified function name\n"
 		"\t-G  generate an ELF file containing the semaphores and probe table\n"
 		"\t-h  generate a header file with definitions for static probes\n"
+		"\t-H  print included files when invoking preprocessor\n"
+		"\t-i  enable or list probes matching the specified probe id\n"
 		"\t-I  add include directory to preprocessor search path\n"
 		"\t-l  list probes matching specified criteria\n"
 		"\t-L  add library directory to library search path\n"
@@ -62,10 +66,14 @@ static void usage(FILE *f)
 		"\t-V  report DTrace API version\n"
 		"\t-w  permit destructive actions\n"
 		"\t-x  enable or modify compiler and tracing options\n"
+		"\t-X  specify ISO C conformance settings for preprocessor\n"
 		"\t-Z  permit probe descriptions that match zero probes\n"
 		"\t-32, -64, -fpic, -fPIC, -k  accepted for compatibility\n",
 		udt__progname, udt__progname, udt__progname);
 }
+
+/* DTrace's -V: the version of D it compiles (as illumos's, which udtrace's D follows). */
+#define D_VERSION_STRING "Sun D 1.13"
 
 static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -80,12 +88,80 @@ static _Noreturn void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
+/* DTrace's "failed to set -x NAME: why" (or -b, -X), and exit 1 as DTrace's dfatal(). */
+static _Noreturn void set_failed(const char *what, const char *why)
+{
+	fprintf(stderr, "%s: failed to set %s: %s\n", udt__progname, what, why);
+	exit(1);
+}
+
+/* -X and -x stdc: the C dialect cpp is run in (a ANSI with extensions, c ISO C, s K&R, t
+   transitional: DTrace's Sun cpp modes); -X and -x stdc say so in their errors. */
+static void set_stdc(struct cmd_opts *o, bool dash_x, const char *v)
+{
+	if (!v || strlen(v) != 1 || !strchr("acst", *v)) {
+		fprintf(stderr, "%s: failed to set %s%s: Invalid value for specified option\n",
+			udt__progname, dash_x ? "-X " : "-x stdc", dash_x && v ? v : "");
+		exit(1);
+	}
+	o->stdc = *v;
+}
+
+/*
+ * -x NAME[=VALUE]. Those for cpp and for -c's environment act here (DTrace's
+ * compile-time options, read before any script); the others go to the
+ * consumer's options, applied around the program's pragmas (trace.c).
+ */
+static void x_option(struct cmd_opts *o, const char *arg, size_t *xcap, size_t *ccap,
+		     size_t *ecap)
+{
+	char *name = udt__xstrdup(arg), *eq = strchr(name, '=');
+	const char *v = eq ? eq + 1 : NULL;
+	static const struct {
+		const char *name;
+		char flag;          /* the cpp option it is */
+	} cpp_opts[] = { { "define", 'D' }, { "undef", 'U' }, { "incdir", 'I' } };
+
+	if (eq)
+		*eq = '\0';
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(cpp_opts); i++) {
+		if (strcmp(name, cpp_opts[i].name))
+			continue;
+		if (!v || !*v)
+			set_failed(name, "Invalid value for specified option");
+		char *opt = udt__xasprintf("-%c%s", cpp_opts[i].flag, v);
+		UDT__PUSH(o->cpp_args, o->cpp_arg_cnt, *ccap, opt);
+		free(name);
+		return;
+	}
+	if (!strcmp(name, "cpp")) {
+		o->cpp = true;
+	} else if (!strcmp(name, "cpphdrs")) {
+		o->cpphdrs = true;
+	} else if (!strcmp(name, "cpppath")) {
+		if (!v || !*v)
+			set_failed("-x cpppath", "Invalid value for specified option");
+		o->cpppath = arg + (v - name);
+	} else if (!strcmp(name, "stdc")) {
+		set_stdc(o, false, v);
+	} else if (!strcmp(name, "setenv") || !strcmp(name, "unsetenv")) {
+		/* -c's command's environment: NAME=VALUE to set, NAME to unset */
+		if (!v || !*v || *v == '=' || (name[0] == 's') != (strchr(v, '=') != NULL))
+			set_failed(name[0] == 's' ? "-x setenv" : "-x unsetenv",
+				   "Invalid value for specified option");
+		UDT__PUSH(o->cmd_env, o->cmd_env_cnt, *ecap, arg + (v - name));
+	} else {
+		UDT__PUSH(o->xopts, o->xopt_cnt, *xcap, udt__xstrdup(arg));
+	}
+	free(name);
+}
+
 /* Options that take an argument, attached ("-ofile") or separate ("-o file"). */
 static const char opts_with_arg[] = "sobIDLUxXcpnPmfi";
 
 static void parse_args(int argc, char **argv, struct cmd_opts *o)
 {
-	size_t scap = 0, ccap = 0, ocap = 0, pcap = 0, xcap = 0, lcap = 0;
+	size_t scap = 0, ccap = 0, ocap = 0, pcap = 0, xcap = 0, lcap = 0, ecap = 0;
 
 	o->model = DL_LP64;
 	cs_opts_init(&o->copts);
@@ -114,6 +190,10 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		}
 		if (!strcmp(a, "--help")) {
 			usage(stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "--version")) {
+			printf("udtrace %s (%s)\n", UDTRACE_VERSION, D_VERSION_STRING);
 			exit(0);
 		}
 		if (!strcmp(a, "--")) {
@@ -154,17 +234,18 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 					break;
 				}
 				case 'x':
-					UDT__PUSH(o->xopts, o->xopt_cnt, xcap, udt__xstrdup(val));
+					x_option(o, val, &xcap, &ccap, &ecap);
 					break;
 				case 'L':
 					UDT__PUSH(o->libdirs, o->libdir_cnt, lcap, val);
 					break;
 				case 'b':
 					UDT__PUSH(o->xopts, o->xopt_cnt, xcap,
-						  udt__xasprintf("bufsize=%s", val));
+						  udt__xasprintf("b=%s", val));
 					break;
 				case 'X':
-					break; /* ANSI-C conformance of cpp: no effect */
+					set_stdc(o, true, val);
+					break;
 				case 'p': {
 					char *end;
 					long pid = strtol(val, &end, 10);
@@ -219,8 +300,12 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				break;
 			case 'S':
 				break; /* show compiler intermediate code: not available */
+			case 'H':
+				o->cpphdrs = true;
+				break;
 			case 'V':
-				printf("dtrace: Sun D 1.13 (udtrace %s)\n", UDTRACE_VERSION);
+				/* as DTrace's: the version alone, for scripts that read it */
+				printf("%s: %s\n", udt__progname, D_VERSION_STRING);
 				exit(0);
 			case 'A':
 			case 'a':
@@ -243,6 +328,11 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	switch (o.mode) {
 	case MODE_NONE:
+		/* -e with nothing to compile: the options are checked, and that is all */
+		if (o.exit_after_compile) {
+			ret = cmd_check_options(&o);
+			break;
+		}
 		usage_error("no mode given: -h writes a header, -G an object, -l lists probes, "
 			    "-n, -s, -P, -m or -f trace");
 	case MODE_HEADER:
@@ -269,5 +359,6 @@ int main(int argc, char **argv)
 	free(o.progs);
 	free(o.objects);
 	free(o.libdirs);
+	free(o.cmd_env);
 	return ret;
 }

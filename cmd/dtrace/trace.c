@@ -82,12 +82,45 @@ static void report_matches(const struct cmd_opts *o, struct dl_program *p,
 
 		for (size_t c = pr->first_clause; c < pr->first_clause + pr->clause_cnt && c < n; c++)
 			m += cs_trace_clause_matches(t, cls[c]);
-		/* as DTrace's: a -n program cropped before its predicate or actions */
-		int len = pr->kind == 'n' ? (int)strcspn(pr->arg, "{/;") : (int)strlen(pr->arg);
+		/* as DTrace's: a -n, -P, -m, -f or -i program cropped before its predicate or
+		   actions */
+		int len = pr->kind != 's' ? (int)strcspn(pr->arg, "{/;") : (int)strlen(pr->arg);
 
 		notice(&o->copts, "%s '%.*s' matched %zu probe%s",
 		       pr->kind == 's' ? "script" : "description", len, pr->arg, m, m == 1 ? "" : "s");
 	}
+}
+
+/*
+ * The -x options into o->copts: DTrace's "failed to set -x NAME: why" and exit
+ * 1 for one that cannot be set (-b's as "-b SIZE").
+ */
+static void apply_xopts(struct cmd_opts *o, struct dl_program *p)
+{
+	for (size_t i = 0; i < o->xopt_cnt; i++) {
+		char *name = udt__xstrdup(o->xopts[i]), *eq = strchr(name, '=');
+		if (eq)
+			*eq++ = '\0';
+		const char *why = cs_opt_set(&o->copts, name, eq);
+		if (why) {
+			if (!strcmp(name, "b"))
+				fprintf(stderr, "%s: failed to set -b %s: %s\n", udt__progname,
+					eq, why);
+			else
+				fprintf(stderr, "%s: failed to set -x %s: %s\n", udt__progname,
+					name, why);
+			free(name);
+			dl_program_free(p);
+			exit(1);
+		}
+		free(name);
+	}
+}
+
+int cmd_check_options(struct cmd_opts *o)
+{
+	apply_xopts(o, NULL);
+	return 0;
 }
 
 static struct dl_program *load_program(struct cmd_opts *o)
@@ -105,6 +138,9 @@ static struct dl_program *load_program(struct cmd_opts *o)
 			       (!o->xopts[i][11] || o->xopts[i][11] == '=');
 	dl_program_set_macros(p, margv, o->object_cnt + 1, defaultargs);
 	free(margv);
+	/* -x first, as DTrace sets them before it compiles: their errors come before the
+	   script's */
+	apply_xopts(o, p);
 	cmd_load_libraries(o, p);
 
 	for (size_t i = 0; i < o->prog_cnt; i++) {
@@ -122,22 +158,22 @@ static struct dl_program *load_program(struct cmd_opts *o)
 			break;
 		}
 		case 'n':
-			parse_text(p, "-n", pr->arg);
+		case 'i': /* a description that is a number is a probe ID (cs_pdesc_match()) */
+			parse_text(p, pr->kind == 'n' ? "-n" : "-i", pr->arg);
 			break;
 		case 'P':
-			text = udt__xasprintf("%s:::", pr->arg);
-			break;
 		case 'm':
-			text = udt__xasprintf("%s::", pr->arg);
+		case 'f': {
+			/* the fields it names, then its predicate and actions if any
+			   ("-P dtrace'{ trace(1); }'" is "dtrace:::{ trace(1); }") */
+			int k = (int)strcspn(pr->arg, "/{"), f = k;
+			while (f > 0 && strchr(" \t\n", pr->arg[f - 1]))
+				f--;
+			text = udt__xasprintf("%.*s%s%s", f, pr->arg,
+					      pr->kind == 'P' ? ":::" : pr->kind == 'm' ? "::" : ":",
+					      pr->arg + k);
 			break;
-		case 'f':
-			text = udt__xasprintf("%s:", pr->arg);
-			break;
-		default:
-			fprintf(stderr, "%s: -i (probes by ID) is not supported: use a description\n",
-				udt__progname);
-			dl_program_free(p);
-			exit(2);
+		}
 		}
 		if (text) {
 			parse_text(p, pr->kind == 'P' ? "-P" : pr->kind == 'm' ? "-m" : "-f", text);
@@ -148,32 +184,21 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		pr->empty = !dl_program_unit_items(p);
 	}
 
-	/* #pragma D option, then -x (the command line wins) */
+	/* #pragma D option, then -x again (the command line wins) */
 	size_t n;
 	const struct dl_option *po = dl_program_options(p, &n);
 	for (size_t i = 0; i < n; i++) {
-		char *err = NULL;
-		if (cs_opt_set(&o->copts, po[i].name, po[i].value, &err)) {
-			fprintf(stderr, "%s: %s:%d:%d: error: %s\n", udt__progname, po[i].loc.file,
-				po[i].loc.line, po[i].loc.col, err);
-			free(err);
+		const char *why = cs_opt_set(&o->copts, po[i].name, po[i].value);
+		if (why) {
+			/* DTrace's D_PRAGMA_OPTSET */
+			fprintf(stderr, "%s: %s:%d:%d: error: failed to set option '%s' to '%s': %s\n",
+				udt__progname, po[i].loc.file, po[i].loc.line, po[i].loc.col,
+				po[i].name, po[i].value ? po[i].value : "", why);
 			dl_program_free(p);
 			exit(1);
 		}
 	}
-	for (size_t i = 0; i < o->xopt_cnt; i++) {
-		char *name = udt__xstrdup(o->xopts[i]), *eq = strchr(name, '='), *err = NULL;
-		if (eq)
-			*eq++ = '\0';
-		if (cs_opt_set(&o->copts, name, eq, &err)) {
-			fprintf(stderr, "%s: %s\n", udt__progname, err);
-			free(err);
-			free(name);
-			dl_program_free(p);
-			exit(2);
-		}
-		free(name);
-	}
+	apply_xopts(o, p);
 	dl_program_set_defaultargs(p, o->copts.defaultargs);
 	/* as DTrace's D_EMPTY */
 	for (size_t i = 0; i < o->prog_cnt && !o->copts.empty; i++) {
@@ -267,6 +292,17 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 			setenv("LD_PRELOAD", pre, 1);
 		}
 		signal(SIGINT, SIG_DFL);
+		/* -x setenv=NAME=VALUE and -x unsetenv=NAME, in order */
+		for (size_t i = 0; i < o->cmd_env_cnt; i++) {
+			char *nv = udt__xstrdup(o->cmd_env[i]), *eq = strchr(nv, '=');
+			if (eq) {
+				*eq = '\0';
+				setenv(nv, eq + 1, 1);
+			} else {
+				unsetenv(nv);
+			}
+			free(nv);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: failed to execute %s: %s\n", udt__progname, argv[0],
 			strerror(errno));
@@ -521,14 +557,17 @@ int cmd_list(struct cmd_opts *o)
 		return 1;
 	}
 	cs_probes_load(&ps, tg.have ? &tg.proc : NULL);
-	/* the profile provider's probes: those enabled in the process, and those named here */
+	/* the profile provider's probes: those enabled in the process, those named here, and
+	   DTrace's default ones that a glob (or a listing of everything) matches */
 	if (tg.have)
 		cs_probes_add_live(&ps, &tg.proc);
+	if (!ncl)
+		(void)cs_probes_add_profile(&ps, "profile:::", true, NULL);
 	for (size_t i = 0; i < ncl; i++) {
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
 			char *err = NULL;
 			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
-			if (cs_probes_add_profile(&ps, cls[i]->pdescs[d], &err) < 0) {
+			if (cs_probes_add_profile(&ps, cls[i]->pdescs[d], true, &err) < 0) {
 				fprintf(stderr, "%s: %s\n", udt__progname, err);
 				free(err);
 				ret = 1;
@@ -541,7 +580,13 @@ int cmd_list(struct cmd_opts *o)
 		bool any = false;
 		for (size_t i = 0; i < ps.cnt && !any; i++)
 			any = cs_pdesc_match(descs[d], &ps.v[i]);
-		if (!any) {
+		uint32_t id;
+		if (!any && cs_pdesc_id(descs[d], &id)) {
+			fflush(out);
+			fprintf(stderr, "%s: invalid probe specifier %s: invalid probe identifier %s: "
+				"Unknown probe identifier\n", udt__progname, descs[d], descs[d]);
+			ret = 1;
+		} else if (!any) {
 			fflush(out);
 			fprintf(stderr, "%s: invalid probe specifier %s: probe description %s does "
 				"not match any probes\n", udt__progname, descs[d], descs[d]);
@@ -582,8 +627,9 @@ int cmd_trace(struct cmd_opts *o)
 		return 1;
 	}
 	out = open_output(o);
+	o->copts.compile_only = o->exit_after_compile;
 	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err) ||
-	    dl_program_check_macros(p, &err)) {
+	    (!o->copts.argref && dl_program_check_macros(p, &err))) {
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
 	}

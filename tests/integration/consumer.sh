@@ -9,15 +9,15 @@ RT=$BUILD/lib/libudtrace.so
 cd "$WORK" || exit 1
 build_rtprog
 
-# -l without a process: the dtrace provider
-expect_eq "-l: DTrace's heading and the dtrace provider" "$("$DTRACE" -l)" "$(printf \
+# -l without a process: the dtrace provider, then the profile provider's default probes
+expect_eq "-l: DTrace's heading and the dtrace provider" "$("$DTRACE" -l | head -n 4)" "$(printf \
 	'%5s %10s %17s %33s %s\n' ID PROVIDER MODULE FUNCTION NAME 1 dtrace '' '' BEGIN \
 	2 dtrace '' '' END 3 dtrace '' '' ERROR)"
 
 # -l with a process: its probes, named as DTrace names USDT probes
 "$DTRACE" -l -c './rtprog idle' </dev/null >l.out 2>l.err
 expect_eq "-l -c: one line per probe and function, the provider named with the pid" \
-	"$(awk 'NR > 1 && $2 != "dtrace" { sub(/^rt[0-9]+$/, "rtPID", $2); print $2, $3, $4, $5 }' l.out |
+	"$(awk 'NR > 1 && $2 != "dtrace" && $2 != "profile" { sub(/^rt[0-9]+$/, "rtPID", $2); print $2, $3, $4, $5 }' l.out |
 		sort | tr '\n' '|')" \
 	"rtPID rtprog main bad|rtPID rtprog main info|rtPID rtprog main mem|rtPID rtprog main narrow|rtPID rtprog main once|rtPID rtprog main tick|rtPID rtprog main write-entry|rtPID rtprog main write-return|rtPID rtprog on_alarm sig|rtPID rtprog ticker tick|rtPID rtprog try_open open-entry|rtPID rtprog try_open open-return|rtPID rtprog try_open step|"
 expect_eq "-l -n filters by name" \
@@ -71,14 +71,14 @@ echo previous >o.txt
 "$DTRACE" -s s.d -o o.txt -c './rtprog bad' 2>/dev/null
 expect_eq "-s with pragmas, -o appends" "$(cat o.txt)" "$(printf 'previous\nbegin\n7')"
 
-# -x and -b set options; bad ones are usage errors
+# -x and -b set options; bad ones are DTrace's errors (exit 1, as its dfatal())
 check "-x switchrate=10hz -b 1m" "$DTRACE" -q -x switchrate=10hz -b 1m -n 'rt*:::once' -c './rtprog bad'
 out=$("$DTRACE" -x bogus=1 -n 'BEGIN' 2>&1)
-expect_eq "-x with an unknown option: exit 2" "$?:$(echo "$out" | head -1)" \
-	"2:dtrace: failed to set option -x bogus: Invalid option name"
+expect_eq "-x with an unknown option: exit 1" "$?:$(echo "$out" | head -1)" \
+	"1:dtrace: failed to set -x bogus: Invalid option name"
 out=$("$DTRACE" -b 12q -n 'BEGIN' 2>&1)
-expect_eq "-b with a bad size: exit 2" "$?:$(echo "$out" | head -1)" \
-	"2:dtrace: failed to set option -x bufsize=12q: Invalid value for specified option"
+expect_eq "-b with a bad size: exit 1" "$?:$(echo "$out" | head -1)" \
+	"1:dtrace: failed to set -b 12q: Invalid value for specified option"
 
 # -e: compile only
 out=$("$DTRACE" -e -n 'rt*:::once { trace(arg0); }' -c './rtprog idle' </dev/null 2>&1)

@@ -30,10 +30,13 @@ perf_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event'; }
 expect_eq "dtrace -l: profile-n and tick-n exist once named" \
 	"$("$DTRACE" -l -n profile-97 -n profile:::tick-1sec | awk 'NR > 1 { print $2, $3 }')" \
 	"$(printf 'profile profile-97\nprofile tick-1sec')"
-out=$("$DTRACE" -l -P profile 2>&1)
-expect_eq "dtrace -l -P profile: not made by a listing of the provider (the chapter)" "$?:$out" \
-	"$(printf '1:   ID   PROVIDER            MODULE                          FUNCTION NAME\n%s' \
-	"dtrace: invalid probe specifier profile:::: probe description profile::: does not match any probes")"
+out=$("$DTRACE" -l -P profile 2>&1 | awk 'NR > 1 { print $2, $NF }' | tr '\n' ' ')
+expect_eq "dtrace -l -P profile: DTrace's default probes (illumos's profile_provide())" "$out" \
+	"$(printf 'profile %s ' profile-97 profile-199 profile-499 profile-997 profile-1999 \
+	profile-4001 profile-4999 tick-1 tick-10 tick-100 tick-500 tick-1000 tick-5000)"
+out=$("$DTRACE" -qZP 'wassup { printf("Iamkool"); }' -qP 'profile { printf("I am done\n"); exit(0); }' 2>&1)
+expect_eq "-P profile without a process: the default tick-n probes fire (illumos's tst.ZeroProviderProbes)" \
+	"$?:$out" "0:I am done"
 out=$("$DTRACE" -n 'profile-5001 { exit(0); }' -c './profprog spin 0' 2>&1)
 expect_eq "an interval under 200 microseconds is refused" "$?:$out" \
 	"1:dtrace: invalid probe specifier profile-5001: profile-5001 fires every 199960 nanoseconds, and the profile provider's shortest interval is 200 microseconds"
@@ -251,13 +254,13 @@ if [ "$ptrace_ok" = 1 ]; then
 	LD_PRELOAD=$RT ./profprog spin 3 >/dev/null 2>l.err &
 	spid=$!
 	wait_for l.err ready
-	"$DTRACE" -q -n 'profile-499 { @ = count(); } tick-2sec { exit(0); }' -p "$spid" \
+	"$DTRACE" -q -n 'profile-331 { @ = count(); } tick-2sec { exit(0); }' -p "$spid" \
 		>/dev/null 2>&1 &
 	dpid=$!
 	sleep 0.5
-	expect_eq "dtrace -l -p: the probes enabled in it appear" \
-		"$("$DTRACE" -l -P profile -p "$spid" 2>&1 | awk 'NR > 1 { print $2, $NF }')" \
-		"profile profile-499"
+	expect_eq "dtrace -l -p: the probes enabled in it appear (before the default ones)" \
+		"$("$DTRACE" -l -P profile -p "$spid" 2>&1 | awk 'NR == 2 { print $2, $NF }')" \
+		"profile profile-331"
 	wait "$dpid"
 	wait "$spid"
 
