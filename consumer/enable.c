@@ -918,6 +918,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		if (!t->ecbs[i].local && sizeof(struct udt_rec) + t->ecbs[i].rec_size > need)
 			need = sizeof(struct udt_rec) + t->ecbs[i].rec_size;
 	}
+	if (t->o.policy == UDT_POLICY_RING)
+		need = (need + 127) & ~127ull; /* (the runtime's ring is whole 128-byte chunks) */
 	if (t->o.bufsize < need)
 		t->o.bufsize = need;
 	/* fill: DTrace reserves room for END's records, and refuses what cannot fit */
