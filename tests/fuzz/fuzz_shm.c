@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	cs_opts_init(&o);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (cs_opt_set(&o, opts[i][0], opts[i][1], &err))
+		if (cs_opt_set(&o, opts[i][0], opts[i][1]))
 			abort();
 	o.policy = data[0] % 3;
 	if (dl_parse(p, "fuzz.d", script, sizeof(script) - 1, false) ||
