@@ -92,7 +92,8 @@ int udt__spec_reserve(const struct udt_spectab *t, uint64_t id, uint32_t size,
 		goto none;
 	uint64_t off = __atomic_load_n(&s->off, __ATOMIC_RELAXED);
 	do {
-		if (size > t->size || off > t->size - size) {
+		/* (records are 8-aligned; a buffer some writer left otherwise is full) */
+		if (size > t->size || off > t->size - size || off % 8) {
 			__atomic_fetch_add(t->drops, 1, __ATOMIC_RELAXED);
 			goto none;
 		}
