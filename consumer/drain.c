@@ -491,7 +491,9 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 			if (r->size >= sizeof(*r) + e->rec_size)
 				print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
-		} else if (r->epid != UDT_EPID_PAD) {
+		} else if (r->epid != UDT_EPID_PAD && r->epid != UDT_EPID_COMMIT) {
+			/* (a commit record belongs in a principal buffer: in a speculation it is
+			   the target's doing, and would have one commit finish another) */
 			print_record(t, &(struct cs_rec){ r, 0 });
 		}
 	}

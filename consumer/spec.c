@@ -31,6 +31,7 @@ struct cs_spec {
 	uint64_t local_counts[3];  /* its drops, busy and unavailable failures */
 	struct udt_spectab shm;    /* the target's, once the shared memory is mapped */
 	uint64_t reported[3];      /* what cs__spec_report() has said so far */
+	uint64_t no_wait_until;    /* a finish gave up waiting: the others do not wait till then */
 };
 
 static struct cs_spec *state(struct cs_trace *t)
@@ -284,9 +285,16 @@ static bool print_sink(void *arg, const uint8_t *recs, uint64_t len)
  * stopped mid-record, by a debugger say, must not stop dtrace).
  */
 #define FINISH_WAIT_NS (200 * 1000000ull)
+/*
+ * After a finish gave up, the others of the next second do not wait: a
+ * process that keeps its speculations busy (or writes commit records of
+ * them into its buffers) cannot hold dtrace for 200 ms a record.
+ */
+#define NO_WAIT_NS (1000 * 1000000ull)
 
 static void finish(struct cs_trace *t, const struct udt_spectab *tab, uint32_t i, bool commit)
 {
+	struct cs_spec *sp = state(t);
 	uint64_t until = 0;
 
 	for (int spin = 0;; spin++) {
@@ -297,10 +305,13 @@ static void finish(struct cs_trace *t, const struct udt_spectab *tab, uint32_t i
 			return; /* finished by someone else (4: being finished) */
 		if (spin < 100)
 			continue;
+		uint64_t now = cs__now_ns();
 		if (!until)
-			until = cs__now_ns() + FINISH_WAIT_NS;
-		else if (cs__now_ns() > until)
+			until = now < sp->no_wait_until ? now : now + FINISH_WAIT_NS;
+		if (now >= until) {
+			sp->no_wait_until = now + NO_WAIT_NS;
 			break;
+		}
 		sched_yield();
 	}
 	if (commit) {
