@@ -11,7 +11,7 @@
 #   make demo           the README's main job
 #   make bench          benchmarks (ratios against the alternatives)
 #   make test-interop   real builds with our dtrace (memcached from Debian)
-#   make install        PREFIX=/usr/local DESTDIR=
+#   make install        PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR MANDIR)
 #   make format         clang-format the sources
 
 .DEFAULT_GOAL := all
@@ -69,13 +69,20 @@ golden-update: all
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# (docs/install.md: what goes where, and why the command finds the rest from where it is)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/udtrace $(DESTDIR)$(DATADIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/udtrace \
+		$(DESTDIR)$(DATADIR)/provider-support $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(BUILD)/bin/dtrace $(DESTDIR)$(BINDIR)/dtrace
+	install -m 0755 $(BUILD)/lib/$(RUNTIME_REALNAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(RUNTIME_REALNAME) $(DESTDIR)$(LIBDIR)/$(RUNTIME_SONAME)
+	rm -f $(DESTDIR)$(LIBDIR)/libudtrace.so $(DESTDIR)$(LIBDIR)/libudtrace.a
+	install -m 0644 $(BUILD)/lib/libudtrace.so $(BUILD)/lib/libudtrace.a \
+		$(BUILD)/lib/libudtrace-objs.a $(BUILD)/lib/libudtrace-needed.o $(DESTDIR)$(LIBDIR)/
+	$(call udtrace_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) >$(DESTDIR)$(LIBDIR)/pkgconfig/udtrace.pc
 	install -m 0644 sdk/include/udtrace/*.h $(DESTDIR)$(INCLUDEDIR)/udtrace/
-	if [ -d provider-support ]; then \
-		install -d $(DESTDIR)$(DATADIR)/provider-support && \
-		install -m 0644 provider-support/*.d $(DESTDIR)$(DATADIR)/provider-support/; fi
+	install -m 0644 provider-support/*.d $(DESTDIR)$(DATADIR)/provider-support/
+	install -m 0644 cmd/dtrace/dtrace.1 $(DESTDIR)$(MANDIR)/man1/dtrace.1
 
 clean:
 	rm -rf build

@@ -25,7 +25,7 @@ cd "$OUT" || exit 1
 	$CC -O2 -Wall -Wextra -I. -I"$TOP/sdk/include" -c "$TOP/bench/dynprov/fire.c" -o fire.o &&
 	"$DTRACE" -G -s "$TOP/bench/enabled/probes.d" -o probes.o fire.o &&
 	$CC -o fire fire.o probes.o -L"$BUILD/lib" -Wl,-rpath,"$BUILD/lib" \
-		-Wl,--no-as-needed -ludtrace || { echo "bench: cannot build bench/dynprov/fire.c"; exit 1; }
+		-ludtrace || { echo "bench: cannot build bench/dynprov/fire.c"; exit 1; }
 
 echo "== Dynamic probes: a probe declared at run time against one of a .d file"
 echo "   three 64-bit arguments; dtrace records them (trace(arg0..2), a 4 MB ring per thread)"

@@ -2,6 +2,8 @@
 # Compiler flags for every configuration. A configuration (release in build/,
 # sanitizers in build/asan/) never shares object files with another.
 
+UDTRACE_VERSION := 0.1
+
 CC      ?= cc
 CXX     ?= c++
 AR      ?= ar
@@ -43,4 +45,5 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(LIBDIR)/udtrace

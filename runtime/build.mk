@@ -13,6 +13,7 @@ RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
 		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
+RUNTIME_REALNAME := $(RUNTIME_SONAME).0.0
 # libffi places a dynamic probe's arguments for external tracers (runtime/dynprov.c).
 # It is not linked: the runtime opens it by its soname, found here, when a program
 # adds its first dynamic probe, so that no other process maps it.
@@ -34,29 +35,61 @@ $(BUILD)/obj-pic/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -fPIC $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/lib/$(RUNTIME_SONAME): $(RUNTIME_PIC_OBJS) runtime/libudtrace.map
+$(BUILD)/lib/$(RUNTIME_REALNAME): $(RUNTIME_PIC_OBJS) runtime/libudtrace.map
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -shared -Wl,-soname,$(RUNTIME_SONAME) -Wl,--version-script=runtime/libudtrace.map \
 		-Wl,-z,now -Wl,-z,relro -o $@ $(RUNTIME_PIC_OBJS) $(RUNTIME_LIBS)
 
-$(BUILD)/lib/libudtrace.so: $(BUILD)/lib/$(RUNTIME_SONAME)
-	$(Q)ln -sf $(RUNTIME_SONAME) $@
+$(BUILD)/lib/$(RUNTIME_SONAME): $(BUILD)/lib/$(RUNTIME_REALNAME)
+	$(Q)rm -f $@ && ln -s $(RUNTIME_REALNAME) $@
 
-$(BUILD)/lib/libudtrace.a: $(RUNTIME_PIC_OBJS)
+# `-ludtrace` as people write it (docs/install.md). The -G objects refer to
+# the runtime weakly, which neither keeps a library under --as-needed nor
+# pulls an archive's members, so libudtrace.so and libudtrace.a are linker
+# scripts (as libc.so is) that link libudtrace-needed.o, a strong reference,
+# ahead of the library itself: the shared one, or for static links the
+# archive of the whole runtime, one relocatable object (any reference pulls
+# all of it), with what it needs.
+$(BUILD)/lib/libudtrace-needed.o: runtime/needed.S
+	$(call msg,AS,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -c $< -o $@
+
+$(BUILD)/lib/libudtrace.so: $(BUILD)/lib/$(RUNTIME_SONAME) $(BUILD)/lib/libudtrace-needed.o
+	$(Q)rm -f $@ && printf '%s\n' '/* GNU ld script: the udtrace runtime, kept under --as-needed */' \
+		'INPUT(libudtrace-needed.o $(RUNTIME_SONAME))' >$@
+
+$(BUILD)/obj-pic/udtrace.o: $(RUNTIME_PIC_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -r -nostdlib -o $@ $^
+
+$(BUILD)/lib/libudtrace-objs.a: $(BUILD)/obj-pic/udtrace.o
 	$(call msg,AR,$@)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# The weak references of -G objects do not pull the library in under
-# --as-needed: link it with --no-as-needed (docs/format.md §3).
+RUNTIME_STATIC_LIBS := $(or $(shell $(PKG_CONFIG) --static --libs libunwind 2>/dev/null),-lunwind -llzma)
+$(BUILD)/lib/libudtrace.a: $(BUILD)/lib/libudtrace-objs.a $(BUILD)/lib/libudtrace-needed.o
+	$(Q)rm -f $@ && printf '%s\n' '/* GNU ld script: the udtrace runtime linked in (docs/install.md) */' \
+		'INPUT(libudtrace-needed.o)' \
+		'GROUP(libudtrace-objs.a $(strip $(RUNTIME_STATIC_LIBS)) -ldl -lpthread)' >$@
+
+# pkg-config: $(call udtrace_pc,PREFIX,LIBDIR,INCLUDEDIR) writes the file's lines;
+# an rpath unless the library is in a directory the dynamic linker searches.
+SYSTEM_LIBDIRS := /lib /usr/lib /lib64 /usr/lib64 /lib/$(MULTIARCH) /usr/lib/$(MULTIARCH)
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+udtrace_pc = printf '%s\n' 'prefix=$(1)' 'libdir=$(2)' 'includedir=$(3)' '' \
+	'Name: udtrace' 'Description: userland DTrace: the runtime and the probe headers' \
+	'Version: $(UDTRACE_VERSION)' 'Cflags: -I$${includedir}' \
+	'Libs: -L$${libdir} $(if $(filter $(2),$(SYSTEM_LIBDIRS)),,-Wl,-rpath,$${libdir} )-ludtrace' \
+	'Libs.private: $(strip $(RUNTIME_STATIC_LIBS)) -ldl -lpthread'
+
+# the build tree's, for building against it in place
 $(BUILD)/lib/pkgconfig/udtrace.pc: Makefile runtime/build.mk
 	@mkdir -p $(dir $@)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
-		'Name: udtrace' 'Description: userland DTrace runtime' 'Version: 0.1' \
-		'Cflags: -I$${includedir}' \
-		'Libs: -L$${libdir} -Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state' \
-		'Libs.private: $(RUNTIME_LIBS)' >$@
+	$(Q)$(call udtrace_pc,$(abspath $(BUILD)),$(abspath $(BUILD)/lib),$(abspath sdk/include)) >$@
 
-RUNTIME_TARGETS := $(BUILD)/lib/$(RUNTIME_SONAME) $(BUILD)/lib/libudtrace.so \
+RUNTIME_TARGETS := $(BUILD)/lib/$(RUNTIME_REALNAME) $(BUILD)/lib/$(RUNTIME_SONAME) \
+		   $(BUILD)/lib/libudtrace.so \
 		   $(BUILD)/lib/libudtrace.a $(BUILD)/lib/pkgconfig/udtrace.pc

@@ -81,6 +81,27 @@ gdb_usable() {
 	return 0
 }
 
+# semaphore PID EXE SYMBOL: the value of semaphore SYMBOL of EXE in running process PID
+semaphore() {
+	local addr base=0
+	addr=$(nm "$2" | awk -v s="$3" '$3 == s { print $1 }')
+	if readelf -h "$2" | grep -q 'DYN'; then
+		base=$(awk -v f="$(readlink -f "$2")" '$6 == f { split($1, a, "-"); print a[1]; exit }' \
+			"/proc/$1/maps")
+	fi
+	dd if="/proc/$1/mem" bs=1 skip=$((0x$addr + 0x$base)) count=2 2>/dev/null | od -An -tu2 |
+		tr -d ' '
+}
+
+# wait_enabled PID EXE SYMBOL: until a consumer has set the semaphore (10 s at most)
+wait_enabled() {
+	for _ in $(seq 200); do
+		[ "$(semaphore "$@")" = 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # drop_final_empty FILE: remove the empty line dtrace ends its output with
 # (as DTrace's does, before the aggregations), for checks of the last record.
 drop_final_empty() {

@@ -10,5 +10,6 @@ $(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)
 
 ALL_TARGETS += $(BUILD)/bin/dtrace $(RUNTIME_TARGETS)
 
-# the installed library directory, for a dtrace run from outside its build tree
-$(BUILD)/obj/cmd/dtrace/libdir.o: EXTRA_CFLAGS += -DUDT_LIBDIR='"$(DATADIR)/provider-support"'
+# the installed library directory, relative to the command (mk/paths.mk)
+$(BUILD)/obj/cmd/dtrace/libdir.o: $(UDT_PATHS_H)
+$(BUILD)/obj/cmd/dtrace/main.o: EXTRA_CFLAGS += -DUDTRACE_VERSION='"$(UDTRACE_VERSION)"'

@@ -5,13 +5,16 @@
  *
  * The directories, in order: each -L, then -x libdir, then the default one
  * (unless -x nolibs): provider-support/ of the source tree when dtrace runs
- * from its build directory, else the installed one (UDT_LIBDIR). A library is
+ * from its build directory, else the installed one, found from the
+ * executable's directory as `make install` laid them out (so that a staged
+ * or moved installation finds its own: docs/install.md). A library is
  * known by its file name; the first directory that has a name wins. Libraries
  * are parsed so that each comes after those it names in "#pragma D
  * depends_on library x.d", and otherwise in name order. A library declares;
  * a probe clause in one is an error.
  */
 #include "cmd/dtrace/dtrace.h"
+#include "udtrace_paths.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -21,10 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef UDT_LIBDIR
-#define UDT_LIBDIR "/usr/local/lib/udtrace/provider-support"
-#endif
 
 struct lib {
 	char *name;                /* "http.d" */
@@ -66,11 +65,12 @@ static bool is_dir(const char *path)
 }
 
 /*
- * provider-support/ of the source tree, when this dtrace is its build's
- * (build/bin/dtrace, build/asan/bin/dtrace): the nearest directory above
- * the executable's with a Makefile and a provider-support/.
+ * The default library directory: provider-support/ of the source tree, when
+ * this dtrace is its build's (build/bin/dtrace, build/asan/bin/dtrace: the
+ * nearest directory above the executable's with a Makefile and a
+ * provider-support/), else the installed one.
  */
-static char *tree_libdir(void)
+static char *default_libdir(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -78,22 +78,26 @@ static char *tree_libdir(void)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	for (int up = 0; up < 4; up++) {
+	*strrchr(exe, '/') = '\0';
+	char *installed = udt__xasprintf("%s/" UDT_BIN_TO_DATA "/provider-support", exe);
+	for (int up = 1; up < 4; up++) {
 		char *slash = strrchr(exe, '/');
 		if (!slash || slash == exe)
-			return NULL;
+			break;
 		*slash = '\0';
 		if (up < 2)
-			continue; /* (bin/, then the build directory itself) */
+			continue; /* (the build directory itself) */
 		char *dir = udt__xasprintf("%s/provider-support", exe);
 		char *mk = udt__xasprintf("%s/Makefile", exe);
 		bool ok = is_dir(dir) && !access(mk, R_OK);
 		free(mk);
-		if (ok)
+		if (ok) {
+			free(installed);
 			return dir;
+		}
 		free(dir);
 	}
-	return NULL;
+	return installed;
 }
 
 /* The names "#pragma D depends_on library NAME" lines give. */
@@ -197,9 +201,10 @@ void cmd_load_libraries(const struct cmd_opts *o, struct dl_program *p)
 	if (libdir)
 		add_dir(p, &ls, libdir, true);
 	if (!nolibs && !libdir) {
-		char *tree = tree_libdir();
-		add_dir(p, &ls, tree ? tree : UDT_LIBDIR, false);
-		free(tree);
+		char *dir = default_libdir();
+		if (dir)
+			add_dir(p, &ls, dir, false);
+		free(dir);
 	}
 	if (ls.cnt > 1)
 		qsort(ls.v, ls.cnt, sizeof(*ls.v), by_name);

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UDTRACE_VERSION "0.1"
 
 static void usage(FILE *f)
 {

@@ -11,11 +11,11 @@ $(HTTP_OUT)/http_provider.h: samples/http/http.d $(BUILD)/bin/dtrace
 ALL_TARGETS += $(HTTP_OUT)/http_provider.h
 
 # The instrumented server, built as an application's own Makefile would
-# build one (copy these three rules): compile against the generated header,
-# let dtrace -G check the object's probe sites and write the provider's
-# object, then link both with the runtime. The weak references of the -G
-# object do not pull libudtrace in under --as-needed, hence --no-as-needed
-# (docs/format.md §3); the rpath lets the build tree's server find it.
+# build one, the README's recipe (copy these three rules): compile against
+# the generated header, let dtrace -G check the object's probe sites and
+# write the provider's object, then link both. No library: dtrace -p loads
+# the runtime into the running server (docs/injection.md), dtrace -c
+# preloads it.
 $(HTTP_OUT)/httpd.o: samples/http/httpd.c samples/http/httpproto.h $(HTTP_OUT)/http_provider.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -pthread -I$(HTTP_OUT) \
@@ -25,10 +25,8 @@ $(HTTP_OUT)/httpd_provider.o: samples/http/http.d $(HTTP_OUT)/httpd.o $(BUILD)/b
 	$(call msg,DTRACE,$@)
 	$(Q)$(BUILD)/bin/dtrace -G -s samples/http/http.d -o $@ $(HTTP_OUT)/httpd.o
 
-$(HTTP_OUT)/httpd: $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o $(BUILD)/lib/libudtrace.so
+$(HTTP_OUT)/httpd: $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o
 	$(call msg,LD,$@)
-	$(Q)$(CC) -pthread -o $@ $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o \
-		-L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) \
-		-Wl,--push-state,--no-as-needed -ludtrace -Wl,--pop-state
+	$(Q)$(CC) -pthread -o $@ $(HTTP_OUT)/httpd.o $(HTTP_OUT)/httpd_provider.o
 
 ALL_TARGETS += $(HTTP_OUT)/httpd

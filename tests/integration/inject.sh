@@ -43,27 +43,6 @@ start() {
 	wait_for "$name.err" '^ready' || fail "$name: the target started" "$(cat "$name.err")"
 }
 
-# sem PID EXE SYMBOL: the value of a semaphore in the running process
-sem() {
-	local addr base=0
-	addr=$(nm "$2" | awk -v s="$3" '$3 == s { print $1 }')
-	if readelf -h "$2" | grep -q 'DYN'; then
-		base=$(awk -v f="$(readlink -f "$2")" '$6 == f { split($1, a, "-"); print a[1]; exit }' \
-			"/proc/$1/maps")
-	fi
-	dd if="/proc/$1/mem" bs=1 skip=$((0x$addr + 0x$base)) count=2 2>/dev/null | od -An -tu2 |
-		tr -d ' '
-}
-
-# wait_enabled PID EXE SYMBOL: until dtrace has set the semaphore (10 s at most)
-wait_enabled() {
-	for _ in $(seq 200); do
-		[ "$(sem "$@")" = 1 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # anon_exec PID: anonymous executable mappings (the injection's code page, if left)
 anon_exec() { awk '$2 ~ /x/ && NF == 5' "/proc/$1/maps" | wc -l; }
 

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
-RT=$BUILD/lib/libudtrace.so
+RT=$BUILD/lib/libudtrace.so.1
 cd "$WORK" || exit 1
 "$DTRACE" -h -s "$D/late.d" -o late.h &&
 	gcc -O2 -g -fPIC -Wall -Wextra -I. -I"$SDK_INCLUDE" -c "$D/late_lib.c" -o late_lib.o &&

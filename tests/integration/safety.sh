@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
-RT=$BUILD/lib/libudtrace.so
+RT=$BUILD/lib/libudtrace.so.1
 cd "$WORK" || exit 1
 build_rtprog
 

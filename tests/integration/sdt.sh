@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
-RT=$BUILD/lib/libudtrace.so
+RT=$BUILD/lib/libudtrace.so.1
 cd "$WORK" || exit 1
 FLAGS="-O2 -g -Wall -Wextra -Werror -pedantic -I$SDK_INCLUDE"
 # shellcheck disable=SC2086
@@ -17,7 +17,7 @@ gcc -std=c99 $FLAGS "$D/sdt_ip.c" -o sdt_ip &&
 	gcc $FLAGS -fPIC -shared -DSDT_LIB "$D/sdt_lib.c" -o libsdt.so &&
 	gcc $FLAGS "$D/sdt_lib.c" -L. -lsdt -Wl,-rpath,"$WORK" -o sdt_lib &&
 	gcc $FLAGS -DSDT_DLOPEN "$D/sdt_lib.c" -L"$BUILD/lib" -Wl,-rpath,"$BUILD/lib" \
-		-Wl,--no-as-needed -ludtrace -ldl -o sdt_dlopen ||
+		-ludtrace -ldl -o sdt_dlopen ||
 	{ fail "build the SDT programs"; finish; exit; }
 
 expect_eq "no -G object and no runtime needed to link and run" "$(./sdt_ip 3 2>/dev/null)" \

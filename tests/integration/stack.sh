@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
-RT=$BUILD/lib/libudtrace.so
+RT=$BUILD/lib/libudtrace.so.1
 cd "$WORK" || exit 1
 build_rtprog
 gcc -O2 -g -Wall -Wextra -o profprog "$D/profprog.c" -lpthread -ldl &&
