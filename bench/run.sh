@@ -7,8 +7,9 @@
 # a uprobe), bench/http.sh, the sample HTTP server's throughput with and
 # without tracing (6), bench/dynprov.sh, dynamic probes (7), bench/dlang.sh,
 # what D clauses cost at a probe (8), and bench/profile.sh, what profiling at
-# 997 Hz costs (9). Prints ratios; never fails on a number. Builds into
-# $BUILD/bench/.
+# 997 Hz costs (9), and bench/inject.sh, what loading the runtime into a
+# running process costs (12). Prints ratios; never fails on a number. Builds
+# into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -55,6 +56,10 @@ run_dynvar() {
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
 }
+# run_inject: what loading the runtime into a running process costs (bench/inject.sh)
+run_inject() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/inject.sh" || echo "bench: bench/inject.sh failed"
+}
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 
@@ -73,6 +78,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	run_dlang
 	echo
 	run_profile
+	echo
+	run_inject
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
@@ -87,6 +94,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_dlang
 	echo
 	run_profile
+	echo
+	run_inject
 	exit 0
 fi
 have_valgrind=1
@@ -349,3 +358,5 @@ echo
 run_dynvar
 echo
 run_profile
+echo
+run_inject
