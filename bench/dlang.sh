@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Benchmark 8, what D clauses cost at a probe: from one run, ns per event
 # of @[probename] = count(), of a clause whose predicate is false, of a
-# printf() of an integer and a 32-byte string, and of the plain record with
+# printf() of an integer and a 32-byte string, of the plain record with
 # a dtrace:::ERROR clause enabled (which must cost nothing on fires that do
-# not fault: ERROR runs in dtrace), against the plain
+# not fault: ERROR runs in dtrace), and of a clause that stores the
+# arguments into the members of a self-> struct variable and traces their
+# sum (no target: what a struct variable costs), against the plain
 # enabled probe (benchmark 3's udtrace row: trace() of three arguments and
 # the timestamp) and against a disabled site whose semaphore is set (its
 # probe enabled in another function only: the site calls the runtime, which
@@ -49,7 +51,7 @@ run "$DTRACE" -G -s "$SRC/probes.d" -o "$OUT/probes.o" "$OUT/dl.o"
 run "$CC" -O2 "$OUT/dl.o" "$OUT/probes.o" -o "$OUT/dl"
 
 # The variants: name, dl's mode, the D program ("" for none), the label.
-VARIANTS=(off semset plain count pred printf error)
+VARIANTS=(off semset plain count pred printf error struct)
 declare -A MODE PROG DESC
 MODE[off]=ev PROG[off]="" DESC[off]="probe disabled (no consumer)"
 MODE[semset]=ev PROG[semset]='dl*::other:ev { }'
@@ -64,6 +66,9 @@ MODE[printf]=msg PROG[printf]='dl*:::msg { printf("%d %s\n", arg0, copyinstr(arg
 DESC[printf]="printf() of an integer and a string"
 MODE[error]=ev PROG[error]="${PROG[plain]} ERROR { @errors = count(); }"
 DESC[error]="plain record, an ERROR clause enabled"
+MODE[struct]=ev PROG[struct]='struct pt { long x, y; }; self struct pt pt;
+dl*:::ev { self->pt.x = arg0; self->pt.y = arg1; trace(self->pt.x + self->pt.y); }'
+DESC[struct]="struct variable: 2 members stored, read"
 
 # measure V: one timed run of variant V, its ns filed
 measure() {
@@ -142,7 +147,7 @@ echo "== 8. D clauses: dl:::ev(long, long, long) or dl:::msg(long, char *), $N e
 echo "   tight loop after an untimed pass of as many, 1 thread"
 echo "   dtrace ${OPTS[*]} -n PROG -o /dev/null -c 'dl MODE $N 1', PROG:"
 for v in "${VARIANTS[@]}"; do
-	[ -n "${PROG[$v]}" ] && printf '     %-7s %s\n' "$v" "${PROG[$v]}"
+	[ -n "${PROG[$v]}" ] && printf '     %-7s %s\n' "$v" "$(echo "${PROG[$v]}" | tr '\n' ' ')"
 done
 echo "   ns: clock_gettime around the pass, per event; best 1/10: its fastest tenth; cpu ns:"
 echo "   the thread's CPU time; each the median of $ROUNDS interleaved runs. instr: callgrind's"
@@ -189,4 +194,7 @@ x=$(ratio error plain ir)
 printf 'ERROR enabled / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target: the same instructions): %s\n' \
 	"${CPU[error]}" "${CPU[plain]}" "$(ratio error plain cpu)" "${IR[error]}" "${IR[plain]}" "$x" \
 	"$(verdict "$x" '<=' 1)"
+printf 'struct variable / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (no target)\n' \
+	"${CPU[struct]}" "${CPU[plain]}" "$(ratio struct plain cpu)" "${IR[struct]}" "${IR[plain]}" \
+	"$(ratio struct plain ir)"
 exit 0

@@ -500,27 +500,26 @@ static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
 		return 0; /* (its keys are checked where it is assigned) */
 	/* the values it takes, in order: the keys, and the aggregation for %@ */
 	size_t n = 0, k = 0;
-	enum cs_pfvalue *kinds = udt__xcalloc(pf->nvals + 1, sizeof(*kinds));
-	const char **names = udt__xcalloc(pf->nvals + 1, sizeof(*names));
+	struct cs_pfval *vals = udt__xcalloc(pf->nvals + 1, sizeof(*vals));
 	for (size_t c = 0; c < pf->cnt && pf->v[c].conv; c++) {
 		const struct cs_pfconv *cv = &pf->v[c];
 		size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
 		for (size_t j = 0; j < take; j++, n++) {
+			/* (the keys' D types are not kept: a length's size is not checked) */
 			if (cv->agg && j + 1 == take) {
-				kinds[n] = CS_PFV_INT;
-				names[n] = "aggregation";
+				vals[n] = (struct cs_pfval){ .kind = CS_PFV_INT, .name = "aggregation" };
 			} else if (k < v->nkeys) {
-				kinds[n] = v->keys[k].is_str ? CS_PFV_STR : CS_PFV_INT;
-				names[n] = key_type_name(&v->keys[k]);
+				vals[n] = (struct cs_pfval){
+					.kind = v->keys[k].is_str ? CS_PFV_STR : CS_PFV_INT,
+					.name = key_type_name(&v->keys[k]) };
 				k++;
 			} else {
 				break;
 			}
 		}
 	}
-	int err = cs_printf_check("printa", pf, kinds, names, n, &msg);
-	free(kinds);
-	free(names);
+	int err = cs_printf_check("printa", pf, vals, n, &msg);
+	free(vals);
 	if (err) {
 		*ret_err = cs__at_err(call, msg);
 		return -1;

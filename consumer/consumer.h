@@ -39,6 +39,7 @@ struct cs_opts {
 	uint32_t aggsortpos;       /* the aggregation of a printa() of several sorted by first */
 	bool defaultargs;          /* unset macro arguments are 0 and "", unused ones allowed */
 	bool empty;                /* an empty program is not an error */
+	bool errtags;              /* compile errors start with DTrace's tag ("[D_SYNTAX] ") */
 	uint32_t nspec;            /* speculative buffers (nspec) */
 	uint64_t specsize;         /* bytes of each (specsize) */
 	uint64_t cleanrate_ns;     /* how often busy speculations are finished and deleted

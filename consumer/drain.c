@@ -156,6 +156,12 @@ static void print_printf(struct cs_trace *t, FILE *out, const struct cs_ecb *e, 
 
 	for (size_t i = 0; i < n && k + 1 + i < e->act_cnt; i++) {
 		const struct cs_action *a = &e->acts[k + 1 + i];
+		if (a->kind == CS_ACT_USTACK) {
+			/* %k: the stack's text, as ustack() prints it */
+			bufs[i] = cs__stack_key_text(t, a, data);
+			args[i] = (struct cs_pfarg){ .s = bufs[i] };
+			continue;
+		}
 		if (a->kind == CS_ACT_TRACE_STR)
 			bufs[i] = udt__xmalloc(a->size + 1);
 		args[i] = action_value(a, hdr, data, bufs[i], a->size + 1);
@@ -270,6 +276,10 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 
 		if (a->pf_value)
 			continue; /* printed by its printf() */
+		if (a->is_print) {
+			cs__print_action(t, a, data);
+			continue;
+		}
 		if (a->kind == CS_ACT_PRINTF) {
 			print_printf(t, t->out, e, k, hdr, data);
 			continue;
@@ -609,6 +619,13 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 			} else if (a->kind == CS_ACT_TRACE_STR) {
 				/* a string: a D string here, or of dtrace's own memory */
 				fault = cs__vars_str(a, &vm, data + a->off);
+				if (!fault)
+					continue;
+			} else if (a->kind == CS_ACT_TRACEMEM && a->is_print) {
+				/* print() of a variable's bytes, here in dtrace's memory */
+				uint64_t bad;
+				fault = udt_difo_run((const void *)a->difo.bytes, &vm, &v) ||
+					(mem && udt__vm_mem_in(mem, v, data + a->off, a->size, &bad));
 				if (!fault)
 					continue;
 			} else if (a->kind == CS_ACT_TRACE_CONST || a->kind == CS_ACT_PRINTF ||

@@ -47,7 +47,7 @@ static const char *name_of(const char *desc)
 /* -- Compiling clauses ------------------------------------------------------------------- */
 
 /* Our own compiler's output must pass the runtime's verifier: check it here too. */
-static int check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err)
+int cs__check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err)
 {
 	uint32_t insn = 0;
 
@@ -69,7 +69,7 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 		return r < 0 ? -1 : 0;
 	if ((a->narrow ? dl_compile_narrow : dl_compile)(t->prog, x, ctx, &a->difo, ret_err))
 		return -1;
-	if (check_difo(&a->difo, at, ret_err)) {
+	if (cs__check_difo(&a->difo, at, ret_err)) {
 		dl_difo_free(&a->difo);
 		return -1;
 	}
@@ -136,23 +136,28 @@ int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 	return 0;
 }
 
-/* What printf() takes a compiled value for, and how a message names its type. */
-static enum cs_pfvalue pf_value(struct cs_trace *t, const struct cs_action *a, const char **name)
+/* What printf() takes a compiled value for. */
+static struct cs_pfval pf_value(struct cs_trace *t, const struct cs_action *a)
 {
 	const struct dl_difo *d = &a->difo;
-	struct dl_qtype r = dl_type_resolve(d->type);
+	struct dl_qtype r = d->type.t ? dl_type_resolve(d->type) : d->type;
+	bool str = d->is_string || a->kind == CS_ACT_TRACE_STR;
+	struct cs_pfval v = { .name = str ? "string" : r.t ? dl_type_cdecl(t->prog, d->type, NULL)
+						       : "?", .type = d->type };
 
-	*name = d->is_string || a->kind == CS_ACT_TRACE_STR ? "string"
-							    : dl_type_cdecl(t->prog, d->type, NULL);
-	if (d->is_string || a->kind == CS_ACT_TRACE_STR)
-		return CS_PFV_STR;
-	if (r.t && (r.t->kind == DL_PTR || r.t->kind == DL_ARRAY))
-		return CS_PFV_PTR;
-	if (dl_type_argclass(d->type) == DL_ARG_INT)
-		return CS_PFV_INT;
-	if (a->is_float)
-		return CS_PFV_FLOAT;
-	return CS_PFV_OTHER;
+	if (a->kind == CS_ACT_USTACK)
+		v = (struct cs_pfval){ .kind = CS_PFV_STACK, .name = "stack" };
+	else if (str)
+		v.kind = CS_PFV_STR;
+	else if (r.t && (r.t->kind == DL_PTR || r.t->kind == DL_ARRAY))
+		v.kind = CS_PFV_PTR;
+	else if (dl_type_argclass(d->type) == DL_ARG_INT)
+		v.kind = CS_PFV_INT;
+	else if (a->is_float)
+		v.kind = CS_PFV_FLOAT;
+	else
+		v.kind = CS_PFV_OTHER;
+	return v;
 }
 
 char *cs__at_err(const struct dl_node *n, char *msg)
@@ -205,18 +210,18 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 	pa.pf_nvals = nv;
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, pa);
 	first = e->act_cnt;
-	enum cs_pfvalue *kinds = udt__xcalloc(nv + 1, sizeof(*kinds));
-	const char **names = udt__xcalloc(nv + 1, sizeof(*names));
+	struct cs_pfval *vals = udt__xcalloc(nv + 1, sizeof(*vals));
 	int err = 0;
 	for (size_t i = 0; i < nv && !err; i++) {
-		struct cs_action a = { .pf_value = true };
+		struct cs_action a = { 0 };
 		err = cs__compile_value(t, e, call->args[i + 1], call, ctx, &a, ret_err);
 		if (!err) {
-			kinds[i] = pf_value(t, &a, &names[i]);
+			a.pf_value = true; /* (after: ustack() makes its action anew) */
+			vals[i] = pf_value(t, &a);
 			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 		}
 	}
-	if (!err && cs_printf_check(fn, e->acts[first - 1].pf, kinds, names, nv, &msg)) {
+	if (!err && cs_printf_check(fn, e->acts[first - 1].pf, vals, nv, &msg)) {
 		size_t k = 0, fl = strlen(fn);
 		/* the argument the message is about ("fn( ) argument #k"), for its location */
 		if (!strncmp(msg, fn, fl) && !strncmp(msg + fl, "( ) argument #", 14))
@@ -227,8 +232,7 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 			*ret_err = cs__at_err(call, msg);
 		err = -1;
 	}
-	free(kinds);
-	free(names);
+	free(vals);
 	return err;
 }
 
@@ -240,6 +244,8 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 
 	if (!strcmp(fn, "printf"))
 		return cs__compile_printf(t, e, call, ctx, fn, CS_ACT_PRINTF, ret_err);
+	if (cs__print_is(fn))
+		return cs__print_compile(t, e, call, ctx, ret_err);
 	if (cs__act_is_more(fn))
 		return cs__act_compile(t, e, call, ctx, ret_err);
 	if (cs__agg_is_op(fn))
@@ -269,7 +275,7 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	if (!strcmp(fn, "exit")) {
 		if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
 			return -1;
-		if (check_difo(&a.difo, call, ret_err)) {
+		if (cs__check_difo(&a.difo, call, ret_err)) {
 			dl_difo_free(&a.difo);
 			return -1;
 		}
@@ -326,7 +332,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
-		if (check_difo(&e.pred, cl->predicate, ret_err)) {
+		if (cs__check_difo(&e.pred, cl->predicate, ret_err)) {
 			dl_difo_free(&e.pred);
 			return -1;
 		}
@@ -360,7 +366,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		if (s->kind == DL_S_EXPR && dl_node_is_effect(s->expr)) {
 			struct cs_action a = { .kind = CS_ACT_STMT };
 			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
-			    check_difo(&a.difo, s->expr, ret_err)) {
+			    cs__check_difo(&a.difo, s->expr, ret_err)) {
 				dl_difo_free(&a.difo);
 				cs__ecb_free(&e);
 				return -1;
@@ -414,6 +420,7 @@ static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *
 				    ? t->execname
 				    : "dtrace",
 		.probe = pr->dprobe,
+		.id = pr->id,
 		.pid = t->proc && pr->prof_kind != UDT_PROF_TICK ? (int)t->proc->pid : (int)getpid(),
 		.strsize = t->o.strsize,
 	};

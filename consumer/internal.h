@@ -57,6 +57,8 @@ struct cs_action {
 	bool from_hdr;             /* trace(timestamp): the record header's, not recorded again */
 	bool is_float;             /* the bits of a float (size 4) or a double (size 8) */
 	bool narrow;               /* (given) compile the value narrowed to its type: a key */
+	bool is_print;             /* print(): printed by its type, print_type (print.c) */
+	struct dl_qtype print_type;
 	uint8_t sym;               /* enum cs_addrfmt: an address (or a stack) to name when printed */
 	uint32_t nframes;          /* CS_ACT_USTACK */
 	const char *cstr;
@@ -210,13 +212,16 @@ void cs__spec_free(struct cs_trace *t);
 /* printf.c: a printf() format, parsed and checked when the script compiles */
 enum cs_pfclass {
 	CS_PF_SINT,                /* d i */
-	CS_PF_UINT,                /* o u x X p: integers and pointers */
-	CS_PF_CHAR,                /* c */
+	CS_PF_UINT,                /* o u x X: integers (and pointers) */
+	CS_PF_ADDR,                /* p a A: pointers and integers */
+	CS_PF_CHAR,                /* c C: an integer of 4 bytes at most */
 	CS_PF_STR,                 /* s S */
-	CS_PF_TIME,                /* Y */
+	CS_PF_TIME,                /* T Y: an 8-byte integer */
 	CS_PF_WIDTH,               /* a '*' width or precision */
 	CS_PF_FLOAT,               /* e E f g G */
 	CS_PF_LDOUBLE,             /* Le LE Lf Lg LG: no D value is a long double here */
+	CS_PF_TYPED,               /* hd lu llx lc...: an integer of the length's size and sign */
+	CS_PF_STACK,               /* k: ustack() */
 };
 
 #define CS_PF_STAR (-2)            /* width or precision given by a value */
@@ -227,8 +232,7 @@ struct cs_pfconv {
 	enum cs_pfclass cls;
 	char flags[8];
 	int width, prec;           /* -1 none, CS_PF_STAR */
-	char len[3];               /* hh h l ll j z t, or "" */
-	char spec[40];             /* as written, for messages ("%-8d") */
+	char name[8];              /* DTrace's: the length letters and conv ("lld", "d") */
 	bool agg;                  /* printa's %@: the aggregation's value */
 };
 
@@ -240,7 +244,14 @@ struct cs_printf {
 };
 
 /* What an argument of printf() is. */
-enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER, CS_PFV_FLOAT };
+enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER, CS_PFV_FLOAT, CS_PFV_STACK };
+
+/* An argument of printf(): its kind, its type's name (messages), its D type (t NULL: unknown). */
+struct cs_pfval {
+	enum cs_pfvalue kind;
+	const char *name;
+	struct dl_qtype type;
+};
 
 /* A value for printing: an integer of size bytes, or a string. */
 struct cs_pfarg {
@@ -255,9 +266,9 @@ struct cs_pfarg {
 
 /* 0, or -1 with DTrace's message (no location) in *ret_err. */
 int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
-/* Check the arguments' kinds (names: their types, for messages) against the format of fn(). */
-int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfvalue *vals,
-		    const char *const *names, size_t nvals, char **ret_err);
+/* Check the arguments against the format of fn(), as DTrace checks them. */
+int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_pfval *vals,
+		    size_t nvals, char **ret_err);
 /* syms: what names the addresses of %a and %A (NULL: printed as 0x...) */
 struct cs_syms;
 void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
@@ -551,6 +562,20 @@ int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 void cs__place(struct cs_action *a, uint32_t *size);
 /* "file:line:col: error: msg" at node n (msg is freed). */
 char *cs__at_err(const struct dl_node *n, char *msg);
+/* Our compiler's DIFO d passes the runtime's verifier: 0, or -1 with an internal error at at. */
+int cs__check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err);
+
+/* -- print() (print.c) ------------------------------------------------------------------- */
+
+bool cs__print_is(const char *fn);
+/* print(expr): a value action of e (an object's bytes, or a trace()d value) printed by type. */
+int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		      const struct dl_probe_ctx *ctx, char **ret_err);
+/* print() action a of a record (data), to t->out. */
+void cs__print_action(struct cs_trace *t, const struct cs_action *a, const uint8_t *data);
+/* size bytes of an object of type, as illumos's print() shows them. */
+void cs__print_typed(struct cs_trace *t, FILE *out, struct dl_qtype type, const uint8_t *bytes,
+		     uint64_t size);
 void cs__detach(struct cs_trace *t);
 void cs__heartbeat(struct cs_trace *t);
 

@@ -183,7 +183,7 @@ static const char *const accepted[] = {
 	"core", "ctypes", "dtypes", "debug", "droptags", "iregs", "tregs", "kdefs", "knodefs",
 	"udefs", "unodefs", "late", "lazyload", "ldpath", "linkmode", "linktype", "pgmax", "pspec",
 	"strip", "syslibdir", "tree", "verbose", "amin", "statusrate", "jstackframes",
-	"jstackstrsize", "stackframes", "errtags",
+	"jstackstrsize", "stackframes",
 	"cpp", "define", "undef", "incdir", "cpphdrs", "cpppath", "stdc", "setenv", "unsetenv",
 	"libdir", "nolibs",
 };
@@ -284,6 +284,8 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		o->defaultargs = true;
 	} else if (!strcmp(name, "empty")) {
 		o->empty = true;
+	} else if (!strcmp(name, "errtags")) {
+		o->errtags = true;
 	} else if (!strcmp(name, "nspec")) {
 		if (cs_parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
 			return BAD_VALUE;

@@ -23,71 +23,77 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
-static const char *class_proto(enum cs_pfclass c)
+/*
+ * The conversions DTrace accepts (its dt_printf.c dictionary), by name: the
+ * length letters (h l ll L w) and the conversion character. What each
+ * takes, and the prototype its messages name; a conversion with a length
+ * takes only an integer of that size and sign (type, checked when the
+ * argument's D type is known), as DTrace's compare C types, and prints it
+ * at its own size: the length is a check, not a cast.
+ */
+static const struct conv {
+	const char *name;
+	enum cs_pfclass cls;
+	const char *proto;
+	uint8_t size;             /* CS_PF_TYPED: the integer's bytes */
+	int8_t sign;              /* and its sign: 1 signed, 0 unsigned, -1 either */
+} convs[] = {
+	{ "a", CS_PF_ADDR, "pointer or integer", 0, 0 },
+	{ "A", CS_PF_ADDR, "pointer or integer (with -p/-c) or _usymaddr (without -p/-c)", 0, 0 },
+	{ "c", CS_PF_CHAR, "char, short, or int", 0, 0 },
+	{ "C", CS_PF_CHAR, "char, short, or int", 0, 0 },
+	{ "d", CS_PF_SINT, "char, short, int, long, or long long", 0, 0 },
+	{ "i", CS_PF_SINT, "char, short, int, long, or long long", 0, 0 },
+	{ "k", CS_PF_STACK, "stack", 0, 0 },
+	{ "e", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "E", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "f", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "g", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "G", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "hd", CS_PF_TYPED, "short", 2, 1 },
+	{ "hi", CS_PF_TYPED, "short", 2, 1 },
+	{ "ho", CS_PF_TYPED, "unsigned short", 2, 0 },
+	{ "hu", CS_PF_TYPED, "unsigned short", 2, 0 },
+	{ "hx", CS_PF_TYPED, "short", 2, -1 },
+	{ "hX", CS_PF_TYPED, "short", 2, -1 },
+	{ "lc", CS_PF_TYPED, "int", 4, 1 },
+	{ "ld", CS_PF_TYPED, "long", 8, 1 },
+	{ "li", CS_PF_TYPED, "long", 8, 1 },
+	{ "lo", CS_PF_TYPED, "unsigned long", 8, 0 },
+	{ "lu", CS_PF_TYPED, "unsigned long", 8, 0 },
+	{ "lx", CS_PF_TYPED, "long", 8, -1 },
+	{ "lX", CS_PF_TYPED, "long", 8, -1 },
+	{ "lld", CS_PF_TYPED, "long long", 8, 1 },
+	{ "lli", CS_PF_TYPED, "long long", 8, 1 },
+	{ "llo", CS_PF_TYPED, "unsigned long long", 8, 0 },
+	{ "llu", CS_PF_TYPED, "unsigned long long", 8, 0 },
+	{ "llx", CS_PF_TYPED, "long long", 8, -1 },
+	{ "llX", CS_PF_TYPED, "long long", 8, -1 },
+	{ "Le", CS_PF_LDOUBLE, "long double", 0, 0 },
+	{ "LE", CS_PF_LDOUBLE, "long double", 0, 0 },
+	{ "Lf", CS_PF_LDOUBLE, "long double", 0, 0 },
+	{ "Lg", CS_PF_LDOUBLE, "long double", 0, 0 },
+	{ "LG", CS_PF_LDOUBLE, "long double", 0, 0 },
+	{ "o", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "p", CS_PF_ADDR, "pointer or integer", 0, 0 },
+	{ "s", CS_PF_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "S", CS_PF_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "T", CS_PF_TIME, "int64_t", 0, 0 },
+	{ "u", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "wc", CS_PF_TYPED, "int", 4, 1 },
+	{ "x", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "X", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "Y", CS_PF_TIME, "int64_t", 0, 0 },
+};
+
+static const struct conv *conv_named(const char *name)
 {
-	switch (c) {
-	case CS_PF_SINT:
-		return "char, short, int, long, or long long";
-	case CS_PF_UINT:
-		return "char, short, int, long, long long, or pointer";
-	case CS_PF_CHAR:
-		return "char, short, or int";
-	case CS_PF_STR:
-		return "char [] or string";
-	case CS_PF_TIME:
-		return "int64_t, uint64_t, int, or long";
-	case CS_PF_WIDTH:
-		return "int";
-	case CS_PF_FLOAT:
-		return "float, double, or long double";
-	case CS_PF_LDOUBLE:
-		return "long double";
-	}
-	return "?";
-}
-
-/* The class of conversion character c with length len; false if undefined. */
-static bool conv_class(char c, const char *len, enum cs_pfclass *ret)
-{
-	bool ld = !strcmp(len, "L");
-
-	if (strchr("eEfgG", c)) {
-		/* DTrace's %e... take a float, a double or a long double; %Le... a long double */
-		*ret = ld ? CS_PF_LDOUBLE : CS_PF_FLOAT;
-		return ld || !*len;
-	}
-	if (ld)
-		return false;
-	switch (c) {
-	case 'd':
-	case 'i':
-		*ret = CS_PF_SINT;
-		return true;
-	case 'o':
-	case 'u':
-	case 'x':
-	case 'X':
-	case 'p':
-		*ret = CS_PF_UINT;
-		return true;
-	case 'a':
-	case 'A':
-		*ret = CS_PF_UINT;
-		return !*len;
-	case 'c':
-		*ret = CS_PF_CHAR;
-		return !*len || !strcmp(len, "l");
-	case 's':
-	case 'S':
-		*ret = CS_PF_STR;
-		return !*len;
-	case 'Y':
-		*ret = CS_PF_TIME;
-		return !*len;
-	default:
-		return false;
-	}
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(convs); i++)
+		if (!strcmp(convs[i].name, name))
+			return &convs[i];
+	return NULL;
 }
 
 void cs_printf_free(struct cs_printf *f)
@@ -196,14 +202,18 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 			break;
 		}
 		size_t n = f.cnt + 1; /* this conversion's number */
-		const char *start = p++;
+		p++;
 		if (parse_flags(&p, n, &c, ret_err)) {
 			free(c.prefix);
 			goto fail;
 		}
+		/* DTrace's name: the length letters, then the conversion character */
 		size_t nl = 0;
-		while (*p && strchr("hljztL", *p) && nl + 1 < sizeof(c.len))
-			c.len[nl++] = *p++;
+		while (*p && strchr("hlLw", *p)) {
+			if (nl + 2 < sizeof(c.name))
+				c.name[nl++] = *p;
+			p++;
+		}
 		if (!*p) {
 			free(c.prefix);
 			*ret_err = udt__xasprintf("format conversion #%zu name expected before end "
@@ -211,15 +221,15 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 			goto fail;
 		}
 		c.conv = *p++;
-		snprintf(c.spec, sizeof(c.spec), "%.*s", (int)(p - start), start);
-		if ((strcmp(c.len, "") && strcmp(c.len, "h") && strcmp(c.len, "hh") &&
-		     strcmp(c.len, "l") && strcmp(c.len, "ll") && strcmp(c.len, "j") &&
-		     strcmp(c.len, "z") && strcmp(c.len, "t") && strcmp(c.len, "L")) ||
-		    !conv_class(c.conv, c.len, &c.cls)) {
-			*ret_err = udt__xasprintf("format conversion #%zu is undefined: %s", n, c.spec);
+		c.name[nl] = c.conv;
+		const struct conv *cv = conv_named(c.name);
+		if (!cv) {
+			*ret_err = udt__xasprintf("format conversion #%zu is undefined: %%%s", n,
+						  c.name);
 			free(c.prefix);
 			goto fail;
 		}
+		c.cls = cv->cls;
 		f.nvals += 1 + (c.width == CS_PF_STAR) + (c.prec == CS_PF_STAR);
 		f.names_addrs |= c.conv == 'a' || c.conv == 'A';
 		UDT__PUSH(f.v, f.cnt, cap, c);
@@ -231,29 +241,47 @@ fail:
 	return -1;
 }
 
-/* Can a value of class vc (what the argument is) go to a conversion of class want? */
-static bool compatible(enum cs_pfclass want, enum cs_pfvalue vc)
+/* May value v (what the argument is) go to conversion cv (the '*' before it: star)? */
+static bool compatible(const struct conv *cv, bool star, const struct cs_pfval *v)
 {
-	switch (want) {
+	struct dl_qtype t = v->type.t ? dl_type_resolve(v->type) : v->type;
+
+	if (star)
+		return v->kind == CS_PFV_INT;
+	switch (cv->cls) {
 	case CS_PF_SINT:
-	case CS_PF_CHAR:
-	case CS_PF_TIME:
-	case CS_PF_WIDTH:
-		return vc == CS_PFV_INT;
 	case CS_PF_UINT:
-		return vc == CS_PFV_INT || vc == CS_PFV_PTR;
+		/* (udtrace's %u %o %x also take a pointer, which DTrace asks %p for) */
+		return v->kind == CS_PFV_INT || (cv->cls == CS_PF_UINT && v->kind == CS_PFV_PTR);
+	case CS_PF_CHAR:
+		return v->kind == CS_PFV_INT && (!t.t || t.t->size <= 4);
+	case CS_PF_TIME:
+		return v->kind == CS_PFV_INT && (!t.t || t.t->size == 8);
+	case CS_PF_ADDR:
+		return v->kind == CS_PFV_INT || v->kind == CS_PFV_PTR;
 	case CS_PF_STR:
-		return vc == CS_PFV_STR;
+		return v->kind == CS_PFV_STR;
 	case CS_PF_FLOAT:
-		return vc == CS_PFV_FLOAT;
+		return v->kind == CS_PFV_FLOAT;
+	case CS_PF_TYPED:
+		/* an integer of the size and sign (an enum is an int); an untyped key any */
+		if (v->kind != CS_PFV_INT)
+			return false;
+		if (!t.t)
+			return true;
+		return t.t->size == cv->size &&
+		       (cv->sign < 0 || (t.t->kind == DL_ENUM || t.t->is_signed) == cv->sign);
+	case CS_PF_STACK:
+		return v->kind == CS_PFV_STACK;
 	case CS_PF_LDOUBLE:
+	case CS_PF_WIDTH:
 		return false;
 	}
 	return false;
 }
 
-int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfvalue *vals,
-		    const char *const *names, size_t nvals, char **ret_err)
+int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_pfval *vals,
+		    size_t nvals, char **ret_err)
 {
 	size_t k = 0;
 
@@ -263,36 +291,48 @@ int cs_printf_check(const char *fn, const struct cs_printf *f, const enum cs_pfv
 	}
 	for (size_t i = 0; i < f->cnt; i++) {
 		const struct cs_pfconv *c = &f->v[i];
-		enum cs_pfclass want[3];
-		size_t nw = 0;
+		const struct conv *cv;
+		const char *dyn[2];
+		size_t ndyn = 0;
 
 		if (!c->conv)
 			break;
+		cv = conv_named(c->name);
 		if (c->agg && strcmp(fn, "printa")) {
 			*ret_err = udt__xasprintf("%%@ conversion requires an aggregation and is not "
 						  "for use with %s( )", fn);
 			return -1;
 		}
-		if (c->width == CS_PF_STAR)
-			want[nw++] = CS_PF_WIDTH;
+		/* DTrace's order: the precision's '*', then the width's, then the value */
 		if (c->prec == CS_PF_STAR)
-			want[nw++] = CS_PF_WIDTH;
-		want[nw++] = c->cls;
-		for (size_t w = 0; w < nw; w++, k++) {
-			bool star = w + 1 < nw;
+			dyn[ndyn++] = ".*";
+		if (c->width == CS_PF_STAR)
+			dyn[ndyn++] = "*";
+		for (size_t w = 0; w <= ndyn; w++, k++) {
+			bool star = w < ndyn;
 			if (k >= nvals) {
 				*ret_err = udt__xasprintf("%s( ) prototype mismatch: conversion #%zu "
-							  "(%s) is missing a corresponding %s argument",
-							  fn, i + 1, c->spec, star ? "\"*\"" : "value");
+							  "(%%%s) is missing a corresponding %s%s%s "
+							  "argument", fn, i + 1, c->name,
+							  star ? "\"" : "", star ? dyn[w] : "value",
+							  star ? "\"" : "");
 				return -1;
 			}
-			if (!compatible(want[w], vals[k])) {
+			if (compatible(cv, star, &vals[k]))
+				continue;
+			if (star)
 				*ret_err = udt__xasprintf(
 					"%s( ) argument #%zu is incompatible with conversion #%zu "
-					"prototype:\n\tconversion: %s\n\t prototype: %s\n\t  argument: %s",
-					fn, k + 2, i + 1, c->spec, class_proto(want[w]), names[k]);
-				return -1;
-			}
+					"prototype:\n\tconversion: %% %s %s\n\t prototype: int\n"
+					"\t  argument: %s", fn, k + 2, i + 1, dyn[w], c->name,
+					vals[k].name);
+			else
+				*ret_err = udt__xasprintf(
+					"%s( ) argument #%zu is incompatible with conversion #%zu "
+					"prototype:\n\tconversion: %%%s\n\t prototype: %s\n"
+					"\t  argument: %s", fn, k + 2, i + 1, c->name, cv->proto,
+					vals[k].name);
+			return -1;
 		}
 	}
 	if (k < nvals) {
@@ -313,18 +353,6 @@ static uint64_t resize(uint64_t v, unsigned bits, bool sign)
 	if (sign && (v >> (bits - 1)))
 		v |= ~m;
 	return v;
-}
-
-/* The width in bits an integer conversion formats at: its length, else the value's size. */
-static unsigned int_bits(const struct cs_pfconv *c, unsigned size)
-{
-	if (!strcmp(c->len, "hh"))
-		return 8;
-	if (!strcmp(c->len, "h"))
-		return 16;
-	if (*c->len)
-		return 64;
-	return size * 8;
 }
 
 /* A '*' width or precision: the value, signed at its size, clamped to an int's range. */
@@ -389,6 +417,7 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 
 		switch (c->conv) {
 		case 's':
+		case 'k':
 			str = a->s ? a->s : "";
 			snprintf(tail, room, "s");
 			break;
@@ -398,14 +427,25 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			snprintf(tail, room, "s");
 			break;
 		case 'c':
-			snprintf(tail, room, "c");
+			/* %lc and %wc: a wide character, as the locale writes it */
+			snprintf(tail, room, c->name[0] == 'c' ? "c" : "lc");
 			break;
+		case 'C': {
+			char ch[2] = { (char)a->v, '\0' };
+			escape(&sb, ch);
+			str = udt__sb_str(&sb);
+			snprintf(tail, room, "s");
+			break;
+		}
+		case 'T':
 		case 'Y': {
+			/* %Y as mdb's "2026 Nov 22 05:54:05"; %T RFC 822's, with DTrace's %G year */
 			time_t secs = (time_t)(a->v / 1000000000u);
 			struct tm tm;
 			char buf[64] = "";
 			if (localtime_r(&secs, &tm))
-				strftime(buf, sizeof(buf), "%Y %b %e %T", &tm);
+				strftime(buf, sizeof(buf), c->conv == 'Y' ? "%Y %b %e %T"
+								       : "%a, %d %b %G %T %Z", &tm);
 			udt__sb_puts(&sb, buf);
 			str = udt__sb_str(&sb);
 			snprintf(tail, room, "s");
@@ -448,11 +488,11 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			}
 		}
 		if (c->conv == 'c') {
-			v = (unsigned char)a->v;
+			v = c->name[0] == 'c' ? (unsigned char)a->v : (uint32_t)a->v;
 		} else if (!str) {
 			/* (DTrace's %d and %i of an unsigned type are %u) */
 			bool sign = (c->conv == 'd' || c->conv == 'i') && !a->is_unsigned;
-			v = resize(a->v, c->conv == 'p' ? 64 : int_bits(c, a->size), sign);
+			v = resize(a->v, c->conv == 'p' ? 64 : a->size * 8, sign);
 		} else {
 			v = 0;
 		}
@@ -475,6 +515,8 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			PF_ONE(str);
 		else if (c->cls == CS_PF_FLOAT)
 			PF_ONE(d);
+		else if (c->conv == 'c' && c->name[0] != 'c')
+			PF_ONE((wint_t)v);
 		else if (c->conv == 'c')
 			PF_ONE((int)v);
 		else

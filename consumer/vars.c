@@ -57,9 +57,9 @@ int cs__vars_open(struct cs_trace *t, char **ret_err)
 	cv->v = (struct udt_vars){
 		.size = sizeof(cv->v),
 		.strsize = (uint32_t)t->o.strsize,
-		.ntstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_THREAD),
-		.nlstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_LOCAL),
-		.ngstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_GLOBAL),
+		.ntstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_THREAD, t->o.strsize),
+		.nlstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_LOCAL, t->o.strsize),
+		.ngstrs = (uint32_t)dl_program_strvar_count(t->prog, DL_VAR_GLOBAL, t->o.strsize),
 		.scratchsize = t->o.scratchsize,
 		.chunk_sz = (uint32_t)dl_program_dyn_chunk(t->prog, t->o.strsize),
 	};

@@ -32,7 +32,7 @@ struct val {
 	const char *cstr;         /* a constant string */
 	int reg;                  /* register with the value, when not constant */
 	bool is_addr;             /* reg holds the address of the object (a struct, union or
-				     array in the traced process), not its value */
+				     array in the traced process, or a D variable's), not its value */
 	bool strref;              /* reg holds the address of a string in the process, for the
 				     action to copy (copyinstr), at most str_max bytes (0: strsize) */
 	uint64_t str_max;
@@ -119,7 +119,17 @@ bool same_type(struct dl_qtype a, struct dl_qtype b);
 bool is_reserved(struct cg *g, const char *id);
 struct val gen_binary(struct cg *g, const struct dl_node *n, int r);
 
+/* A float or a double (a long double is not loaded: no register holds it)? */
+bool dl_cg_is_float(struct dl_qtype t);
+/* x op e of compound assignment n (x op= e), a binary node. */
+struct dl_node dl_cg_compound_op(const struct dl_node *n);
+/* lhs op= rhs, and lhs++ (post) or ++lhs, of a member, an element or *p: the value, in r. */
+struct val dl_cg_assign_lval(struct cg *g, const struct dl_node *n, int r);
+struct val dl_cg_incdec_lval(struct cg *g, const struct dl_node *n, int r, bool post);
+
 /* compile_str.c */
+/* The subroutine's call (enum udt_call), its arguments in r..r+argc-1: the result in r. */
+void dl_cg_call(struct cg *g, uint32_t subr, int r, int argc);
 /* Fail unless register r + k is one the DIFO may use. */
 void dl_cg_need_regs(struct cg *g, const struct dl_node *n, int r, int k);
 /* Is v a string (a constant, a string or char array of the process, a D string)? */
@@ -148,6 +158,17 @@ struct val dl_cg_assign(struct cg *g, const struct dl_node *n, int r);
 struct val dl_cg_incdec(struct cg *g, const struct dl_node *n, int r, bool post);
 /* Is n a variable (self->x, this->x, x, a[k], self->a[k])? */
 bool dl_cg_is_var(struct cg *g, const struct dl_node *n);
+/*
+ * If lhs is an object inside an associative array's element of bytes
+ * (a[k].x, a[k].s.arr[2]), the element's node (and its bytes, *ret_size);
+ * else NULL. r: the registers it may use to find out.
+ */
+const struct dl_node *dl_cg_ref_elem(struct cg *g, const struct dl_node *lhs, int r,
+				     uint64_t *ret_size);
+/* That element = the bytes at the address in register rbuf (the registers above it free). */
+void dl_cg_ref_elem_put(struct cg *g, const struct dl_node *elem, int rbuf);
+/* Is t a struct, union or array: a variable of it is bytes (is_ref)? */
+bool dl_cg_is_ref_type(struct dl_qtype t);
 /* Is id a global variable, an array or an inline the program has (or declares)? */
 bool dl_cg_is_global(struct cg *g, const char *id);
 /* The value of inline id, or false. */

@@ -94,8 +94,7 @@ bool is_str(struct dl_qtype t)
 	return dl_type_resolve(t).t->kind == DL_STRING;
 }
 
-/* A float or a double (a long double is not loaded: no register holds it). */
-static bool is_float(struct dl_qtype t)
+bool dl_cg_is_float(struct dl_qtype t)
 {
 	struct dl_qtype r = dl_type_resolve(t);
 
@@ -123,7 +122,7 @@ bool is_signed(struct dl_qtype t)
 unsigned dl_type_trace_size(struct dl_qtype qt, bool *ret_signed)
 {
 	/* (a float is recorded as its 4 bytes, as DTrace's, and trace() prints them so) */
-	unsigned w = is_int(qt) || is_float(qt) ? width(qt) / 8 : 8;
+	unsigned w = is_int(qt) || dl_cg_is_float(qt) ? width(qt) / 8 : 8;
 
 	*ret_signed = is_int(qt) && is_signed(qt);
 	return w == 1 || w == 2 || w == 4 ? w : 8;
@@ -289,13 +288,58 @@ static const struct {
 	{ "cpu", UDT_VAR_CPU, "int" },
 	{ "epid", UDT_VAR_EPID, "uint32_t" },
 	{ "errno", UDT_VAR_ERRNO, "int" },
+	{ "ppid", UDT_VAR_PPID, "pid_t" },
+	{ "uid", UDT_VAR_UID, "uid_t" },
+	{ "gid", UDT_VAR_GID, "gid_t" },
 };
+
+/* uregs[]'s indexes by D's names (DTrace's regs.d), for this machine's registers. */
+static const struct {
+	const char *name;
+	int reg;
+} uregs[] = {
+#if defined(__aarch64__)
+	{ "R_X0", 0 }, { "R_X1", 1 }, { "R_X2", 2 }, { "R_X3", 3 }, { "R_X4", 4 }, { "R_X5", 5 },
+	{ "R_X6", 6 }, { "R_X7", 7 }, { "R_X8", 8 }, { "R_X9", 9 }, { "R_X10", 10 },
+	{ "R_X11", 11 }, { "R_X12", 12 }, { "R_X13", 13 }, { "R_X14", 14 }, { "R_X15", 15 },
+	{ "R_X16", 16 }, { "R_X17", 17 }, { "R_X18", 18 }, { "R_X19", 19 }, { "R_X20", 20 },
+	{ "R_X21", 21 }, { "R_X22", 22 }, { "R_X23", 23 }, { "R_X24", 24 }, { "R_X25", 25 },
+	{ "R_X26", 26 }, { "R_X27", 27 }, { "R_X28", 28 }, { "R_X29", 29 }, { "R_X30", 30 },
+	{ "R_SP", UDT_UREG_SP }, { "R_PC", UDT_UREG_PC }, { "R_PSTATE", UDT_UREG_PSTATE },
+	{ "R_FP", 29 },
+#else
+	{ "R_R15", UDT_UREG_R15 }, { "R_R14", UDT_UREG_R14 }, { "R_R13", UDT_UREG_R13 },
+	{ "R_R12", UDT_UREG_R12 }, { "R_RBP", UDT_UREG_RBP }, { "R_RBX", UDT_UREG_RBX },
+	{ "R_R11", UDT_UREG_R11 }, { "R_R10", UDT_UREG_R10 }, { "R_R9", UDT_UREG_R9 },
+	{ "R_R8", UDT_UREG_R8 }, { "R_RAX", UDT_UREG_RAX }, { "R_RCX", UDT_UREG_RCX },
+	{ "R_RDX", UDT_UREG_RDX }, { "R_RSI", UDT_UREG_RSI }, { "R_RDI", UDT_UREG_RDI },
+	{ "R_ERR", UDT_UREG_ERR }, { "R_RIP", UDT_UREG_RIP }, { "R_CS", UDT_UREG_CS },
+	{ "R_RFL", UDT_UREG_RFL }, { "R_RSP", UDT_UREG_RSP }, { "R_SS", UDT_UREG_SS },
+	{ "R_DS", UDT_UREG_DS }, { "R_ES", UDT_UREG_ES }, { "R_FS", UDT_UREG_FS },
+	{ "R_GS", UDT_UREG_GS }, { "R_TRAPNO", UDT_UREG_TRAPNO },
+	{ "R_EBX", UDT_UREG_RBX }, { "R_ECX", UDT_UREG_RCX }, { "R_EDX", UDT_UREG_RDX },
+	{ "R_ESI", UDT_UREG_RSI }, { "R_EDI", UDT_UREG_RDI }, { "R_EBP", UDT_UREG_RBP },
+	{ "R_EAX", UDT_UREG_RAX }, { "R_EIP", UDT_UREG_RIP }, { "R_EFL", UDT_UREG_RFL },
+	{ "R_ESP", UDT_UREG_RSP }, { "R_PC", UDT_UREG_RIP }, { "R_FP", UDT_UREG_RBP },
+	{ "R_SP", UDT_UREG_RSP }, { "R_PS", UDT_UREG_RFL }, { "R_R0", UDT_UREG_RAX },
+	{ "R_R1", UDT_UREG_RBX },
+#endif
+};
+
+static int ureg_named(const char *id)
+{
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(uregs); i++)
+		if (!strcmp(id, uregs[i].name))
+			return uregs[i].reg;
+	return -1;
+}
 
 /* The names a script cannot use for a global variable of its own. */
 bool is_reserved(struct cg *g, const char *id)
 {
 	static const char *const names[] = { "args", "self", "this", "probeprov", "probemod",
-					     "probefunc", "probename", "execname" };
+					     "probefunc", "probename", "execname", "id", "ipl",
+					     "ucaller", "ustackdepth", "uregs" };
 
 	if (!strncmp(id, "arg", 3) && id[3] >= '0' && id[3] <= '9' && !id[4])
 		return true;
@@ -305,6 +349,8 @@ bool is_reserved(struct cg *g, const char *id)
 	for (size_t i = 0; i < UDT__ARRAY_SIZE(names); i++)
 		if (!strcmp(id, names[i]))
 			return true;
+	if (ureg_named(id) >= 0)
+		return true;
 	for (int b = 0; b < g->nbinds; b++)
 		if (!strcmp(id, g->binds[b].name))
 			return true;
@@ -351,11 +397,25 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		return string_const(g, g->ctx->name);
 	if (!strcmp(id, "execname"))
 		return string_const(g, g->ctx->execname);
+	if (!strcmp(id, "id"))
+		return constant(named(g, "uint_t"), g->ctx->id);
+	if (!strcmp(id, "ipl"))
+		return constant(named(g, "uint_t"), 0); /* (no interrupt priority in a process) */
+	if (!strcmp(id, "ucaller") || !strcmp(id, "ustackdepth")) {
+		bool caller = !strcmp(id, "ucaller");
+		dl_cg_need_regs(g, n, r, 0);
+		emit(g, UDT_OP_SUBR, r, r, r, caller ? UDT_SUBR_UCALLER : UDT_SUBR_USTACKDEPTH);
+		return (struct val){ .type = named(g, caller ? "uint64_t" : "uint32_t"), .reg = r };
+	}
+	if (ureg_named(id) >= 0)
+		return constant(named(g, "int"), ureg_named(id));
 	struct dl_enumerator *e = dl_sym_get(&g->p->enumconsts, id);
 	if (e)
 		return constant(named(g, "int"), e->value);
 	if (!strcmp(id, "args"))
 		cg_error(g, n, "args[] must be indexed with a constant");
+	if (!strcmp(id, "uregs"))
+		cg_error(g, n, "uregs[] must be indexed");
 	if (!strcmp(id, "NULL")) /* (D's NULL: a null pointer) */
 		return constant((struct dl_qtype){ dl_type_ptr(g->p, named(g, "void")), 0 }, 0);
 	struct val in;
@@ -387,7 +447,7 @@ static struct val load_at(struct cg *g, struct dl_qtype t, int r, int32_t off,
 		return (struct val){ .type = t, .reg = r, .is_addr = true };
 	}
 	/* a float or a double: its bits, for printf()'s %e %f %g (D does no arithmetic on them) */
-	bool fp = is_float(t);
+	bool fp = dl_cg_is_float(t);
 	if (!is_int(t) && !is_ptr(t) && !fp)
 		cg_error(g, n, "loading a %s from the process is not supported",
 			 dl_type_cdecl(g->p, t, NULL));
@@ -400,23 +460,27 @@ static struct val load_at(struct cg *g, struct dl_qtype t, int r, int32_t off,
 	return (struct val){ .type = t, .reg = r };
 }
 
-/* Member name of struct or union st, looked for in anonymous members too; its offset and type. */
-static bool find_member(struct dl_qtype st, const char *name, uint64_t *off, struct dl_qtype *type,
-			uint8_t *bit_width)
+/* A member of a struct or union: where it is, its type, and its bits if a bit-field. */
+struct member {
+	uint64_t off;             /* bytes from the start (a bit-field's: its unit's) */
+	struct dl_qtype type;
+	uint8_t bit_off;          /* a bit-field: its first bit in the unit, and its bits */
+	uint8_t bit_width;        /* 0: not a bit-field */
+};
+
+/* Member name of struct or union st, looked for in anonymous members too. */
+static bool find_member(struct dl_qtype st, const char *name, struct member *ret)
 {
 	const struct dl_type *t = dl_type_resolve(st).t;
 
 	for (size_t i = 0; i < t->member_cnt; i++) {
 		const struct dl_member *m = &t->members[i];
-		uint64_t inner;
 		if (m->name && !strcmp(m->name, name)) {
-			*off = m->off;
-			*type = m->type;
-			*bit_width = m->bit_width;
+			*ret = (struct member){ m->off, m->type, m->bit_off, m->bit_width };
 			return true;
 		}
-		if (!m->name && find_member(m->type, name, &inner, type, bit_width)) {
-			*off = m->off + inner;
+		if (!m->name && find_member(m->type, name, ret)) {
+			ret->off += m->off;
 			return true;
 		}
 	}
@@ -519,34 +583,31 @@ static struct val gen_xlate_member(struct cg *g, const struct dl_node *n, struct
 	struct val v = gen(g, m->expr, r);
 	g->nbinds--;
 	/* the value has the type the output structure gives the member */
-	uint64_t off;
-	struct dl_qtype mt;
-	uint8_t bits;
-	if (find_member(x->out, n->name, &off, &mt, &bits) && is_int(mt) && !v.strref && !v.cstr &&
+	struct member mb;
+	if (find_member(x->out, n->name, &mb) && is_int(mb.type) && !v.strref && !v.cstr &&
 	    !v.is_addr && !v.xl) {
 		if (v.is_const)
-			return constant(mt, v.cval);
-		norm_reg(g, mt, v.reg);
-		v.type = mt;
+			return constant(mb.type, v.cval);
+		norm_reg(g, mb.type, v.reg);
+		v.type = mb.type;
 	}
 	return v;
 }
 
 /*
- * a->name and a.name: the member's address in r (want_addr), or its value
- * (loaded if a scalar, its address if a struct, union or array).
+ * The address of member n->name of a->name or a.name in r (and what the
+ * member is, in *ret), or a translation's member's value (*ret's type NULL).
  */
-static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool want_addr)
+static struct val member_addr(struct cg *g, const struct dl_node *n, int r, struct member *ret)
 {
 	bool arrow = n->kind == DL_N_PTRMEMBER;
 	struct val a = gen(g, n->a, r);
 	struct dl_qtype st;
 
-	if (a.xl && !want_addr)
+	if (a.xl) {
+		ret->type.t = NULL;
 		return gen_xlate_member(g, n, a, r);
-	if (a.xl)
-		cg_error(g, n, "operator & cannot be applied to a translated member");
-
+	}
 	if (arrow) {
 		struct dl_qtype pt = dl_type_resolve(a.type);
 		if (a.cstr || pt.t->kind != DL_PTR)
@@ -566,25 +627,72 @@ static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool 
 		cg_error(g, n, "operator %s cannot be applied to a forward declaration: no %s "
 			 "definition is available", arrow ? "->" : ".",
 			 dl_type_cdecl(g->p, st, NULL));
-	uint64_t off;
-	struct dl_qtype mt;
-	uint8_t bits;
-	if (!find_member(st, n->name, &off, &mt, &bits))
+	if (!find_member(st, n->name, ret))
 		cg_error(g, n, "%s is not a member of %s", n->name, dl_type_cdecl(g->p, st, NULL));
-	if (bits)
-		cg_error(g, n, "bit-field %s is not supported", n->name);
-	if (off > INT32_MAX)
+	if (ret->off > INT32_MAX)
 		cg_error(g, n, "member %s is too far into its structure", n->name);
-	if (r + 1 >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
-	if (want_addr) {
-		if (off) {
-			emit(g, UDT_OP_LDI, r + 1, 0, 0, (int32_t)off);
-			emit(g, UDT_OP_ADD, r, r, r + 1, 0);
-		}
-		return (struct val){ .type = mt, .reg = r, .is_addr = true };
+	dl_cg_need_regs(g, n, r, 1);
+	if (ret->off) {
+		emit(g, UDT_OP_LDI, r + 1, 0, 0, (int32_t)ret->off);
+		emit(g, UDT_OP_ADD, r, r, r + 1, 0);
 	}
-	return load_at(g, mt, r, (int32_t)off, n);
+	return (struct val){ .type = ret->type, .reg = r, .is_addr = true };
+}
+
+/* The load of bit-field m from its unit at the address in r: its value in r. */
+static struct val load_bits(struct cg *g, const struct member *m, int r, const struct dl_node *n)
+{
+	unsigned unit = (unsigned)dl_type_resolve(m->type).t->size * 8;
+	struct val v = load_at(g, named(g, unit == 64 ? "uint64_t" : unit == 32 ? "uint32_t"
+					   : unit == 16 ? "uint16_t" : "uint8_t"), r, 0, n);
+
+	dl_cg_need_regs(g, n, r, 1);
+	if (m->bit_off) {
+		emit(g, UDT_OP_LDI, r + 1, 0, 0, m->bit_off);
+		emit(g, UDT_OP_SRL, r, r, r + 1, 0);
+	}
+	emit(g, is_signed(m->type) ? UDT_OP_SEXT : UDT_OP_ZEXT, r, r, 0, m->bit_width);
+	v.type = m->type;
+	return v;
+}
+
+/*
+ * a->name and a.name: the member's address in r (want_addr), or its value
+ * (loaded if a scalar, its address if a struct, union or array).
+ */
+static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool want_addr)
+{
+	struct member m;
+	struct val a = member_addr(g, n, r, &m);
+
+	if (!m.type.t) {
+		if (want_addr)
+			cg_error(g, n, "operator & cannot be applied to a translated member");
+		return a;
+	}
+	if (m.bit_width && want_addr)
+		cg_error(g, n, "cannot take address of bit-field");
+	if (want_addr)
+		return a;
+	if (m.bit_width)
+		return load_bits(g, &m, r, n);
+	return load_at(g, m.type, r, 0, n);
+}
+
+/* s[i] of a D string: its character i (a constant's folded). */
+static struct val gen_str_index(struct cg *g, const struct dl_node *n, struct val s, int r)
+{
+	struct val i = gen(g, n->args[0], r + 1);
+
+	if (!is_int(i.type) || i.cstr)
+		cg_error(g, n->args[0], "an index must be an integer");
+	if (s.cstr && i.is_const && i.cval >= 0 && (uint64_t)i.cval <= strlen(s.cstr))
+		return constant(named(g, "char"), s.cstr[i.cval]);
+	dl_cg_need_regs(g, n, r, 1);
+	dl_cg_dstr(g, &s, r, n->a);
+	materialize(g, &i, r + 1, n);
+	emit(g, UDT_OP_ADD, r, r, r + 1, 0);
+	return load_at(g, named(g, "char"), r, 0, n);
 }
 
 /* a[i] of an array or a pointer: the element's address (want_addr) or its value. */
@@ -592,10 +700,13 @@ static struct val gen_element(struct cg *g, const struct dl_node *n, int r, bool
 {
 	struct val a = gen(g, n->a, r);
 	struct dl_qtype at = dl_type_resolve(a.type), et;
+	bool array = at.t->kind == DL_ARRAY && a.is_addr;
 
 	if (n->arg_cnt != 1)
 		cg_error(g, n, "arrays of the process take one index");
-	if (at.t->kind == DL_ARRAY && a.is_addr)
+	if (!want_addr && dl_cg_is_string(&a) && !array)
+		return gen_str_index(g, n, a, r);
+	if (array)
 		et = at.t->ref;
 	else if (at.t->kind == DL_PTR && !a.cstr)
 		et = at.t->ref;
@@ -610,8 +721,11 @@ static struct val gen_element(struct cg *g, const struct dl_node *n, int r, bool
 	struct val i = gen(g, n->args[0], r + 1);
 	if (!is_int(i.type) || i.cstr)
 		cg_error(g, n->args[0], "an index must be an integer");
-	if (r + 2 >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
+	/* an array's size is known: a constant index past it is an error, as in DTrace */
+	if (array && at.t->nelems && i.is_const && (uint64_t)i.cval >= at.t->nelems)
+		cg_error(g, n, "index outside array bounds: %lld, max is %llu", (long long)i.cval,
+			 (unsigned long long)at.t->nelems);
+	dl_cg_need_regs(g, n, r, 2);
 	if (i.is_const && (uint64_t)i.cval * size <= INT32_MAX && !want_addr)
 		return load_at(g, et, r, (int32_t)((uint64_t)i.cval * size), n);
 	materialize(g, &i, r + 1, n);
@@ -632,6 +746,8 @@ static struct val gen_addrof(struct cg *g, const struct dl_node *n, int r)
 	const struct dl_node *x = n->a;
 	struct val v;
 
+	if (dl_cg_is_var(g, x))
+		cg_error(g, n, "cannot take address of dynamic variable");
 	if (x->kind == DL_N_MEMBER || x->kind == DL_N_PTRMEMBER) {
 		v = gen_member(g, x, r, true);
 	} else if (x->kind == DL_N_INDEX && !(x->a->kind == DL_N_IDENT &&
@@ -647,6 +763,228 @@ static struct val gen_addrof(struct cg *g, const struct dl_node *n, int r)
 			 "element or *p)");
 	}
 	return (struct val){ .type = { dl_type_ptr(g->p, v.type), 0 }, .reg = v.reg };
+}
+
+/* -- Stores: members, elements and *p of D's own memory ------------------------------------- */
+
+/* Is expression x a D string (compiled and thrown away)? A char array is not: it has bytes. */
+static bool is_dstring_expr(struct cg *g, const struct dl_node *x, int r)
+{
+	size_t n = g->n, nc = g->nc;
+	struct val v = gen(g, x, r);
+
+	g->n = n;
+	g->nc = nc;
+	return v.cstr || v.strref || is_str(v.type);
+}
+
+/*
+ * The object x names, its address in r: a member, an element, or what a
+ * pointer points to (*m the member, its bits, when x is one).
+ */
+static struct val lvalue(struct cg *g, const struct dl_node *x, int r, struct member *m,
+			 const struct dl_node *at)
+{
+	struct val v;
+
+	*m = (struct member){ 0 };
+	if (x->kind == DL_N_MEMBER || x->kind == DL_N_PTRMEMBER) {
+		v = member_addr(g, x, r, m);
+		if (!m->type.t)
+			cg_error(g, at, "operator %s cannot be applied to a translated member",
+				 dl_op_name(at->op));
+		return v;
+	}
+	if (x->kind == DL_N_INDEX && !(x->a->kind == DL_N_IDENT &&
+				       (!strcmp(x->a->name, "args") ||
+					!strcmp(x->a->name, "uregs"))) && !is_dstring_expr(g, x->a, r))
+		v = gen_element(g, x, r, true);
+	else if (x->kind == DL_N_UNARY && x->op == '*')
+		v = gen(g, x->a, r);
+	else
+		cg_error(g, x, "operator %s requires a modifiable lvalue as an operand",
+			 dl_op_name(at->op));
+	if (x->kind == DL_N_UNARY) {
+		struct dl_qtype pt = dl_type_resolve(v.type);
+		if (v.cstr || pt.t->kind != DL_PTR)
+			cg_error(g, x, "operator * requires an operand of pointer type");
+		materialize(g, &v, r, x);
+		v = (struct val){ .type = pt.t->ref, .reg = r, .is_addr = true };
+	}
+	m->type = v.type;
+	return v;
+}
+
+/*
+ * Store v (in register rv) into the object at the address in ra, of member
+ * m's type (a bit-field into its bits); rt is free. The runtime checks that
+ * the object is D's own memory (alloca()'s, a variable's).
+ */
+static void store_at(struct cg *g, const struct member *m, int ra, int rv, int rt,
+		     const struct dl_node *n)
+{
+	struct dl_qtype t = m->type, rs = dl_type_resolve(t);
+	uint64_t size = rs.t->size;
+
+	if (dl_cg_is_ref_type(t)) {
+		/* the bytes, as bcopy(src, dest, size) copies them */
+		struct val sz = constant(named(g, "size_t"), (int64_t)size);
+		dl_cg_need_regs(g, n, rv, 2);
+		emit(g, UDT_OP_MOV, rv + 1, ra, 0, 0);
+		materialize(g, &sz, rv + 2, n);
+		dl_cg_call(g, UDT_CALL_BCOPY, rv, 3);
+		return;
+	}
+	if (!is_int(t) && !is_ptr(t) && !dl_cg_is_float(t))
+		cg_error(g, n, "operator %s cannot store into a %s", dl_op_name(n->op),
+			 dl_type_cdecl(g->p, t, NULL));
+	uint8_t op = size == 8 || is_ptr(t) ? UDT_OP_STX64 : size == 4 ? UDT_OP_STX32
+		     : size == 2 ? UDT_OP_STX16 : UDT_OP_STX8;
+	if (!m->bit_width) {
+		emit(g, op, 0, ra, rv, 0);
+		return;
+	}
+	/* a bit-field: its unit read, its bits replaced, written back */
+	uint64_t mask = (m->bit_width >= 64 ? ~0ull : (1ull << m->bit_width) - 1) << m->bit_off;
+	struct val k = constant(named(g, "uint64_t"), (int64_t)mask);
+	dl_cg_need_regs(g, n, rt, 1);
+	emit(g, size == 8 ? UDT_OP_LDX64 : size == 4 ? UDT_OP_LDX32 : size == 2 ? UDT_OP_LDX16
+	     : UDT_OP_LDX8, rt, ra, 0, 0);
+	materialize(g, &k, rt + 1, n);
+	emit(g, UDT_OP_NOT, rt + 1, rt + 1, 0, 0);
+	emit(g, UDT_OP_AND, rt, rt, rt + 1, 0);           /* the unit without the field */
+	emit(g, UDT_OP_LDI, rt + 1, 0, 0, m->bit_off);
+	emit(g, UDT_OP_SLL, rv, rv, rt + 1, 0);
+	k = constant(named(g, "uint64_t"), (int64_t)mask);
+	materialize(g, &k, rt + 1, n);
+	emit(g, UDT_OP_AND, rv, rv, rt + 1, 0);           /* the value in the field's bits */
+	emit(g, UDT_OP_OR, rt, rt, rv, 0);
+	emit(g, op, 0, ra, rt, 0);
+	emit(g, UDT_OP_LDI, rt + 1, 0, 0, m->bit_off);
+	emit(g, UDT_OP_SRL, rv, rv, rt + 1, 0);          /* (the value stored, back) */
+}
+
+/* The value stored (v in r), as the object's type gives it back. */
+static struct val stored(struct cg *g, const struct member *m, int r)
+{
+	if (m->bit_width) {
+		emit(g, is_signed(m->type) ? UDT_OP_SEXT : UDT_OP_ZEXT, r, r, 0, m->bit_width);
+		return (struct val){ .type = m->type, .reg = r };
+	}
+	norm_reg(g, m->type, r);
+	return (struct val){ .type = m->type, .reg = r, .is_addr = dl_cg_is_ref_type(m->type) };
+}
+
+/*
+ * Store the value in register rv into the object lhs names, for the
+ * operator at n (the registers from rf up are free): *m the object's type.
+ * An object inside an associative array's element of bytes (a[k].x = v) is
+ * stored into a copy of the element (alloca()'s memory), which is then the
+ * element anew: the space's elements are written only through STDV.
+ */
+static void put(struct cg *g, const struct dl_node *n, const struct dl_node *lhs, int rv, int rf,
+		struct member *m)
+{
+	uint64_t size;
+	const struct dl_node *elem = dl_cg_ref_elem(g, lhs, rf, &size);
+	struct val lv;
+
+	if (!elem) {
+		lv = lvalue(g, lhs, rf, m, n);
+		materialize(g, &lv, rf, n);
+		store_at(g, m, rf, rv, rf + 1, n);
+		return;
+	}
+	struct val sz = constant(named(g, "size_t"), (int64_t)size);
+	dl_cg_need_regs(g, n, rf, 4);
+	materialize(g, &sz, rf, n);
+	dl_cg_call(g, UDT_CALL_ALLOCA, rf, 1);            /* rf: the copy */
+	(void)dl_cg_var_load(g, elem, rf + 1);           /* rf + 1: the element, or 0 */
+	size_t skip = emit(g, UDT_OP_BZ, 0, rf + 1, 0, 0);
+	emit(g, UDT_OP_MOV, rf + 2, rf + 1, 0, 0);
+	emit(g, UDT_OP_MOV, rf + 3, rf, 0, 0);
+	sz = constant(named(g, "size_t"), (int64_t)size);
+	materialize(g, &sz, rf + 4, n);
+	dl_cg_call(g, UDT_CALL_BCOPY, rf + 2, 3);
+	patch_target(g, skip);
+	/* the object's address in the element (from 0 when it is absent), in the copy */
+	lv = lvalue(g, lhs, rf + 2, m, n);
+	materialize(g, &lv, rf + 2, n);
+	emit(g, UDT_OP_SUB, rf + 2, rf + 2, rf + 1, 0);
+	emit(g, UDT_OP_ADD, rf + 2, rf + 2, rf, 0);
+	store_at(g, m, rf + 2, rv, rf + 3, n);
+	dl_cg_ref_elem_put(g, elem, rf);
+}
+
+/* Check that v may go into an object of member m's type, for the operator at n. */
+static void check_put(struct cg *g, const struct dl_node *n, const struct member *m,
+		      const struct val *v)
+{
+	if (v->xl || !dl_cg_assignable(g, m->type, v) || dl_cg_is_string(v))
+		cg_error(g, n, "operands have incompatible types: \"%s\" %s \"%s\"",
+			 dl_type_cdecl(g->p, m->type, NULL), dl_op_name(n->op),
+			 dl_cg_is_string(v) ? "string" : dl_type_cdecl(g->p, v->type, NULL));
+}
+
+struct dl_node dl_cg_compound_op(const struct dl_node *n)
+{
+	static const struct {
+		int assign, op;
+	} ops[] = {
+		{ T_ADD_EQ, '+' }, { T_SUB_EQ, '-' }, { T_MUL_EQ, '*' }, { T_DIV_EQ, '/' },
+		{ T_MOD_EQ, '%' }, { T_SHL_EQ, T_SHL }, { T_SHR_EQ, T_SHR }, { T_AND_EQ, '&' },
+		{ T_XOR_EQ, '^' }, { T_OR_EQ, '|' },
+	};
+	struct dl_node b = *n;
+
+	b.kind = DL_N_BINARY;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
+		if (ops[i].assign == n->op)
+			b.op = ops[i].op;
+	return b;
+}
+
+struct val dl_cg_assign_lval(struct cg *g, const struct dl_node *n, int r)
+{
+	struct member m;
+	struct val v;
+
+	dl_cg_need_regs(g, n, r, 2);
+	if (n->op == '=') {
+		v = gen(g, n->b, r);
+	} else {
+		struct dl_node b = dl_cg_compound_op(n);
+		v = gen_binary(g, &b, r);
+	}
+	/* the object's type, for the check (its code thrown away) */
+	size_t at = g->n, nc = g->nc;
+	(void)lvalue(g, n->a, r + 1, &m, n);
+	g->n = at;
+	g->nc = nc;
+	check_put(g, n, &m, &v);
+	materialize(g, &v, r, n);
+	put(g, n, n->a, r, r + 1, &m);
+	if (dl_cg_is_ref_type(m.type))
+		return (struct val){ .type = m.type, .reg = r, .is_addr = true };
+	return stored(g, &m, r);
+}
+
+struct val dl_cg_incdec_lval(struct cg *g, const struct dl_node *n, int r, bool post)
+{
+	struct member m;
+	struct val old = gen(g, n->a, r);
+
+	if (!is_int(old.type) || old.is_addr || old.cstr)
+		cg_error(g, n, "operator %s requires an integer operand", dl_op_name(n->op));
+	dl_cg_need_regs(g, n, r, 3);
+	materialize(g, &old, r, n);
+	emit(g, UDT_OP_LDI, r + 1, 0, 0, 1);
+	emit(g, n->op == T_INC ? UDT_OP_ADD : UDT_OP_SUB, r + 1, r, r + 1, 0);
+	put(g, n, n->a, r + 1, r + 2, &m);
+	if (post)
+		return (struct val){ .type = m.type, .reg = r };
+	emit(g, UDT_OP_MOV, r, r + 1, 0, 0);
+	return stored(g, &m, r);
 }
 
 /* $target, $pid and friends, $1 (an integer) and $$1 (a string): see macro.c. */
@@ -725,6 +1063,23 @@ static struct val gen_translated_arg(struct cg *g, const struct dl_node *n,
 		out = rt.t->ref;
 	return (struct val){ .type = xt, .xl = find_translator(g, out, nt, n),
 			     .xin = { .arg = (int)m, .type = nt }, .xl_ptr = ptr, .reg = r };
+}
+
+/* uregs[i]: the user register i at the probe (runtime/ustack.c). */
+static struct val gen_uregs(struct cg *g, const struct dl_node *n, int r)
+{
+	if (n->arg_cnt != 1)
+		cg_error(g, n, "uregs[ ] prototype mismatch: %zu args passed, 1 expected", n->arg_cnt);
+	struct val i = gen(g, n->args[0], r);
+	if (i.cstr || i.strref || i.xl || i.is_addr || !is_int(i.type))
+		cg_error(g, n->args[0], "uregs[ ] argument #1 is incompatible with prototype:\n"
+			 "\tprototype: int\n\t argument: %s",
+			 i.cstr || i.strref ? "string" : dl_type_cdecl(g->p, i.type, NULL));
+	if (i.is_const && (i.cval < 0 || i.cval >= UDT_UREG_CNT))
+		cg_error(g, n, "uregs[]: index out of bounds (%lld)", (long long)i.cval);
+	materialize(g, &i, r, n);
+	emit(g, UDT_OP_SUBR, r, r, r, UDT_SUBR_UREGS);
+	return (struct val){ .type = named(g, "uint64_t"), .reg = r };
 }
 
 static struct val gen_args(struct cg *g, const struct dl_node *n, int r)
@@ -838,7 +1193,7 @@ static uint32_t str_addr(struct cg *g, struct val *v, int r, const struct dl_nod
 /* D does no arithmetic on floating point: a float or double is only printed (printf's %f...). */
 static void no_float(struct cg *g, const struct dl_node *n, struct val v, const char *op)
 {
-	if (!v.cstr && !v.strref && is_float(v.type))
+	if (!v.cstr && !v.strref && dl_cg_is_float(v.type))
 		cg_error(g, n, "%s cannot be applied to a floating-point value: D only prints them "
 			 "(printf's %%e, %%f, %%g)", op);
 }
@@ -1099,7 +1454,7 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 		if (r0.t->kind != DL_PTR)
 			cg_error(g, n, "operator * requires an operand of pointer type");
 		struct dl_qtype to = r0.t->ref;
-		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to) && !is_float(to))
+		if (!is_int(to) && !is_ptr(to) && !is_aggregate(to) && !dl_cg_is_float(to))
 			cg_error(g, n, "dereferencing %s is not supported",
 				 dl_type_cdecl(g->p, a.type, NULL));
 		materialize(g, &a, r, n);
@@ -1183,6 +1538,8 @@ struct val gen(struct cg *g, const struct dl_node *n, int r)
 	case DL_N_INDEX:
 		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "args"))
 			return gen_args(g, n, r);
+		if (n->a->kind == DL_N_IDENT && !strcmp(n->a->name, "uregs"))
+			return gen_uregs(g, n, r);
 		if (dl_cg_is_var(g, n))
 			return dl_cg_var_load(g, n, r);
 		return gen_element(g, n, r, false);
@@ -1212,18 +1569,16 @@ struct val gen(struct cg *g, const struct dl_node *n, int r)
 		return constant(named(g, "size_t"), (int64_t)rt.t->size);
 	}
 	case DL_N_OFFSETOF: {
-		uint64_t off;
-		struct dl_qtype mt;
-		uint8_t bits;
+		struct member mb;
 		enum dl_kind k = dl_type_resolve(n->type).t->kind;
 		if (k != DL_STRUCT && k != DL_UNION)
 			cg_error(g, n, "offsetof( ) operand must be a struct or union type");
-		if (!find_member(n->type, n->name, &off, &mt, &bits))
+		if (!find_member(n->type, n->name, &mb))
 			cg_error(g, n, "%s is not a member of %s", n->name,
 				 dl_type_cdecl(g->p, n->type, NULL));
-		if (bits)
+		if (mb.bit_width)
 			cg_error(g, n, "offsetof( ) cannot be applied to a bit-field");
-		return constant(named(g, "size_t"), (int64_t)off);
+		return constant(named(g, "size_t"), (int64_t)mb.off);
 	}
 	case DL_N_MACRO:
 		return gen_macro(g, n);
@@ -1284,9 +1639,13 @@ static void finish_difo(struct cg *g, struct dl_difo *d, int reg)
 	cg_free(g);
 }
 
+/* How compile() gives the value: as it is, narrowed to its type, or an object's address. */
+enum how { AS_VALUE, NARROW, OBJECT };
+
 static int compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
-		   bool narrow, struct dl_difo *ret, char **ret_err)
+		   enum how how, struct dl_difo *ret, char **ret_err)
 {
+	bool narrow = how == NARROW;
 	struct cg g = { .p = p, .ctx = ctx };
 	struct dl_difo d = { .direct_arg = -1, .direct_var = -1 };
 
@@ -1300,7 +1659,17 @@ static int compile(struct dl_program *p, const struct dl_node *expr, const struc
 	if (v.xl)
 		cg_error(&g, expr, "a translated %s must be used through its members",
 			 dl_type_cdecl(p, v.type, NULL));
-	if (v.is_addr) {
+	if (v.is_addr && dl_node_is_effect(expr)) {
+		/* a struct assigned: a statement, whose value nothing records */
+		v = (struct val){ .type = named(&g, "uintptr_t"), .reg = v.reg };
+	} else if (v.is_addr && how == OBJECT) {
+		/* print(): the object's bytes, at the address the DIFO gives */
+		finish_difo(&g, &d, v.reg);
+		d.is_object = true;
+		d.type = v.type;
+		*ret = d;
+		return 0;
+	} else if (v.is_addr) {
 		struct dl_qtype rt = dl_type_resolve(v.type);
 		const struct dl_type *el = rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t : NULL;
 		if (!el || el->kind != DL_INT || el->size != 1)
@@ -1357,13 +1726,19 @@ static int compile(struct dl_program *p, const struct dl_node *expr, const struc
 int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl_probe_ctx *ctx,
 	       struct dl_difo *ret, char **ret_err)
 {
-	return compile(p, expr, ctx, false, ret, ret_err);
+	return compile(p, expr, ctx, AS_VALUE, ret, ret_err);
 }
 
 int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
 		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err)
 {
-	return compile(p, expr, ctx, true, ret, ret_err);
+	return compile(p, expr, ctx, NARROW, ret, ret_err);
+}
+
+int dl_compile_object(struct dl_program *p, const struct dl_node *expr,
+		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err)
+{
+	return compile(p, expr, ctx, OBJECT, ret, ret_err);
 }
 
 /* -- Declarations ------------------------------------------------------------------------ */
@@ -1393,11 +1768,9 @@ static void check_translator(struct cg *g, struct dl_translator *x)
 	for (size_t i = 0; i < x->member_cnt; i++) {
 		const struct dl_xlator_member *m = &x->members[i];
 		struct dl_node mat = { .kind = DL_N_IDENT, .name = m->name, .loc = m->loc };
-		uint64_t off;
-		struct dl_qtype mt;
-		uint8_t bits;
+		struct member mb;
 
-		if (!find_member(x->out, m->name, &off, &mt, &bits))
+		if (!find_member(x->out, m->name, &mb))
 			cg_error(g, &mat, "translator member %s is not a member of %s", m->name,
 				 dl_type_cdecl(g->p, x->out, NULL));
 		g->binds[0] = (struct xbind){ x->in_name, { .arg = 0, .type = x->in } };
@@ -1405,9 +1778,9 @@ static void check_translator(struct cg *g, struct dl_translator *x)
 		g->n = g->nc = 0;
 		struct val v = gen(g, m->expr, 0);
 		g->nbinds = 0;
-		if (!dl_cg_assignable(g, mt, &v))
+		if (!dl_cg_assignable(g, mb.type, &v))
 			cg_error(g, &mat, "translator member %s definition uses incompatible types: "
-				 "\"%s\" = \"%s\"", m->name, dl_type_cdecl(g->p, mt, NULL),
+				 "\"%s\" = \"%s\"", m->name, dl_type_cdecl(g->p, mb.type, NULL),
 				 dl_cg_is_string(&v) ? "string" : dl_type_cdecl(g->p, v.type, NULL));
 	}
 }

@@ -70,8 +70,7 @@ int32_t dl_cg_strtab(struct cg *g, const char *s, const struct dl_node *n)
 	return (int32_t)off;
 }
 
-/* The subroutine's call, its arguments in r..r+argc-1: the result in r. */
-static void call(struct cg *g, uint32_t subr, int r, int argc)
+void dl_cg_call(struct cg *g, uint32_t subr, int r, int argc)
 {
 	g->p->uses_mem = true;
 	emit(g, UDT_OP_CALL, r, r, argc, (int32_t)subr);
@@ -91,7 +90,7 @@ void dl_cg_dstr(struct cg *g, struct val *v, int r, const struct dl_node *n)
 			emit(g, UDT_OP_MOV, r, v->reg, 0, 0);
 		struct val m = constant(named(g, "size_t"), (int64_t)max);
 		materialize(g, &m, r + 1, n);
-		call(g, UDT_CALL_COPYINSTR, r, 2);
+		dl_cg_call(g, UDT_CALL_COPYINSTR, r, 2);
 	} else if (v->strref) {
 		/* an address the runtime reads where it is (the process's: fault-safe) */
 		if (v->reg != r)
@@ -169,6 +168,7 @@ static const struct subr {
 	{ "alloca", UDT_CALL_ALLOCA, "void *", 1, 1, { { A_ADDR, "size_t" } } },
 	{ "bcopy", UDT_CALL_BCOPY, "void", 3, 3,
 	  { { A_ADDR, "void *" }, { A_ADDR, "void *" }, { A_ADDR, "size_t" } } },
+	{ "cleanpath", UDT_CALL_CLEANPATH, "string", 1, 1, { { A_STR, "const char *" } } },
 };
 
 static const struct subr *subr_of(const struct dl_node *n)
@@ -227,7 +227,7 @@ static struct val copyinstr(struct cg *g, const struct dl_node *n, int r, const 
 		if (!m.is_const) {
 			/* a bound known at fire time: the copy is made there, in the scratch space */
 			materialize(g, &m, r + 1, n);
-			call(g, UDT_CALL_COPYINSTR, r, 2);
+			dl_cg_call(g, UDT_CALL_COPYINSTR, r, 2);
 			return (struct val){ .type = named(g, "string"), .reg = r };
 		}
 		if (m.cval <= 0)
@@ -261,7 +261,7 @@ struct val dl_cg_subr(struct cg *g, const struct dl_node *n, int r)
 			dl_cg_dstr(g, &v, ri, n->args[i]);
 		materialize(g, &v, ri, n->args[i]);
 	}
-	call(g, s->id, r, (int)argc);
+	dl_cg_call(g, s->id, r, (int)argc);
 	if (!strcmp(s->ret, "string"))
 		return (struct val){ .type = named(g, "string"), .reg = r };
 	if (!strcmp(s->ret, "void *"))
@@ -291,13 +291,34 @@ static const struct {
 	const char *name;
 	int subr;
 	size_t nargs;
+	const char *ret;          /* its type */
+	const char *proto;        /* its argument's */
 } rt_subrs[] = {
-	{ "speculation", UDT_SUBR_SPECULATION, 0 },
-	{ "rand", UDT_SUBR_RAND, 0 },
-	{ "progenyof", UDT_SUBR_PROGENYOF, 1 },
+	{ "speculation", UDT_SUBR_SPECULATION, 0, "int", NULL },
+	{ "rand", UDT_SUBR_RAND, 0, "int", NULL },
+	{ "progenyof", UDT_SUBR_PROGENYOF, 1, "int", "pid_t" },
+	{ "htons", UDT_SUBR_HTONS, 1, "uint16_t", "uint16_t" },
+	{ "ntohs", UDT_SUBR_HTONS, 1, "uint16_t", "uint16_t" },
+	{ "htonl", UDT_SUBR_HTONL, 1, "uint32_t", "uint32_t" },
+	{ "ntohl", UDT_SUBR_HTONL, 1, "uint32_t", "uint32_t" },
+	{ "htonll", UDT_SUBR_HTONLL, 1, "uint64_t", "uint64_t" },
+	{ "ntohll", UDT_SUBR_HTONLL, 1, "uint64_t", "uint64_t" },
 };
 
-/* speculation(), rand(), progenyof(pid): UDT_OP_SUBR. */
+/* A byte order subroutine of constant v, folded: the host's order to the network's. */
+static int64_t fold_bswap(int subr, int64_t v)
+{
+	uint64_t u = (uint64_t)v, r = 0;
+	unsigned bytes = subr == UDT_SUBR_HTONS ? 2 : subr == UDT_SUBR_HTONL ? 4 : 8;
+
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		return bytes == 8 ? v : (int64_t)(u & ((1ull << (bytes * 8)) - 1));
+	for (unsigned i = 0; i < bytes; i++)
+		r = r << 8 | ((u >> (8 * i)) & 0xff);
+	return (int64_t)r;
+}
+
+/* speculation(), rand(), progenyof(pid), htons() and the others: UDT_OP_SUBR. */
 bool dl_cg_rt_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret)
 {
 	size_t k = 0;
@@ -309,18 +330,23 @@ bool dl_cg_rt_subr(struct cg *g, const struct dl_node *n, int r, struct val *ret
 	if (n->arg_cnt != rt_subrs[k].nargs)
 		cg_error(g, n, "%s( ) prototype mismatch: %zu arg%s passed, %zu expected",
 			 rt_subrs[k].name, n->arg_cnt, n->arg_cnt == 1 ? "" : "s", rt_subrs[k].nargs);
-	if (r >= UDT_DIFO_REGS)
-		cg_error(g, n, "expression is too deeply nested");
+	dl_cg_need_regs(g, n, r, 0);
+	struct dl_qtype rt = named(g, rt_subrs[k].ret);
 	if (rt_subrs[k].nargs) {
 		struct val a = gen(g, n->args[0], r);
 		if (a.cstr || a.strref || a.xl || a.is_addr || !is_int(a.type))
 			cg_error(g, n->args[0], "%s( ) argument #1 is incompatible with prototype:\n"
-				 "\tprototype: pid_t\n\t argument: %s", rt_subrs[k].name,
+				 "\tprototype: %s\n\t argument: %s", rt_subrs[k].name,
+				 rt_subrs[k].proto,
 				 a.cstr || a.strref ? "string" : dl_type_cdecl(g->p, a.type, NULL));
+		if (a.is_const && rt_subrs[k].subr != UDT_SUBR_PROGENYOF) {
+			*ret = constant(rt, fold_bswap(rt_subrs[k].subr, a.cval));
+			return true;
+		}
 		materialize(g, &a, r, n);
 	}
 	emit(g, UDT_OP_SUBR, r, r, r, rt_subrs[k].subr);
-	*ret = (struct val){ .type = named(g, "int"), .reg = r };
+	*ret = (struct val){ .type = rt, .reg = r };
 	norm_reg(g, ret->type, r);
 	return true;
 }

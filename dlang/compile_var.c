@@ -32,7 +32,27 @@ enum vkind { VK_SCALAR, VK_STRING, VK_ARRAY };
 
 static enum vkind kind_of(const struct dl_var *v)
 {
-	return v->is_array ? VK_ARRAY : v->is_str ? VK_STRING : VK_SCALAR;
+	return v->is_array ? VK_ARRAY : v->is_str || v->is_ref ? VK_STRING : VK_SCALAR;
+}
+
+/* The string slots (of strsize bytes) variable v takes: one, or as many as its bytes need. */
+static uint64_t slots_of(const struct dl_var *v, uint64_t strsize)
+{
+	uint64_t slot = udt_str_slot(strsize);
+
+	/* (the bytes start after the first slot's set word, and run over the next slots) */
+	return v->is_ref ? (dl_type_resolve(v->type).t->size + 8 + slot - 1) / slot : 1;
+}
+
+/* The first string slot of variable v (of VK_STRING) in its scope's. */
+static uint64_t slot_index(const struct dl_program *p, const struct dl_var *v, uint64_t strsize)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->var_cnt && &p->vars[i] != v; i++)
+		if (kind_of(&p->vars[i]) == VK_STRING && p->vars[i].scope == v->scope)
+			n += slots_of(&p->vars[i], strsize);
+	return n;
 }
 
 static size_t count(const struct dl_program *p, enum dl_var_scope scope, enum vkind k)
@@ -49,9 +69,24 @@ size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope)
 	return count(p, scope, VK_SCALAR);
 }
 
-size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope)
+size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope,
+			       uint64_t strsize)
 {
-	return count(p, scope, VK_STRING);
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->var_cnt; i++)
+		if (kind_of(&p->vars[i]) == VK_STRING && p->vars[i].scope == scope)
+			n += slots_of(&p->vars[i], strsize);
+	return n;
+}
+
+/*
+ * The registers key type t takes: a string or an integer one, a struct or
+ * union one per 8 of its bytes (its words are the key: its bytes compared).
+ */
+static size_t key_regs(struct dl_qtype t)
+{
+	return dl_cg_is_ref_type(t) ? (dl_type_resolve(t).t->size + 7) / 8 : 1;
 }
 
 uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize)
@@ -63,9 +98,12 @@ uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize)
 		if (!v->is_array)
 			continue;
 		/* the element's header, (variable, thread), the keys, the value */
-		uint64_t sz = sizeof(struct udt_dynvar) + 8 + (v->is_str ? sslot : 8);
+		uint64_t vsz = v->is_str ? sslot : v->is_ref
+			       ? (dl_type_resolve(v->type).t->size + 7) & ~7ull : 8;
+		uint64_t sz = sizeof(struct udt_dynvar) + 8 + vsz;
 		for (size_t k = 0; k < v->nkeys; k++)
-			sz += dl_type_resolve(v->keys[k]).t->kind == DL_STRING ? sslot : 8;
+			sz += dl_type_resolve(v->keys[k]).t->kind == DL_STRING ? sslot
+			      : 8 * key_regs(v->keys[k]);
 		if (sz > max)
 			max = sz;
 	}
@@ -75,7 +113,7 @@ uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize)
 bool dl_program_uses_mem(const struct dl_program *p)
 {
 	for (size_t i = 0; i < p->var_cnt; i++)
-		if (p->vars[i].is_str || p->vars[i].is_array)
+		if (p->vars[i].is_str || p->vars[i].is_ref || p->vars[i].is_array)
 			return true;
 	return p->uses_mem;
 }
@@ -112,7 +150,8 @@ static struct dl_var *var_add(struct dl_program *p, enum dl_var_scope scope, con
 			      size_t nkeys, struct dl_loc loc, const char **ret_err)
 {
 	struct dl_var nv = { .scope = scope, .name = name, .type = type, .is_array = array,
-			     .is_str = is_str(type), .nkeys = nkeys, .loc = loc };
+			     .is_str = is_str(type), .is_ref = dl_cg_is_ref_type(type),
+			     .nkeys = nkeys, .loc = loc };
 	enum vkind k = kind_of(&nv);
 	size_t max = k == VK_ARRAY ? UDT_DV_ID_MASK + 1
 		     : scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS
@@ -224,6 +263,9 @@ static struct dl_var *var_of(struct cg *g, const struct vref *ref, const struct 
 
 static uint8_t scalar_op(const struct dl_var *v, bool store)
 {
+	if (v->is_ref)
+		return v->scope == DL_VAR_THREAD ? UDT_OP_LDTA : v->scope == DL_VAR_GLOBAL
+		       ? UDT_OP_LDGA : UDT_OP_LDLA;
 	if (v->is_str) {
 		if (v->scope == DL_VAR_THREAD)
 			return store ? UDT_OP_STTS : UDT_OP_LDTS;
@@ -243,37 +285,108 @@ static const char *type_name(struct cg *g, struct dl_qtype t)
 	return is_str(t) ? "string" : dl_type_cdecl(g->p, t, NULL);
 }
 
+bool dl_cg_is_ref_type(struct dl_qtype t)
+{
+	enum dl_kind k = dl_type_resolve(t).t->kind;
+
+	return k == DL_STRUCT || k == DL_UNION || k == DL_ARRAY;
+}
+
+/* The operand of scalar variable v's LD/ST opcode: its number, or its first string slot. */
+static int32_t var_index(struct cg *g, const struct dl_var *v, const struct dl_node *n)
+{
+	if (kind_of(v) != VK_STRING)
+		return (int32_t)v->id;
+	uint64_t first = slot_index(g->p, v, g->ctx->strsize), max =
+		v->scope == DL_VAR_LOCAL ? UDT_MAX_LOCALS : v->scope == DL_VAR_GLOBAL
+		? UDT_MAX_GVARS : UDT_MAX_TVARS;
+	if (first + slots_of(v, g->ctx->strsize) > max)
+		cg_error(g, n, "too many variables: %s%s and those before it take more than %llu "
+			 "string slots (of strsize bytes)", scope_prefix[v->scope], v->name,
+			 (unsigned long long)max);
+	return (int32_t)first;
+}
+
+
+/*
+ * n bytes (1 to 8) at the address in ra, plus off, into rd as a little-endian
+ * word would hold them (rd may be ra); t1 and t2 are free.
+ */
+static void load_bytes(struct cg *g, int rd, int ra, int32_t off, unsigned n, int t1, int t2)
+{
+	static const uint8_t ld[] = { [1] = UDT_OP_LDX8, [2] = UDT_OP_LDX16, [4] = UDT_OP_LDX32,
+				      [8] = UDT_OP_LDX64 };
+	unsigned done = 0;
+
+	if (ld[n < 9 ? n : 0]) {
+		emit(g, ld[n], rd, ra, 0, off);
+		return;
+	}
+	/* 3, 5, 6 or 7 bytes: the largest parts first, each shifted into place in t1 */
+	while (done < n) {
+		unsigned k = n - done >= 4 ? 4 : n - done >= 2 ? 2 : 1;
+		emit(g, ld[k], done ? t2 : t1, ra, 0, off + (int32_t)done);
+		if (done) {
+			emit(g, UDT_OP_LDI, rd == ra ? t2 + 1 : rd, 0, 0, (int32_t)(8 * done));
+			emit(g, UDT_OP_SLL, t2, t2, rd == ra ? t2 + 1 : rd, 0);
+			emit(g, UDT_OP_OR, t1, t1, t2, 0);
+		}
+		done += k;
+	}
+	emit(g, UDT_OP_MOV, rd, t1, 0, 0);
+}
+
 /*
  * The keys of element ref of array v into registers r...: checked against
- * the array's prototype, strings as D strings. Returns LDDV/STDV's imm.
+ * the array's prototype, strings as D strings. Returns LDDV/STDV's imm;
+ * *ret_cnt the registers they took.
  */
-static int32_t gen_keys(struct cg *g, const struct dl_var *v, const struct vref *ref, int r)
+static int32_t gen_keys(struct cg *g, const struct dl_var *v, const struct vref *ref, int r,
+			int *ret_cnt)
 {
 	const struct dl_node *el = ref->elem;
-	size_t k = el->arg_cnt;
+	size_t k = el->arg_cnt, at = 0;
 	uint32_t imm = v->id | (v->scope == DL_VAR_THREAD ? UDT_DV_THREAD : 0) |
-		       (v->is_str ? UDT_DV_STRVAL : 0);
+		       (v->is_str ? UDT_DV_STRVAL : 0) | (v->is_ref ? UDT_DV_REFVAL : 0);
 
-	if (k > UDT_DV_MAX_KEYS)
-		cg_error(g, el, "insufficient tuple registers to generate expression");
 	if (k != v->nkeys)
 		cg_error(g, el, "%s[ ] prototype mismatch: %zu key%s passed, %zu expected", v->name, k,
 			 k == 1 ? "" : "s", v->nkeys);
-	dl_cg_need_regs(g, el, r, (int)k);
+	for (size_t i = 0; i < k; i++)
+		at += key_regs(v->keys[i]);
+	if (at > UDT_DV_MAX_KEYS)
+		cg_error(g, el, "insufficient tuple registers to generate expression");
+	dl_cg_need_regs(g, el, r, (int)at);
+	at = 0;
 	for (size_t i = 0; i < k; i++) {
-		struct val kv = gen(g, el->args[i], r + (int)i);
+		int rk = r + (int)at;
+		struct val kv = gen(g, el->args[i], rk);
 		bool want_str = is_str(v->keys[i]), got_str = dl_cg_is_string(&kv);
+		bool want_ref = dl_cg_is_ref_type(v->keys[i]);
 
-		if (want_str != got_str || (!got_str && !is_int(kv.type) && !is_ptr(kv.type)) ||
-		    kv.xl)
+		if (want_ref ? !kv.is_addr || !same_type(kv.type, v->keys[i])
+			     : want_str != got_str || kv.is_addr ||
+			       (!got_str && !is_int(kv.type) && !is_ptr(kv.type)) || kv.xl)
 			dl_cg_bad_arg(g, el->args[i], v->name, "key", i, type_name(g, v->keys[i]), &kv);
 		if (want_str) {
-			dl_cg_dstr(g, &kv, r + (int)i, el->args[i]);
-			imm |= 1u << (UDT_DV_STRKEYS_SHIFT + i);
+			dl_cg_dstr(g, &kv, rk, el->args[i]);
+			imm |= 1u << (UDT_DV_STRKEYS_SHIFT + at);
+		} else if (want_ref) {
+			/* its words, the first last (over the address) */
+			uint64_t size = dl_type_resolve(v->keys[i]).t->size;
+			int nw = (int)key_regs(v->keys[i]);
+			dl_cg_need_regs(g, el, rk, nw + 2);
+			materialize(g, &kv, rk, el->args[i]);
+			for (int w = nw; w-- > 0;) {
+				uint64_t n = size - 8 * (uint64_t)w < 8 ? size - 8 * (uint64_t)w : 8;
+				load_bytes(g, rk + w, rk, 8 * w, (unsigned)n, rk + nw, rk + nw + 1);
+			}
 		} else {
-			materialize(g, &kv, r + (int)i, el->args[i]);
+			materialize(g, &kv, rk, el->args[i]);
 		}
+		at += key_regs(v->keys[i]);
 	}
+	*ret_cnt = (int)at;
 	return (int32_t)imm;
 }
 
@@ -287,12 +400,40 @@ struct val dl_cg_var_load(struct cg *g, const struct dl_node *n, int r)
 
 	dl_cg_need_regs(g, n, r, 0);
 	if (v->is_array) {
-		int32_t imm = gen_keys(g, v, &ref, r);
-		emit(g, UDT_OP_LDDV, r, r, (int)ref.elem->arg_cnt, imm);
+		int nk;
+		int32_t imm = gen_keys(g, v, &ref, r, &nk);
+		emit(g, UDT_OP_LDDV, r, r, nk, imm);
 	} else {
-		emit(g, scalar_op(v, false), r, 0, 0, (int32_t)v->id);
+		emit(g, scalar_op(v, false), r, 0, 0, var_index(g, v, n));
 	}
-	return (struct val){ .type = v->type, .reg = r };
+	/* a struct, union or array: its address (an absent element's is 0), in D's memory */
+	return (struct val){ .type = v->type, .reg = r, .is_addr = v->is_ref };
+}
+
+const struct dl_node *dl_cg_ref_elem(struct cg *g, const struct dl_node *lhs, int r,
+				     uint64_t *ret_size)
+{
+	const struct dl_node *x = lhs;
+	struct vref ref;
+
+	/* down the members and array elements, which are inside the object */
+	for (;;) {
+		if (x->kind == DL_N_MEMBER) {
+			x = x->a;
+		} else if (x->kind == DL_N_INDEX && !var_ref(g, x, &ref) &&
+			   dl_type_resolve(type_of(g, x->a, r)).t->kind == DL_ARRAY) {
+			x = x->a;
+		} else {
+			break;
+		}
+	}
+	if (x == lhs || x->kind != DL_N_INDEX || !var_ref(g, x, &ref))
+		return NULL;
+	struct dl_var *v = var_find(g->p, ref.scope, ref.name);
+	if (!v || !v->is_array || !v->is_ref)
+		return NULL;
+	*ret_size = dl_type_resolve(v->type).t->size;
+	return x;
 }
 
 /* -- Assignments -------------------------------------------------------------------------- */
@@ -316,8 +457,10 @@ static struct dl_var *declare_at(struct cg *g, const struct dl_node *n, const st
 		struct val kv = gen(g, ref->elem->args[k], r);
 		g->n = at;
 		g->nc = nc;
-		keys[k] = dl_cg_is_string(&kv) ? named(g, "string") : kv.type;
-		if (!dl_cg_is_string(&kv) && !is_int(kv.type) && !is_ptr(kv.type))
+		bool ref_key = kv.is_addr && dl_cg_is_ref_type(kv.type) &&
+			       dl_type_resolve(kv.type).t->kind != DL_ARRAY;
+		keys[k] = dl_cg_is_string(&kv) && !ref_key ? named(g, "string") : kv.type;
+		if (!ref_key && !dl_cg_is_string(&kv) && !is_int(kv.type) && !is_ptr(kv.type))
 			cg_error(g, ref->elem->args[k], "a key of type %s is not supported",
 				 type_name(g, kv.type));
 	}
@@ -334,48 +477,69 @@ static void check_store(struct cg *g, const struct dl_node *n, const struct dl_v
 {
 	bool vs = dl_cg_is_string(v), null = v->is_const && !v->cstr && !v->cval;
 
-	if (var->is_str ? (!vs && !null) : vs)
+	/* (0 deletes an array's element, whatever its values are) */
+	if (var->is_array && var->is_ref && null)
+		return;
+	if (!dl_cg_assignable(g, var->type, v) ||
+	    (var->is_ref && dl_type_resolve(var->type).t->kind == DL_ARRAY && vs))
 		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
 			 type_name(g, var->type), vs ? "string" : type_name(g, v->type));
-	if (!var->is_str && is_ptr(var->type) != is_ptr(v->type) && !null)
-		cg_error(g, n, "operands have incompatible types: \"%s\" = \"%s\"",
-			 dl_type_cdecl(g->p, var->type, NULL), dl_type_cdecl(g->p, v->type, NULL));
 }
 
 /* Store v (in r, or a constant) into the variable of ref (var); the value stored, in r. */
 static struct val store(struct cg *g, const struct dl_node *n, const struct vref *ref,
 			const struct dl_var *var, struct val v, int r)
 {
+	uint64_t size = dl_type_resolve(var->type).t->size;
+
 	if (var->is_str && !(v.is_const && !v.cstr))
 		dl_cg_dstr(g, &v, r, n);
 	materialize(g, &v, r, n);
 	if (!var->is_str)
 		norm_reg(g, var->type, r);
 	if (var->is_array) {
-		int32_t imm = gen_keys(g, var, ref, r + 1);
-		emit(g, UDT_OP_STDV, r, r + 1, (int)ref->elem->arg_cnt, imm);
+		/* a value of bytes: their address in r, their size after the keys */
+		int nk;
+		int32_t imm = gen_keys(g, var, ref, r + 1, &nk);
+		if (var->is_ref) {
+			struct val sz = constant(named(g, "size_t"), (int64_t)size);
+			dl_cg_need_regs(g, n, r + 1, nk);
+			materialize(g, &sz, r + 1 + nk, n);
+		}
+		emit(g, UDT_OP_STDV, r, r + 1, nk, imm);
+	} else if (var->is_ref) {
+		/* a struct, union or array variable: the bytes copied in (bcopy()) */
+		struct val sz = constant(named(g, "size_t"), (int64_t)size);
+		dl_cg_need_regs(g, n, r, 2);
+		emit(g, scalar_op(var, false), r + 1, 0, 0, var_index(g, var, n));
+		materialize(g, &sz, r + 2, n);
+		dl_cg_call(g, UDT_CALL_BCOPY, r, 3);
+		emit(g, UDT_OP_MOV, r, r + 1, 0, 0);
+		return (struct val){ .type = var->type, .reg = r, .is_addr = true };
 	} else {
-		emit(g, scalar_op(var, true), 0, r, 0, (int32_t)var->id);
+		emit(g, scalar_op(var, true), 0, r, 0, var_index(g, var, n));
 	}
-	return (struct val){ .type = var->type, .reg = r };
+	return (struct val){ .type = var->type, .reg = r, .is_addr = var->is_ref };
+}
+
+void dl_cg_ref_elem_put(struct cg *g, const struct dl_node *elem, int rbuf)
+{
+	struct vref ref;
+
+	(void)var_ref(g, elem, &ref);
+	struct dl_var *v = var_of(g, &ref, elem);
+	(void)store(g, elem, &ref, v, (struct val){ .type = v->type, .reg = rbuf, .is_addr = true },
+		    rbuf);
 }
 
 /* x = e, and x op= e (a[k] = e, self->s = "..."): the value stored, in r. */
 struct val dl_cg_assign(struct cg *g, const struct dl_node *n, int r)
 {
-	static const struct {
-		int assign, op;
-	} ops[] = {
-		{ T_ADD_EQ, '+' }, { T_SUB_EQ, '-' }, { T_MUL_EQ, '*' }, { T_DIV_EQ, '/' },
-		{ T_MOD_EQ, '%' }, { T_SHL_EQ, T_SHL }, { T_SHR_EQ, T_SHR }, { T_AND_EQ, '&' },
-		{ T_XOR_EQ, '^' }, { T_OR_EQ, '|' },
-	};
 	struct vref ref;
 	struct val v;
 
 	if (!var_ref(g, n->a, &ref))
-		cg_error(g, n->a, "operator %s requires a modifiable lvalue as an operand",
-			 dl_op_name(n->op));
+		return dl_cg_assign_lval(g, n, r); /* a member, an element, *p */
 	dl_cg_need_regs(g, n, r, 1);
 	if (n->op == '=') {
 		v = gen(g, n->b, r);
@@ -383,18 +547,18 @@ struct val dl_cg_assign(struct cg *g, const struct dl_node *n, int r)
 		/* x op= e declares x as D does, with the type of e, and starts it at 0 */
 		if (!var_find(g->p, ref.scope, ref.name))
 			declare_at(g, n, &ref, promote(g, type_of(g, n->b, r)), r);
-		struct dl_node b = *n;
-		b.kind = DL_N_BINARY;
-		for (size_t i = 0; i < UDT__ARRAY_SIZE(ops); i++)
-			if (ops[i].assign == n->op)
-				b.op = ops[i].op;
+		struct dl_node b = dl_cg_compound_op(n);
 		v = gen_binary(g, &b, r);
 	}
 	if (v.xl)
 		cg_error(g, n, "a translated %s must be used through its members",
 			 dl_type_cdecl(g->p, v.type, NULL));
-	if (!dl_cg_is_string(&v) && !is_int(v.type) && !is_ptr(v.type))
-		cg_error(g, n, "variables of type %s are not supported yet",
+	if (!dl_cg_is_string(&v) && !is_int(v.type) && !is_ptr(v.type) &&
+	    !dl_cg_is_float(v.type) && !(v.is_addr && dl_cg_is_ref_type(v.type)))
+		cg_error(g, n, "variables of type %s are not supported",
+			 dl_type_cdecl(g->p, v.type, NULL));
+	if (v.is_addr && dl_cg_is_ref_type(v.type) && !dl_type_resolve(v.type).t->size)
+		cg_error(g, n, "a variable of type %s takes no bytes",
 			 dl_type_cdecl(g->p, v.type, NULL));
 	struct dl_var *var = var_find(g->p, ref.scope, ref.name);
 	if (!var)
@@ -411,8 +575,7 @@ struct val dl_cg_incdec(struct cg *g, const struct dl_node *n, int r, bool post)
 	struct vref ref;
 
 	if (!var_ref(g, n->a, &ref))
-		cg_error(g, n->a, "operator %s requires a modifiable lvalue as an operand",
-			 dl_op_name(n->op));
+		return dl_cg_incdec_lval(g, n, r, post); /* a member, an element, *p */
 	/* x++ declares an int x, as D does */
 	if (!var_find(g->p, ref.scope, ref.name))
 		declare_at(g, n, &ref, named(g, "int"), r);

@@ -318,6 +318,14 @@ void dl_program_free(struct dl_program *p);
 int dl_parse(struct dl_program *p, const char *name, const char *text, size_t len,
 	     bool preprocessed);
 
+/*
+ * dl_errtag() - DTrace's tag of a compile error (its dt_errtags.h names:
+ * "D_OP_INCOMPAT"), from the message's words, for -x errtags; "D_UNKNOWN"
+ * for one DTrace has no tag of; NULL for a message that is not a compile
+ * error's ("file:line:col: error: ...").
+ */
+const char *dl_errtag(const char *msg);
+
 /* The declarations, definitions and clauses the last dl_parse() read (0: an empty program). */
 size_t dl_program_unit_items(const struct dl_program *p);
 
@@ -351,6 +359,7 @@ struct dl_probe_ctx {
 	const char *name;            /* "request-start" */
 	const char *execname;
 	const struct dl_probe *probe; /* for args[] types; NULL for BEGIN/END */
+	uint32_t id;                 /* the probe's ID (dtrace -l's), D's id */
 	int pid;
 	uint64_t strsize;            /* a constant string is cut at strsize - 1 bytes (0: never) */
 };
@@ -365,6 +374,7 @@ struct dl_difo {
 	const char *const_str;       /* or a string (then is_const and type string) */
 	bool is_string;              /* the value is a string */
 	bool copyinstr;              /* the value is copyinstr(address): bytes is the address's DIFO */
+	bool is_object;              /* (dl_compile_object()) the address of an object of type */
 	uint64_t str_max;            /* copyinstr: at most this many bytes (a char array); 0: strsize */
 	int direct_arg;              /* >= 0: the value is native argument N, as is */
 	int direct_var;              /* >= 0: the value is builtin variable N (enum udt_var) */
@@ -385,6 +395,12 @@ int dl_compile(struct dl_program *p, const struct dl_node *expr, const struct dl
  * type's size, as an aggregation's key, is cut to it.
  */
 int dl_compile_narrow(struct dl_program *p, const struct dl_node *expr,
+		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err);
+/*
+ * dl_compile_object() - the same, but a struct, union or array (of the
+ * process or a variable) gives its address (is_object): print()'s value.
+ */
+int dl_compile_object(struct dl_program *p, const struct dl_node *expr,
 		      const struct dl_probe_ctx *ctx, struct dl_difo *ret, char **ret_err);
 
 /*
@@ -407,8 +423,12 @@ enum dl_var_scope { DL_VAR_THREAD, DL_VAR_LOCAL, DL_VAR_GLOBAL, DL_VAR_SCOPES };
 
 /* The integer and pointer variables of a scope (8 bytes each). */
 size_t dl_program_var_count(const struct dl_program *p, enum dl_var_scope scope);
-/* The string variables of a scope (a slot of strsize bytes each). */
-size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope);
+/*
+ * The string slots of a scope's variables (strsize bytes each): a string
+ * variable's, and those a struct, union or array variable takes.
+ */
+size_t dl_program_strvar_count(const struct dl_program *p, enum dl_var_scope scope,
+			       uint64_t strsize);
 /*
  * The bytes of the largest element of the program's associative arrays
  * (struct udt_dynvar, its key and its value) with strings of strsize bytes;

@@ -235,6 +235,8 @@ struct dl_var {
 	uint32_t id;                   /* among those of its kind: scalars and strings of its
 					  scope; arrays, all scopes together */
 	bool is_str;                   /* a string: a slot of strsize bytes */
+	bool is_ref;                   /* a struct, union or array: bytes, in as many string
+					  slots as it takes (an array's values: bytes) */
 	bool is_array;                 /* an associative array, with keys of these types: */
 	struct dl_qtype *keys;         /* (arena) */
 	size_t nkeys;

@@ -776,12 +776,24 @@ static void declare_typedef(struct dl_parser *ps, const char *name, struct dl_qt
 	dl_sym_put(ps->p, &ps->p->typedefs, name, td);
 }
 
-/* A type a D variable may have: an integer, a pointer or a string. */
-static bool var_type_ok(struct dl_qtype t)
+/*
+ * A type a D variable may have: an integer, a pointer, a string, a float or
+ * a double, or (its bytes: refs) a complete struct or union or a sized array.
+ */
+static bool var_type_ok(struct dl_qtype t, bool refs)
 {
-	enum dl_kind k = dl_type_resolve(t).t->kind;
+	const struct dl_type *r = dl_type_resolve(t).t;
 
-	return k == DL_INT || k == DL_ENUM || k == DL_PTR || k == DL_STRING;
+	switch (r->kind) {
+	case DL_INT: case DL_ENUM: case DL_PTR: case DL_STRING:
+		return true;
+	case DL_FLOAT:
+		return r->size == 4 || r->size == 8;
+	case DL_STRUCT: case DL_UNION: case DL_ARRAY:
+		return refs && r->size;
+	default:
+		return false;
+	}
 }
 
 /* "int x;", "self string s;", "this int y;", "int a[int, string];" (compile_var.c keeps them). */
@@ -792,13 +804,15 @@ static void declare_variable(struct dl_parser *ps, enum storage st, const char *
 										 : DL_VAR_GLOBAL;
 	const char *err = NULL;
 
-	if (!var_type_ok(t))
-		dl_error(ps, loc, "variables of type %s are not supported yet",
+	if (!var_type_ok(t, true))
+		dl_error(ps, loc, "variables of type %s are not supported",
 			 dl_type_cdecl(ps->p, t, NULL));
 	for (size_t k = 0; ps->assoc && k < ps->assoc_key_cnt; k++) {
 		struct dl_qtype kt = ps->assoc_keys[k];
-		enum dl_kind kk = dl_type_resolve(kt).t->kind;
-		if (kk != DL_INT && kk != DL_ENUM && kk != DL_PTR && kk != DL_STRING)
+		const struct dl_type *kr = dl_type_resolve(kt).t;
+		enum dl_kind kk = kr->kind;
+		if (kk != DL_INT && kk != DL_ENUM && kk != DL_PTR && kk != DL_STRING &&
+		    !((kk == DL_STRUCT || kk == DL_UNION) && kr->size))
 			dl_error(ps, loc, "a key of type %s is not supported",
 				 dl_type_cdecl(ps->p, kt, NULL));
 	}
@@ -815,8 +829,8 @@ static void declare_inline(struct dl_parser *ps, const char *name, struct dl_qty
 {
 	struct dl_inline *in = dl_alloc(ps->p, sizeof(*in));
 
-	if (!var_type_ok(t))
-		dl_error(ps, loc, "inline %s: type %s is not supported yet", name,
+	if (!var_type_ok(t, false))
+		dl_error(ps, loc, "inline %s: type %s is not supported", name,
 			 dl_type_cdecl(ps->p, t, NULL));
 	if (dl_sym_get(&ps->p->inlines, name))
 		dl_error(ps, loc, "identifier redefined: %s\n\t current: inline definition\n"

@@ -36,7 +36,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 12
+#define UDT_ABI_VERSION 13
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 

@@ -111,6 +111,14 @@ enum udt_op {
 	UDT_OP_STGS,
 	UDT_OP_LDDV,      /* rd = element of dynamic variable imm (UDT_DV_*) keyed by r[rs1...], rs2 keys */
 	UDT_OP_STDV,      /* that element = rd (a string's address for a string variable); 0 deletes */
+	/* variables of struct, union and array types, and stores (docs/bytecode.md §3.12) */
+	UDT_OP_LDTA,      /* rd = address of thread-local memory variable imm (its string slot's bytes) */
+	UDT_OP_LDLA,      /* the same for clause-local ones (this->) */
+	UDT_OP_LDGA,      /* and for global ones */
+	UDT_OP_STX8,      /* *(uint8_t *)(rs1 + imm) = rs2, into the fire's own memory only */
+	UDT_OP_STX16,
+	UDT_OP_STX32,
+	UDT_OP_STX64,
 	UDT_OP_CNT,       /* number of opcodes: anything at or above is invalid */
 };
 
@@ -146,6 +154,7 @@ enum udt_call {
 	UDT_CALL_ALLOCA,          /* (size) */
 	UDT_CALL_BCOPY,           /* (src, dest in scratch, size) */
 	UDT_CALL_STRTOLL,         /* (s[, base]) */
+	UDT_CALL_CLEANPATH,       /* (s) */
 	UDT_CALL_CNT,
 };
 
@@ -154,6 +163,8 @@ enum udt_call {
 #define UDT_DV_STRKEYS_SHIFT 16   /* bit 16 + k: key k is a string (else 8 bytes of integer) */
 #define UDT_DV_THREAD 0x1000000   /* thread-local (self->a[k]): the thread is part of the key */
 #define UDT_DV_STRVAL 0x2000000   /* the value is a string */
+#define UDT_DV_REFVAL 0x4000000   /* the value is bytes: STDV copies r[rs1 + rs2] of them from rd's
+				     address, LDDV gives the value's address */
 #define UDT_DV_MAX_KEYS 8         /* keys of an element, at most */
 
 /* Builtin variables for UDT_OP_LDVAR. */
@@ -167,6 +178,9 @@ enum udt_var {
 	UDT_VAR_EPID,
 	UDT_VAR_ERRNO,            /* the application's errno at the fire */
 	UDT_VAR_NARGS,            /* number of native arguments */
+	UDT_VAR_PPID,             /* the process's parent */
+	UDT_VAR_UID,              /* its real user and group IDs */
+	UDT_VAR_GID,
 	UDT_VAR_CNT,
 };
 
@@ -175,8 +189,31 @@ enum udt_subr {
 	UDT_SUBR_SPECULATION = 0, /* a free speculation's ID, or 0 (counted as a failure) */
 	UDT_SUBR_RAND,            /* a pseudo-random int */
 	UDT_SUBR_PROGENYOF,       /* 1 if the process is rs1 or one of its descendants */
+	UDT_SUBR_HTONS,           /* rs1 in network byte order: 16, 32, 64 bits (their own inverses) */
+	UDT_SUBR_HTONL,
+	UDT_SUBR_HTONLL,
+	UDT_SUBR_UCALLER,         /* the return address of the probe's function (ucaller) */
+	UDT_SUBR_USTACKDEPTH,     /* the frames of the user stack (ustackdepth) */
+	UDT_SUBR_UREGS,           /* user register rs1 at the probe (uregs[], enum udt_ureg) */
 	UDT_SUBR_CNT,
 };
+
+/*
+ * The registers of uregs[] (UDT_SUBR_UREGS), as D names them (R_RAX...): on
+ * x86-64 in the order of Linux's struct pt_regs, as Oracle's DTrace for
+ * Linux numbers them; on aarch64 x0 to x30, sp, pc, pstate.
+ */
+#if defined(__aarch64__)
+enum udt_ureg { UDT_UREG_SP = 31, UDT_UREG_PC, UDT_UREG_PSTATE, UDT_UREG_CNT };
+#else
+enum udt_ureg {
+	UDT_UREG_R15 = 0, UDT_UREG_R14, UDT_UREG_R13, UDT_UREG_R12, UDT_UREG_RBP, UDT_UREG_RBX,
+	UDT_UREG_R11, UDT_UREG_R10, UDT_UREG_R9, UDT_UREG_R8, UDT_UREG_RAX, UDT_UREG_RCX,
+	UDT_UREG_RDX, UDT_UREG_RSI, UDT_UREG_RDI, UDT_UREG_ERR, UDT_UREG_RIP, UDT_UREG_CS,
+	UDT_UREG_RFL, UDT_UREG_RSP, UDT_UREG_SS, UDT_UREG_DS, UDT_UREG_ES, UDT_UREG_FS, UDT_UREG_GS,
+	UDT_UREG_TRAPNO, UDT_UREG_CNT,
+};
+#endif
 
 /* Why a DIFO stopped without returning. */
 enum udt_fault {
@@ -212,6 +249,14 @@ struct udt_vm_ctx {
 	const struct udt_spectab *spec; /* the session's speculations, or NULL (runtime/spec.h) */
 	uint64_t *rand;           /* rand()'s state: the thread's own (two words), or NULL */
 	struct udt_vm_mem *mem;   /* strings, scratch, dynamic variables (vm_mem.h); NULL: none */
+	/*
+	 * The probe site's return address, and what reads the user stack and
+	 * registers there (ucaller, ustackdepth, uregs[]: which is the enum
+	 * udt_subr); NULL in dtrace, where BEGIN and END have no site (they
+	 * read 0).
+	 */
+	uint64_t site;
+	uint32_t (*site_subr)(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret);
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;

@@ -289,17 +289,20 @@ static struct udt_dynvar *lookup(const struct space *s, const uint8_t *key, uint
  */
 uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool store,
 			uint32_t imm, const uint64_t *keys, uint32_t nkeys, uint64_t *val,
-			uint64_t *bad)
+			uint64_t refsize, uint64_t *bad)
 {
 	struct udt_vm_mem *m = ctx->mem;
 	struct space s;
-	bool strval = imm & UDT_DV_STRVAL;
+	bool strval = imm & UDT_DV_STRVAL, refval = imm & UDT_DV_REFVAL;
 
 	*bad = 0;
 	if (!m || !space_open(m->dyn, m->dyn_geo, m->dyn_sz, &s) || nkeys > UDT_DV_MAX_KEYS)
 		return UDT_FAULT_BADVAR;
 	uint64_t sslot = ((uint64_t)m->strsize + 7) & ~7ull;
-	uint64_t ksz = 8, vsz = strval ? sslot : 8;
+	/* (a load of bytes gives their address: their size does not matter) */
+	uint64_t ksz = 8, vsz = strval ? sslot : refval ? (refsize + 7) & ~7ull : 8;
+	if (refval && refsize > s.chunk_sz)
+		return UDT_FAULT_BADVAR;
 	for (uint32_t k = 0; k < nkeys; k++)
 		ksz += (imm >> (UDT_DV_STRKEYS_SHIFT + k)) & 1 ? sslot : 8;
 	if (sizeof(struct udt_dynvar) + ksz + vsz > s.chunk_sz)
@@ -337,7 +340,7 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 		e = lookup(&s, key, (uint32_t)ksz, 0, false);
 		if (!e)
 			*val = 0;
-		else if (strval)
+		else if (strval || refval)
 			*val = (uint64_t)(uintptr_t)((uint8_t *)(e + 1) + ksz);
 		else
 			*val = LOAD_RELAXED((uint64_t *)(void *)((uint8_t *)(e + 1) + ksz));
@@ -351,15 +354,17 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 	} else {
 		uint8_t *v;
 		uint8_t tmp[8];
-		/* a string is read before the element is taken: its fault leaves nothing behind */
-		if (strval) {
+		/* a string (bytes) is read before the element is taken: its fault leaves nothing
+		   behind */
+		if (strval || refval) {
 			v = m->scratch + m->scratch_used;
 			if (m->scratch_sz - m->scratch_used < vsz) {
 				m->scratch_used = mark;
 				return UDT_FAULT_NOSCRATCH;
 			}
 			m->scratch_used += vsz;
-			fault = udt__vm_str_key(ctx, d, *val, v, (uint32_t)vsz, bad);
+			fault = strval ? udt__vm_str_key(ctx, d, *val, v, (uint32_t)vsz, bad)
+				: udt__vm_mem_in(m, *val, v, refsize, bad) ? UDT_FAULT_BADADDR : 0;
 			if (fault) {
 				m->scratch_used = mark;
 				return fault;
@@ -371,7 +376,7 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 		e = lookup(&s, key, (uint32_t)ksz, (uint32_t)vsz, true);
 		if (e) {
 			uint8_t *dst = (uint8_t *)(e + 1) + ksz;
-			if (strval) {
+			if (strval || refval) {
 				memcpy(dst, v, vsz);
 			} else {
 				uint64_t x;

@@ -322,6 +322,8 @@ static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
 		.spec = f->spec,
 		.rand = f->rand,
 		.mem = f->mem,
+		.site = f->site,
+		.site_subr = udt__site_subr,
 	};
 	if (f->mem)
 		f->mem->scratch_used = 0; /* the scratch space is each clause's, as in DTrace */

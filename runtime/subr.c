@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * D's subroutines that the VM calls through UDT_OP_SUBR (bytecode.h, enum
- * udt_subr): speculation(), rand() and progenyof(). They run on the probe
- * path, in the traced process (and in dtrace for BEGIN and END), so they
- * keep its rules: no lock, no allocation, errno left as it was; the only
- * system calls are progenyof()'s (below).
+ * udt_subr): speculation(), rand(), progenyof(), the byte order ones
+ * (htons()...), and the stack and registers of the probe site (ucaller,
+ * ustackdepth, uregs[]: the context's site_subr, runtime/ustack.c). They
+ * run on the probe path, in the traced process (and in dtrace for BEGIN and
+ * END), so they keep its rules: no lock, no allocation, errno left as it
+ * was; the only system calls are progenyof()'s (below).
  */
 #include "runtime/bytecode.h"
 #include "runtime/spec.h"
 #include "runtime/subr.h"
 
+#include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -128,6 +132,27 @@ int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, ui
 		break;
 	case UDT_SUBR_PROGENYOF:
 		*ret = progeny(ctx->pid, (int64_t)(int32_t)a);
+		break;
+	case UDT_SUBR_HTONS:
+		*ret = htons((uint16_t)a);
+		break;
+	case UDT_SUBR_HTONL:
+		*ret = htonl((uint32_t)a);
+		break;
+	case UDT_SUBR_HTONLL:
+		*ret = htobe64(a);
+		break;
+	case UDT_SUBR_UCALLER:
+	case UDT_SUBR_USTACKDEPTH:
+	case UDT_SUBR_UREGS:
+		*ret = 0;
+		if (ctx->site_subr) {
+			uint32_t f = ctx->site_subr(ctx->site, which, a, ret);
+			if (f) {
+				errno = saved_errno;
+				return (int)f;
+			}
+		}
 		break;
 	default:
 		return UDT_FAULT_ILLOP; /* not reached: the verifier checked which */

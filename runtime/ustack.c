@@ -30,39 +30,155 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <string.h>
+#include <ucontext.h>
 
 #define MAX_SKIP 32
 
-void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc)
+/*
+ * A cursor at the first frame of the fire's stack (where the profile signal
+ * interrupted the thread, or the function that holds the probe site): 0,
+ * or -1 when there is none. The walk starts in this function's caller's
+ * frame: it must be inlined, so that the context it saves stays valid.
+ */
+static inline __attribute__((always_inline)) int first_frame(unw_cursor_t *cur,
+							     unw_context_t *ctx, uint64_t site_pc)
 {
 	const void *uc = udt__prof_uc;
-	unw_context_t ctx;
-	unw_cursor_t cur;
+	unw_word_t ip = 0;
+
+	if (uc)
+		return unw_init_local2(cur, (unw_context_t *)(uintptr_t)uc,
+				       UNW_INIT_SIGNAL_FRAME) < 0 ? -1 : 0;
+	if (unw_getcontext(ctx) || unw_init_local(cur, ctx) < 0)
+		return -1;
+	/* up to the probe site's function: our frames are not the application's */
+	for (int skip = 0;; skip++) {
+		if (unw_get_reg(cur, UNW_REG_IP, &ip) < 0 || skip == MAX_SKIP)
+			return -1;
+		if (ip == site_pc)
+			return 0;
+		if (unw_step(cur) <= 0)
+			return -1;
+	}
+}
+
+/* The return addresses from cur on, at most n (pcs NULL: counted only). */
+static uint32_t walk(unw_cursor_t *cur, uint64_t *pcs, uint32_t n)
+{
 	unw_word_t ip = 0;
 	uint32_t i = 0;
 
-	memset(pcs, 0, (size_t)n * 8);
-	if (uc) {
-		if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-			return;
-	} else {
-		if (unw_getcontext(&ctx) || unw_init_local(&cur, &ctx) < 0)
-			return;
-		/* up to the probe site's function: our frames are not the application's */
-		for (int skip = 0;; skip++) {
-			if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || skip == MAX_SKIP)
-				return;
-			if (ip == site_pc)
-				break;
-			if (unw_step(&cur) <= 0)
-				return;
-		}
-	}
 	while (i < n) {
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || !ip)
+		if (unw_get_reg(cur, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
-		pcs[i++] = ip;
-		if (unw_step(&cur) <= 0)
+		if (pcs)
+			pcs[i] = ip;
+		i++;
+		if (unw_step(cur) <= 0)
 			break;
 	}
+	return i;
+}
+
+void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc)
+{
+	unw_context_t ctx;
+	unw_cursor_t cur;
+
+	memset(pcs, 0, (size_t)n * 8);
+	if (!first_frame(&cur, &ctx, site_pc))
+		(void)walk(&cur, pcs, n);
+}
+
+/*
+ * uregs[r] at the fire: from the profile signal's context, every register;
+ * at a probe site, those its call leaves as they were (the stack and frame
+ * pointers, the callee-saved registers, the PC: the site's return address),
+ * recovered by the unwinder; the others, which the call itself changes, 0.
+ */
+static uint64_t ureg(unw_cursor_t *cur, uint32_t r)
+{
+	const void *uc = udt__prof_uc;
+	unw_word_t v = 0;
+	int reg = -1;
+
+#if defined(__x86_64__)
+	if (uc) {
+		/* glibc's gregs[] for each of D's registers */
+		static const int8_t greg[UDT_UREG_CNT] = {
+			[UDT_UREG_R15] = REG_R15, [UDT_UREG_R14] = REG_R14, [UDT_UREG_R13] = REG_R13,
+			[UDT_UREG_R12] = REG_R12, [UDT_UREG_RBP] = REG_RBP, [UDT_UREG_RBX] = REG_RBX,
+			[UDT_UREG_R11] = REG_R11, [UDT_UREG_R10] = REG_R10, [UDT_UREG_R9] = REG_R9,
+			[UDT_UREG_R8] = REG_R8, [UDT_UREG_RAX] = REG_RAX, [UDT_UREG_RCX] = REG_RCX,
+			[UDT_UREG_RDX] = REG_RDX, [UDT_UREG_RSI] = REG_RSI, [UDT_UREG_RDI] = REG_RDI,
+			[UDT_UREG_ERR] = REG_ERR, [UDT_UREG_RIP] = REG_RIP, [UDT_UREG_CS] = -1,
+			[UDT_UREG_RFL] = REG_EFL, [UDT_UREG_RSP] = REG_RSP, [UDT_UREG_SS] = -1,
+			[UDT_UREG_DS] = -1, [UDT_UREG_ES] = -1, [UDT_UREG_FS] = -1, [UDT_UREG_GS] = -1,
+			[UDT_UREG_TRAPNO] = REG_TRAPNO,
+		};
+		const ucontext_t *u = uc;
+		if (r == UDT_UREG_CS || r == UDT_UREG_SS || (r >= UDT_UREG_DS && r <= UDT_UREG_GS)) {
+			/* (csgsfs: cs, gs, fs, ss in 16 bits each) */
+			uint64_t s = (uint64_t)u->uc_mcontext.gregs[REG_CSGSFS];
+			return r == UDT_UREG_CS ? s & 0xffff : r == UDT_UREG_GS ? (s >> 16) & 0xffff
+			       : r == UDT_UREG_FS ? (s >> 32) & 0xffff : r == UDT_UREG_SS ? s >> 48 : 0;
+		}
+		return (uint64_t)u->uc_mcontext.gregs[greg[r]];
+	}
+	switch (r) {
+	case UDT_UREG_R15: reg = UNW_X86_64_R15; break;
+	case UDT_UREG_R14: reg = UNW_X86_64_R14; break;
+	case UDT_UREG_R13: reg = UNW_X86_64_R13; break;
+	case UDT_UREG_R12: reg = UNW_X86_64_R12; break;
+	case UDT_UREG_RBP: reg = UNW_X86_64_RBP; break;
+	case UDT_UREG_RBX: reg = UNW_X86_64_RBX; break;
+	case UDT_UREG_RIP: reg = UNW_REG_IP; break;
+	case UDT_UREG_RSP: reg = UNW_REG_SP; break;
+	default: break;
+	}
+#elif defined(__aarch64__)
+	if (uc) {
+		const ucontext_t *u = uc;
+		return r < UDT_UREG_SP ? u->uc_mcontext.regs[r] : r == UDT_UREG_SP ? u->uc_mcontext.sp
+		       : r == UDT_UREG_PC ? u->uc_mcontext.pc : u->uc_mcontext.pstate;
+	}
+	if (r >= 19 && r <= 30)
+		reg = UNW_AARCH64_X0 + (int)r;
+	else if (r == UDT_UREG_SP)
+		reg = UNW_REG_SP;
+	else if (r == UDT_UREG_PC)
+		reg = UNW_REG_IP;
+#endif
+	if (reg < 0 || unw_get_reg(cur, reg, &v) < 0)
+		return 0;
+	return v;
+}
+
+uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret)
+{
+	unw_context_t ctx;
+	unw_cursor_t cur;
+	uint64_t pcs[2];
+
+	if (which == UDT_SUBR_UREGS && arg >= UDT_UREG_CNT)
+		return UDT_FAULT_ILLOP_ARG; /* (DTrace's illegal operation) */
+	*ret = 0;
+	if (first_frame(&cur, &ctx, site))
+		return 0;
+	switch (which) {
+	case UDT_SUBR_UCALLER:
+		/* the frame after the probe's function's */
+		if (walk(&cur, pcs, 2) == 2)
+			*ret = pcs[1];
+		break;
+	case UDT_SUBR_USTACKDEPTH:
+		*ret = walk(&cur, NULL, UDT_USTACK_MAX);
+		break;
+	case UDT_SUBR_UREGS:
+		*ret = ureg(&cur, (uint32_t)arg);
+		break;
+	default:
+		break;
+	}
+	return 0;
 }

@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DIFO_ALIGN 8
 
@@ -127,6 +128,13 @@ static const uint8_t op_regs[UDT_OP_CNT] = {
 	[UDT_OP_STGS] = USE_RS1,
 	[UDT_OP_LDDV] = USE_RD,
 	[UDT_OP_STDV] = USE_RD,
+	[UDT_OP_LDTA] = USE_RD,
+	[UDT_OP_LDLA] = USE_RD,
+	[UDT_OP_LDGA] = USE_RD,
+	[UDT_OP_STX8] = USE_RS1 | USE_RS2,
+	[UDT_OP_STX16] = USE_RS1 | USE_RS2,
+	[UDT_OP_STX32] = USE_RS1 | USE_RS2,
+	[UDT_OP_STX64] = USE_RS1 | USE_RS2,
 };
 
 static int reject(uint32_t *ret_insn, uint32_t insn)
@@ -177,6 +185,9 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 	case UDT_OP_STLS:
 	case UDT_OP_LDGS:
 	case UDT_OP_STGS:
+	case UDT_OP_LDTA:
+	case UDT_OP_LDLA:
+	case UDT_OP_LDGA:
 		/* how many the session has is checked when it runs */
 		return in->imm >= 0;
 	case UDT_OP_CALL: {
@@ -188,12 +199,17 @@ static bool insn_ok(const struct udt_difo *d, const struct udt_insn *in, uint32_
 		return in->rs2 >= min && in->rs2 <= max && (uint32_t)in->rs1 + in->rs2 <= nregs;
 	}
 	case UDT_OP_LDDV:
-	case UDT_OP_STDV:
-		/* 1 to UDT_DV_MAX_KEYS keys in registers; only known flags */
+	case UDT_OP_STDV: {
+		/* 1 to UDT_DV_MAX_KEYS keys in registers (and a value's size after them); only
+		   known flags, and not a string and bytes at once */
+		uint32_t f = (uint32_t)in->imm;
+		bool ref = f & UDT_DV_REFVAL;
 		return in->rs2 >= 1 && in->rs2 <= UDT_DV_MAX_KEYS &&
-		       (uint32_t)in->rs1 + in->rs2 <= nregs && in->imm >= 0 &&
-		       !((uint32_t)in->imm & ~(UDT_DV_ID_MASK | UDT_DV_THREAD | UDT_DV_STRVAL |
-					       (((1u << UDT_DV_MAX_KEYS) - 1) << UDT_DV_STRKEYS_SHIFT)));
+		       (uint32_t)in->rs1 + in->rs2 + (ref && in->op == UDT_OP_STDV) <= nregs &&
+		       in->imm >= 0 && !(ref && (f & UDT_DV_STRVAL)) &&
+		       !(f & ~(UDT_DV_ID_MASK | UDT_DV_THREAD | UDT_DV_STRVAL | UDT_DV_REFVAL |
+			       (((1u << UDT_DV_MAX_KEYS) - 1) << UDT_DV_STRKEYS_SHIFT)));
+	}
 	case UDT_OP_BA:
 	case UDT_OP_BZ:
 	case UDT_OP_BNZ:
@@ -305,6 +321,12 @@ uint64_t udt_vm_var(const struct udt_vm_ctx *ctx, uint32_t id)
 		return (uint64_t)(int64_t)ctx->err;
 	case UDT_VAR_NARGS:
 		return ctx->nargs;
+	case UDT_VAR_PPID:
+		return (uint64_t)(int64_t)getppid();
+	case UDT_VAR_UID:
+		return getuid();
+	case UDT_VAR_GID:
+		return getgid();
 	default:
 		return 0; /* not reached: the verifier checked id */
 	}
@@ -625,8 +647,10 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 		case UDT_OP_LDDV:
 		case UDT_OP_STDV: {
 			uint64_t v = RD;
+			bool bytes = in->op == UDT_OP_STDV && ((uint32_t)in->imm & UDT_DV_REFVAL);
 			uint32_t f = udt__vm_dynvar(ctx, d, in->op == UDT_OP_STDV, (uint32_t)in->imm,
-						    &r[in->rs1], in->rs2, &v, &addr);
+						    &r[in->rs1], in->rs2, &v,
+						    bytes ? r[in->rs1 + in->rs2] : 0, &addr);
 			if (f)
 				return fault(ctx, f, pc, addr);
 			if (in->op == UDT_OP_LDDV)
@@ -644,6 +668,35 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
 			__atomic_store_n(&ctx->gvars[in->imm], RS1, __ATOMIC_RELAXED);
 			break;
+		case UDT_OP_LDTA:
+		case UDT_OP_LDLA:
+		case UDT_OP_LDGA: {
+			/* a variable's bytes: its string slot's (and those after it it takes) */
+			const struct udt_vm_mem *vm = ctx->mem;
+			uint8_t *base = !vm ? NULL : in->op == UDT_OP_LDTA ? vm->tstrs
+					: in->op == UDT_OP_LDLA ? vm->lstrs : vm->gstrs;
+			uint32_t n = !vm ? 0 : in->op == UDT_OP_LDTA ? vm->ntstrs
+				     : in->op == UDT_OP_LDLA ? vm->nlstrs : vm->ngstrs;
+			if ((uint32_t)in->imm >= n)
+				return fault(ctx, UDT_FAULT_BADVAR, pc, 0);
+			RD = (uint64_t)(uintptr_t)(base + (uint64_t)(uint32_t)in->imm * vm->slot_sz + 8);
+			break;
+		}
+		case UDT_OP_STX8:
+		case UDT_OP_STX16:
+		case UDT_OP_STX32:
+		case UDT_OP_STX64: {
+			unsigned n = 1u << (in->op - UDT_OP_STX8);
+			addr = RS1 + (uint64_t)(int64_t)in->imm;
+			if (!ctx->mem || !udt__vm_writable(ctx->mem, addr, n))
+				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
+			m.u64 = RS2;
+			/* (little-endian: the value's low bytes first; big-endian: its last) */
+			memcpy((void *)(uintptr_t)addr,
+			       (const uint8_t *)&m.u64 + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 8 - n : 0),
+			       n);
+			break;
+		}
 		case UDT_OP_LDX8:
 		case UDT_OP_LDX8S:
 			addr = RS1 + (uint64_t)(int64_t)in->imm;

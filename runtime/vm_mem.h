@@ -63,7 +63,20 @@ uint32_t udt__vm_strvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint8_
 			uint32_t idx, uint64_t *reg, uint64_t *bad);
 uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool store,
 			uint32_t imm, const uint64_t *keys, uint32_t nkeys, uint64_t *val,
-			uint64_t *bad);
+			uint64_t refsize, uint64_t *bad);
+/*
+ * May a DIFO write [addr, addr + size): inside the scratch space the fire
+ * took so far (alloca()'s memory), or the variables' memory of the thread,
+ * the fire or the session? (Never the process's.)
+ */
+bool udt__vm_writable(const struct udt_vm_mem *m, uint64_t addr, uint64_t size);
+/*
+ * Copy size bytes at src to dst: in place from the runtime's own memory,
+ * fault-safe from the process's. 0, or -EFAULT with *bad the first address
+ * that could not be read.
+ */
+int udt__vm_mem_in(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint64_t size,
+		   uint64_t *bad);
 /* STRCMP's comparison: 0 with *ret -1, 0, 1, or a fault. */
 uint32_t udt__vm_strcmp(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint64_t a,
 			uint64_t b, uint64_t max_a, uint64_t max_b, int *ret, uint64_t *bad);

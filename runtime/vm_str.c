@@ -339,6 +339,7 @@ static const struct {
 	[UDT_CALL_COPYIN] = { 2, 2 },   [UDT_CALL_COPYINTO] = { 3, 3 },
 	[UDT_CALL_COPYINSTR] = { 1, 2 }, [UDT_CALL_ALLOCA] = { 1, 1 },
 	[UDT_CALL_BCOPY] = { 3, 3 },    [UDT_CALL_STRTOLL] = { 1, 2 },
+	[UDT_CALL_CLEANPATH] = { 1, 1 },
 };
 
 void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max)
@@ -347,17 +348,23 @@ void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max)
 	*ret_max = subr < UDT_CALL_CNT ? subr_args[subr].max : 0;
 }
 
-/* Is [addr, addr + size) inside the scratch space taken so far (alloca()'s memory)? */
-static bool in_scratch(const struct udt_vm_mem *m, uint64_t addr, uint64_t size)
+/* Is [addr, addr + size) inside the sz bytes at base? */
+static bool in_range(const void *base, uint64_t sz, uint64_t addr, uint64_t size)
 {
-	uint64_t base = addr_of(m->scratch);
+	uint64_t b = addr_of(base);
 
-	return addr >= base && addr - base <= m->scratch_used &&
-	       size <= m->scratch_used - (addr - base);
+	return base && addr >= b && addr - b <= sz && size <= sz - (addr - b);
 }
 
-/* Copy size bytes of the process (or of the runtime's own memory) at src to dst. */
-static int mem_in(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint64_t size,
+bool udt__vm_writable(const struct udt_vm_mem *m, uint64_t addr, uint64_t size)
+{
+	return in_range(m->scratch, m->scratch_used, addr, size) ||
+	       in_range(m->tstrs, (uint64_t)m->ntstrs * m->slot_sz, addr, size) ||
+	       in_range(m->lstrs, (uint64_t)m->nlstrs * m->slot_sz, addr, size) ||
+	       in_range(m->gstrs, (uint64_t)m->ngstrs * m->slot_sz, addr, size);
+}
+
+int udt__vm_mem_in(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint64_t size,
 		  uint64_t *bad)
 {
 	uint64_t avail, n = 0;
@@ -451,6 +458,55 @@ static uint32_t substr(struct udt_vm_mem *m, struct str s, int64_t index, int64_
 }
 
 /* basename() and dirname(), as DTrace cuts a path. */
+/*
+ * cleanpath(): s without empty and "." components, each ".." taken back with
+ * the component before it (at the root, dropped), and no trailing slash:
+ * "/foo/bar/../../baz/.//" is "/baz", "a/.." is ".", "" stays "".
+ */
+static uint32_t cleanpath(struct udt_vm_mem *m, struct str s, uint64_t *ret)
+{
+	bool rooted = s.n && s.s[0] == '/';
+	char *d = str_new(m, s.n ? s.n : 0);
+	uint64_t j = rooted, dots = j; /* d[0..j): the result; d[0..dots) ".." that stay */
+
+	if (!d)
+		return UDT_FAULT_NOSCRATCH;
+	if (rooted)
+		d[0] = '/';
+	for (uint64_t i = 0; i < s.n;) {
+		uint64_t k = i;
+		while (k < s.n && s.s[k] != '/')
+			k++;
+		uint64_t len = k - i;
+		if (len == 2 && s.s[i] == '.' && s.s[i + 1] == '.') {
+			if (j > dots) {
+				/* back over the last component, and its slash */
+				while (j > dots && d[j - 1] != '/')
+					j--;
+				if (j > (uint64_t)rooted)
+					j--;
+			} else if (!rooted) {
+				if (j)
+					d[j++] = '/';
+				d[j++] = '.';
+				d[j++] = '.';
+				dots = j;
+			}
+		} else if (len && !(len == 1 && s.s[i] == '.')) {
+			if (j > (uint64_t)rooted)
+				d[j++] = '/';
+			memcpy(d + j, s.s + i, len);
+			j += len;
+		}
+		i = k + 1;
+	}
+	if (!j && s.n)
+		d[j++] = '.';
+	d[j] = '\0';
+	*ret = addr_of(d);
+	return 0;
+}
+
 static uint32_t path_part(struct udt_vm_mem *m, struct str s, bool dir, uint64_t *ret)
 {
 	int64_t len = (int64_t)s.n, i, lastbase = -1, firstbase = -1, lastdir = -1, start, end;
@@ -675,6 +731,10 @@ uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t
 		return path_part(m, a, subr == UDT_CALL_DIRNAME, ret);
 	case UDT_CALL_LLTOSTR:
 		return lltostr(m, (int64_t)args[0], argc > 1 ? args[1] : 10, ret);
+	case UDT_CALL_CLEANPATH:
+		if ((f = str_get(m, d, args[0], 0, &a, bad)))
+			return f;
+		return cleanpath(m, a, ret);
 	case UDT_CALL_TOUPPER:
 	case UDT_CALL_TOLOWER: {
 		char lo = subr == UDT_CALL_TOUPPER ? 'a' : 'A', hi = subr == UDT_CALL_TOUPPER ? 'z' : 'Z';
@@ -706,7 +766,7 @@ uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t
 			return UDT_FAULT_NOSCRATCH;
 		if (subr == UDT_CALL_ALLOCA) {
 			memset(p, 0, size);
-		} else if (mem_in(m, args[0], p, size, bad)) {
+		} else if (udt__vm_mem_in(m, args[0], p, size, bad)) {
 			m->scratch_used = mark;
 			return UDT_FAULT_BADADDR;
 		}
@@ -714,19 +774,19 @@ uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t
 		return 0;
 	}
 	case UDT_CALL_COPYINTO:
-		/* the destination is memory alloca() gave this clause, and nothing else */
-		if (!in_scratch(m, args[2], args[1])) {
+		/* the destination is memory alloca() gave this clause, or a variable's */
+		if (!udt__vm_writable(m, args[2], args[1])) {
 			*bad = args[2];
 			return UDT_FAULT_BADADDR;
 		}
-		return mem_in(m, args[0], (uint8_t *)(uintptr_t)args[2], args[1], bad)
+		return udt__vm_mem_in(m, args[0], (uint8_t *)(uintptr_t)args[2], args[1], bad)
 			       ? UDT_FAULT_BADADDR : 0;
 	case UDT_CALL_BCOPY:
-		if (!in_scratch(m, args[1], args[2])) {
+		if (!udt__vm_writable(m, args[1], args[2])) {
 			*bad = args[1];
 			return UDT_FAULT_BADADDR;
 		}
-		return mem_in(m, args[0], (uint8_t *)(uintptr_t)args[1], args[2], bad)
+		return udt__vm_mem_in(m, args[0], (uint8_t *)(uintptr_t)args[1], args[2], bad)
 			       ? UDT_FAULT_BADADDR : 0;
 	case UDT_CALL_COPYINSTR: {
 		uint64_t lim = m->strsize - 1, n;

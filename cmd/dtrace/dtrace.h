@@ -72,6 +72,11 @@ int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t 
 
 /* Parse the -s files (through cpp with -C) into p; exits with a message on error. */
 void cmd_load_sources(const struct cmd_opts *o, struct dl_program *p);
+/*
+ * A compile error's tag for -x errtags ("[D_SYNTAX] ", from -x or the
+ * program's #pragma D option), or "". The string is static.
+ */
+const char *cmd_errtag(const struct cmd_opts *o, const char *msg);
 
 /* -h and -G (buildtool.c). Return the exit status. */
 int cmd_header(struct cmd_opts *o);

@@ -54,11 +54,27 @@ static void notice(const struct cs_opts *co, const char *fmt, ...)
 
 /* -- The program -------------------------------------------------------------------------- */
 
-static void parse_text(struct dl_program *p, const char *name, const char *text)
+const char *cmd_errtag(const struct cmd_opts *o, const char *msg)
+{
+	static char buf[64];
+	bool on = o->copts.errtags;
+	const char *tag = dl_errtag(msg);
+
+	/* (-x errtags, before the options are applied: a parse error comes first) */
+	for (size_t i = 0; i < o->xopt_cnt && !on; i++)
+		on = !strcmp(o->xopts[i], "errtags");
+	if (!on || !tag)
+		return "";
+	snprintf(buf, sizeof(buf), "[%s] ", tag);
+	return buf;
+}
+
+static void parse_text(const struct cmd_opts *o, struct dl_program *p, const char *name,
+		       const char *text)
 {
 	if (dl_parse(p, name, text, strlen(text), false)) {
-		fprintf(stderr, "%s: invalid probe specifier %s: %s\n", udt__progname, text,
-			dl_program_errmsg(p));
+		fprintf(stderr, "%s: invalid probe specifier %s: %s%s\n", udt__progname, text,
+			cmd_errtag(o, dl_program_errmsg(p)), dl_program_errmsg(p));
 		dl_program_free(p);
 		exit(1);
 	}
@@ -159,7 +175,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		}
 		case 'n':
 		case 'i': /* a description that is a number is a probe ID (cs_pdesc_match()) */
-			parse_text(p, pr->kind == 'n' ? "-n" : "-i", pr->arg);
+			parse_text(o, p, pr->kind == 'n' ? "-n" : "-i", pr->arg);
 			break;
 		case 'P':
 		case 'm':
@@ -176,7 +192,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		}
 		}
 		if (text) {
-			parse_text(p, pr->kind == 'P' ? "-P" : pr->kind == 'm' ? "-m" : "-f", text);
+			parse_text(o, p, pr->kind == 'P' ? "-P" : pr->kind == 'm' ? "-m" : "-f", text);
 			free(text);
 		}
 		dl_program_clauses(p, &pr->clause_cnt);
@@ -191,9 +207,10 @@ static struct dl_program *load_program(struct cmd_opts *o)
 		const char *why = cs_opt_set(&o->copts, po[i].name, po[i].value);
 		if (why) {
 			/* DTrace's D_PRAGMA_OPTSET */
-			fprintf(stderr, "%s: %s:%d:%d: error: failed to set option '%s' to '%s': %s\n",
-				udt__progname, po[i].loc.file, po[i].loc.line, po[i].loc.col,
-				po[i].name, po[i].value ? po[i].value : "", why);
+			fprintf(stderr, "%s: %s%s:%d:%d: error: failed to set option '%s' to '%s': %s\n",
+				udt__progname, cmd_errtag(o, "failed to set option"), po[i].loc.file,
+				po[i].loc.line, po[i].loc.col, po[i].name, po[i].value ? po[i].value : "",
+				why);
 			dl_program_free(p);
 			exit(1);
 		}
@@ -204,12 +221,13 @@ static struct dl_program *load_program(struct cmd_opts *o)
 	for (size_t i = 0; i < o->prog_cnt && !o->copts.empty; i++) {
 		if (!o->progs[i].empty)
 			continue;
+		const char *msg = "empty D program translation unit";
 		if (o->progs[i].kind == 's')
-			fprintf(stderr, "%s: failed to compile script %s: empty D program translation "
-				"unit\n", udt__progname, o->progs[i].arg);
+			fprintf(stderr, "%s: failed to compile script %s: %s%s\n", udt__progname,
+				o->progs[i].arg, cmd_errtag(o, msg), msg);
 		else
-			fprintf(stderr, "%s: invalid probe specifier %s: empty D program translation "
-				"unit\n", udt__progname, o->progs[i].arg);
+			fprintf(stderr, "%s: invalid probe specifier %s: %s%s\n", udt__progname,
+				o->progs[i].arg, cmd_errtag(o, msg), msg);
 		dl_program_free(p);
 		exit(1);
 	}
@@ -630,7 +648,7 @@ int cmd_trace(struct cmd_opts *o)
 	o->copts.compile_only = o->exit_after_compile;
 	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err) ||
 	    (!o->copts.argref && dl_program_check_macros(p, &err))) {
-		fprintf(stderr, "%s: %s\n", udt__progname, err);
+		fprintf(stderr, "%s: %s%s\n", udt__progname, cmd_errtag(o, err), err);
 		goto out;
 	}
 	/* -e compiles and enables nothing: DTrace then counts nothing either */

@@ -1,6 +1,7 @@
 /*
  * printf() of integers: each conversion at the size of the value's D type
- * (int here) or of the length given, as DTrace prints them.
+ * (int here), as DTrace prints them; a length (%ld, %hu) takes a value of
+ * its type's size and sign only.
  */
 #pragma D option quiet
 
@@ -8,8 +9,9 @@ BEGIN
 {
 	printf("%d %i %u %o %x %X\n", 97, 97, 97, 97, 97, 97);
 	printf("%d %u %x\n", -1, -1, -1);
-	printf("%ld %lu %lx %llx\n", -1, -1, -1, -1);
-	printf("%hd %hhd %hu %hhu\n", 70000, 200, -1, -1);
+	printf("%ld %lu %lx %llx\n", (long)-1, (unsigned long)-1, (long)-1, (long long)-1);
+	printf("%hd %hu %hx %lld %llu\n", (short)70000, (unsigned short)-1, (short)-1,
+	    (int64_t)-1, timestamp * 0);
 	printf("%d %d\n", 2147483647 + 1, (char)300);
 	printf("%p %p\n", 0x1234, 0);
 	exit(0);

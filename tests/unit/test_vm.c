@@ -124,6 +124,10 @@ static const struct {
 	[UDT_OP_LDLS] = { "ldls", "di" },    [UDT_OP_STLS] = { "stls", "si" },
 	[UDT_OP_LDGS] = { "ldgs", "di" },    [UDT_OP_STGS] = { "stgs", "si" },
 	[UDT_OP_LDDV] = { "lddv", "dsti" },  [UDT_OP_STDV] = { "stdv", "dsti" },
+	[UDT_OP_LDTA] = { "ldta", "di" },    [UDT_OP_LDLA] = { "ldla", "di" },
+	[UDT_OP_LDGA] = { "ldga", "di" },    [UDT_OP_STX8] = { "stx8", "sti" },
+	[UDT_OP_STX16] = { "stx16", "sti" }, [UDT_OP_STX32] = { "stx32", "sti" },
+	[UDT_OP_STX64] = { "stx64", "sti" },
 	/* clang-format on */
 };
 
@@ -1913,7 +1917,12 @@ TEST(verify_dynamic_variable_access_checks_keys_and_flags)
 	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", UDT_DV_STRVAL | UDT_DV_THREAD |
 							     (1 << UDT_DV_STRKEYS_SHIFT))),
 		 UINT32_MAX);
-	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", 0x4000000)), 0); /* unknown flag */
+	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", 0x8000000)), 0); /* unknown flag */
+	/* bytes: not a string too; STDV's size after the keys, in a register it has */
+	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", UDT_DV_REFVAL)), UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("lddv r0, r0, r1, %d; ret r0", UDT_DV_REFVAL | UDT_DV_STRVAL)), 0);
+	CHECK_EQ(rejected_at(fmt("stdv r0, r14, r1, %d; ret r0", UDT_DV_REFVAL)), UINT32_MAX);
+	CHECK_EQ(rejected_at(fmt("stdv r0, r15, r1, %d; ret r0", UDT_DV_REFVAL)), 0);
 	CHECK_EQ(rejected_at("ldts r0, -1; ret r0"), 0);
 	CHECK_EQ(rejected_at("stgs r16, 0; ret r0"), 0);
 }
@@ -2073,3 +2082,44 @@ TEST(dynamic_variables_drop_when_full_and_clean)
 	CHECK_EQ(v, 1);
 	free(f);
 }
+
+TEST(variables_of_bytes_and_stores_write_d_memory_only)
+{
+	struct mem_fixture *f = mem_new();
+	uint64_t v = 0, addr = 0;
+	uint32_t slot = (uint32_t)udt_str_slot(16);
+
+	/* a variable's bytes: after its slot's set word; a slot beyond the session's faults */
+	CHECK_EQ(mem_run(f, "ldta r0, 1; ret r0", &v, &addr), 0);
+	CHECK_EQ(v, (uint64_t)(uintptr_t)(f->tlocal + slot + 8));
+	CHECK_EQ(mem_run(f, "ldga r0, 0; ret r0", &v, &addr), 0);
+	CHECK_EQ(v, (uint64_t)(uintptr_t)(f->gstrs + 8));
+	CHECK_EQ(mem_run(f, "ldla r0, 2; ret r0", &v, &addr), UDT_FAULT_BADVAR);
+	CHECK_EQ(mem_run(NULL, "ldga r0, 0; ret r0", &v, &addr), UDT_FAULT_BADVAR);
+	/* stores into a variable, read back; the value's low bytes only */
+	CHECK_EQ(mem_run(f, "ldga r0, 0; ldc r1, 0; stx32 r0, r1, 4; stx8 r0, r1, 0; "
+			    "ldx64 r2, r0, 0; ret r2; .const 0x1122334455667788", &v, &addr), 0);
+	CHECK_EQ(v, 0x5566778800000088ull);
+	/* the last bytes of the last global slot, not one past them */
+	CHECK_EQ(mem_run(f, fmt("ldga r0, 1; ldi r1, 7; stx64 r0, r1, %u; ret r1", slot - 16), &v,
+			 &addr), 0);
+	CHECK_EQ(mem_run(f, fmt("ldga r0, 1; ldi r1, 7; stx64 r0, r1, %u; ret r1", slot - 15), &v,
+			 &addr), UDT_FAULT_BADADDR);
+	CHECK_EQ(addr, (uint64_t)(uintptr_t)(f->gstrs + 2 * slot - 7));
+	/* alloca()'s memory, as far as it was taken */
+	CHECK_EQ(mem_run(f, fmt("ldi r0, 8; call r0, r0, r1, %d; ldi r1, 9; stx64 r0, r1, 0; "
+				"ldx64 r2, r0, 0; ret r2", UDT_CALL_ALLOCA), &v, &addr), 0);
+	CHECK_EQ(v, 9);
+	CHECK_EQ(mem_run(f, fmt("ldi r0, 8; call r0, r0, r1, %d; ldi r1, 9; stx8 r0, r1, 8; ret r1",
+				UDT_CALL_ALLOCA), &v, &addr), UDT_FAULT_BADADDR);
+	/* never the process's memory, nor the DIFO's own */
+	static uint64_t app;
+	CHECK_EQ(mem_run(f, fmt("ldc r0, 0; ldi r1, 1; stx64 r0, r1, 0; ret r1; .const %llu",
+				(unsigned long long)(uintptr_t)&app), &v, &addr), UDT_FAULT_BADADDR);
+	CHECK_EQ(app, 0);
+	CHECK_EQ(mem_run(f, ".str abc; lds r0, 0; ldi r1, 1; stx8 r0, r1, 0; ret r1", &v, &addr),
+		 UDT_FAULT_BADADDR);
+	CHECK_EQ(mem_run(NULL, "ldi r0, 0; stx8 r0, r0, 0; ret r0", &v, &addr), UDT_FAULT_BADADDR);
+	free(f);
+}
+

@@ -1,0 +1,5 @@
+/* uregs[] of a register this machine does not have. */
+BEGIN
+{
+	trace(uregs[42]);
+}

@@ -1,0 +1,6 @@
+/* @options: -x errtags */
+/* -x errtags, of a syntax error. */
+BEGIN
+{
+	trace(1 +);
+}

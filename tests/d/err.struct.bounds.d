@@ -1,0 +1,7 @@
+/* An index past an array's bounds, when it is a constant, is DTrace's D_ARR_BOUNDS. */
+int a[5];
+
+BEGIN
+{
+	a[5] = 1;
+}
