@@ -419,7 +419,7 @@ static pid_t *list_threads(pid_t pid, size_t *ret_cnt)
  */
 static int seize(struct inj *in, bool safe)
 {
-	int err = -ESRCH;
+	int err;
 
 	for (int round = 0; round < SEIZE_ROUNDS; round++) {
 		size_t n = 0;
@@ -441,16 +441,19 @@ static int seize(struct inj *in, bool safe)
 				free(tids);
 				return 0;
 			}
+			if (err) { /* (nothing saved to give back: it is gone, or was never ours) */
+				(void)ptrace(PTRACE_DETACH, in->tid, 0, 0);
+				in->tid = 0;
+				continue;
+			}
 			let_go(in);
-			if (!err)
-				err = -EAGAIN;
 		}
 		free(tids);
-		if (err == -ESRCH && kill(in->p->pid, 0) && errno == ESRCH)
+		if (kill(in->p->pid, 0) && errno == ESRCH)
 			return -ESRCH;
 		sleep_us(1000);
 	}
-	return err;
+	return -EAGAIN;
 }
 
 /*
