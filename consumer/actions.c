@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracemem(), raise(), system() and setopt(): compiled with DTrace's checks
- * and messages, and what dtrace does with their records.
+ * tracemem(), raise(), stop(), chill(), system() and setopt(): compiled with
+ * DTrace's checks and messages, and what dtrace does with their records.
  *
  * tracemem(addr, size[, dynsize]) copies size bytes of the process into the
  * record (fault-safe, in the target) and prints them as DTrace does, as a
  * hex dump; dynsize, if given, is recorded after them and prints that many
  * at most. raise(sig) runs in the target: the signal goes to the thread that
- * fired when the fire is over. system(format, ...) formats as printf() does
- * and runs the command with /bin/sh when dtrace reads the record, after
- * flushing what it printed before. Both are destructive: without -w (or -x
- * destructive) tracing does not start. setopt(name[, value]) sets an option
+ * fired when the fire is over; stop() is raise(SIGSTOP); chill(ns) spins the
+ * thread. system(format, ...) formats as printf() does and runs the command
+ * with /bin/sh when dtrace reads the record, after flushing what it printed
+ * before. All are destructive (and copyout(), copyoutstr(): enable.c):
+ * without -w (or -x destructive) tracing does not start. setopt(name[, value]) sets an option
  * when dtrace reads the record: those DTrace lets a running trace change.
  */
 #include "consumer/internal.h"
 #include "util/util.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,7 +25,7 @@
 bool cs__act_is_more(const char *fn)
 {
 	return !strcmp(fn, "tracemem") || !strcmp(fn, "raise") || !strcmp(fn, "system") ||
-	       !strcmp(fn, "setopt");
+	       !strcmp(fn, "setopt") || !strcmp(fn, "stop") || !strcmp(fn, "chill");
 }
 
 static const char *plural(size_t n)
@@ -119,29 +121,51 @@ fail:
 	return -1;
 }
 
-static int compile_raise(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
-			 const struct dl_probe_ctx *ctx, char **ret_err)
+/*
+ * raise(sig), chill(ns) and stop(): destructive actions that record nothing.
+ * stop() is raise(SIGSTOP), which stops the whole process as DTrace's
+ * stop() does; it and chill() take their argument as raise() does.
+ */
+static int compile_signal(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+			  const struct dl_probe_ctx *ctx, const char *fn, char **ret_err)
 {
 	struct cs_action a = { 0 };
+	bool stop = !strcmp(fn, "stop");
+	size_t nargs = stop ? 0 : 1;
 
 	t->destructive_used = true;
-	if (call->arg_cnt != 1) {
-		*ret_err = cs__at_err(call, udt__xasprintf("raise( ) prototype mismatch: %zu arg%s "
-							   "passed, 1 expected", call->arg_cnt,
-							   plural(call->arg_cnt)));
+	if (call->arg_cnt != nargs) {
+		*ret_err = cs__at_err(call, udt__xasprintf("%s( ) prototype mismatch: %zu arg%s "
+							   "passed, %zu expected", fn, call->arg_cnt,
+							   plural(call->arg_cnt), nargs));
 		return -1;
 	}
-	if (cs__compile_expr(t, call->args[0], call, ctx, &a, ret_err))
-		return -1;
-	if (!is_integer(&a)) {
-		*ret_err = cs__at_err(call->args[0],
-				      udt__xasprintf("raise( ) argument #1 is incompatible with "
-						     "prototype:\n\tprototype: int\n\t argument: %s",
-						     type_name(t, &a)));
-		dl_difo_free(&a.difo);
+	/* in dtrace (BEGIN...), stop() would stop dtrace itself (DTrace's would too) */
+	if (stop && t->cur_probe && cs__probe_runs_here(t->cur_probe)) {
+		*ret_err = cs__at_err(call, udt__xasprintf("stop( ) has no process to stop in %s: "
+							   "the clause runs in dtrace",
+							   t->cur_probe->name));
 		return -1;
 	}
-	a.kind = CS_ACT_RAISE;
+	if (stop) {
+		a.kind = CS_ACT_RAISE;
+		a.difo = (struct dl_difo){ .is_const = true, .const_val = SIGSTOP,
+					   .direct_arg = -1, .direct_var = -1 };
+	} else {
+		if (cs__compile_expr(t, call->args[0], call, ctx, &a, ret_err))
+			return -1;
+		if (!is_integer(&a)) {
+			*ret_err = cs__at_err(call->args[0],
+					      udt__xasprintf("%s( ) argument #1 is incompatible with "
+							     "prototype:\n\tprototype: %s\n\t "
+							     "argument: %s", fn,
+							     !strcmp(fn, "raise") ? "int" : "hrtime_t",
+							     type_name(t, &a)));
+			dl_difo_free(&a.difo);
+			return -1;
+		}
+		a.kind = !strcmp(fn, "raise") ? CS_ACT_RAISE : CS_ACT_CHILL;
+	}
 	a.size = 0;
 	a.from_hdr = false;
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
@@ -185,8 +209,8 @@ int cs__act_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *
 
 	if (!strcmp(fn, "tracemem"))
 		return compile_tracemem(t, e, call, ctx, ret_err);
-	if (!strcmp(fn, "raise"))
-		return compile_raise(t, e, call, ctx, ret_err);
+	if (!strcmp(fn, "raise") || !strcmp(fn, "stop") || !strcmp(fn, "chill"))
+		return compile_signal(t, e, call, ctx, fn, ret_err);
 	if (!strcmp(fn, "setopt"))
 		return compile_setopt(t, e, call, ctx, ret_err);
 	t->destructive_used = true;

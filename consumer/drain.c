@@ -21,6 +21,7 @@
  */
 #include "consumer/internal.h"
 #include "runtime/spec.h"
+#include "runtime/subr.h"
 #include "runtime/vm_mem.h"
 #include "util/util.h"
 
@@ -327,6 +328,7 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_COMMIT:
 		case CS_ACT_DISCARD:
 		case CS_ACT_RAISE:  /* done in the target */
+		case CS_ACT_CHILL:
 		case CS_ACT_TRACEMEM: /* above */
 		case CS_ACT_USTACK:
 		case CS_ACT_SYSTEM:
@@ -649,6 +651,14 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 					goto next; /* no buffer: the rest of the clause is not run */
 				speculating |= rv == UDT_SPEC_OK && a->kind == CS_ACT_SPECULATE;
 				if (rv != UDT_SPEC_BADID)
+					continue;
+				fault = 1;
+				vm.fault = UDT_FAULT_ILLOP_ARG;
+				vm.fault_insn = 0;
+			}
+			if (!fault && a->kind == CS_ACT_CHILL) {
+				/* chill() in dtrace's own clauses spins dtrace, within its budget */
+				if (udt__chill(v, &t->chill_mark, &t->chilled))
 					continue;
 				fault = 1;
 				vm.fault = UDT_FAULT_ILLOP_ARG;

@@ -47,10 +47,23 @@ static const char *name_of(const char *desc)
 /* -- Compiling clauses ------------------------------------------------------------------- */
 
 /* Our own compiler's output must pass the runtime's verifier: check it here too. */
-int cs__check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err)
+int cs__check_difo(struct cs_trace *t, const struct dl_difo *d, const struct dl_node *at,
+		   char **ret_err)
 {
 	uint32_t insn = 0;
 
+	/* copyout() and copyoutstr() are destructive; in dtrace (BEGIN...) they would write
+	   dtrace's own memory, which DTrace's would too: refused */
+	if (d->writes) {
+		t->destructive_used = true;
+		if (t->cur_probe && cs__probe_runs_here(t->cur_probe)) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: copyout( ) and copyoutstr( ) "
+						  "have no process to write to in %s: the clause runs "
+						  "in dtrace", at->loc.file, at->loc.line,
+						  at->loc.col, t->cur_probe->name);
+			return -1;
+		}
+	}
 	if (d->is_const || !udt_difo_verify((const void *)d->bytes, d->sz, &insn))
 		return 0;
 	*ret_err = udt__xasprintf("%s:%d:%d: error: internal error: the compiled code fails "
@@ -69,7 +82,7 @@ int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct d
 		return r < 0 ? -1 : 0;
 	if ((a->narrow ? dl_compile_narrow : dl_compile)(t->prog, x, ctx, &a->difo, ret_err))
 		return -1;
-	if (cs__check_difo(&a->difo, at, ret_err)) {
+	if (cs__check_difo(t, &a->difo, at, ret_err)) {
 		dl_difo_free(&a->difo);
 		return -1;
 	}
@@ -275,7 +288,7 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 	if (!strcmp(fn, "exit")) {
 		if (dl_compile(t->prog, call->args[0], ctx, &a.difo, ret_err))
 			return -1;
-		if (cs__check_difo(&a.difo, call, ret_err)) {
+		if (cs__check_difo(t, &a.difo, call, ret_err)) {
 			dl_difo_free(&a.difo);
 			return -1;
 		}
@@ -332,7 +345,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 	if (cl->predicate) {
 		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
 			return -1;
-		if (cs__check_difo(&e.pred, cl->predicate, ret_err)) {
+		if (cs__check_difo(t, &e.pred, cl->predicate, ret_err)) {
 			dl_difo_free(&e.pred);
 			return -1;
 		}
@@ -366,7 +379,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		if (s->kind == DL_S_EXPR && dl_node_is_effect(s->expr)) {
 			struct cs_action a = { .kind = CS_ACT_STMT };
 			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
-			    cs__check_difo(&a.difo, s->expr, ret_err)) {
+			    cs__check_difo(t, &a.difo, s->expr, ret_err)) {
 				dl_difo_free(&a.difo);
 				cs__ecb_free(&e);
 				return -1;
@@ -415,8 +428,7 @@ static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *
 		.prov = pr->prov, .mod = pr->mod, .func = pr->func, .name = pr->name,
 		/* compiled code keeps pointers to it: t's lifetime; ERROR's are the target's
 		   (where most faults are: docs/d-language.md) */
-		.execname = pr->module || pr->prof_kind == UDT_PROF_PROFILE ||
-				    (pr->id == CS_PROBE_ERROR && t->proc)
+		.execname = !cs__probe_runs_here(pr) || (pr->id == CS_PROBE_ERROR && t->proc)
 				    ? t->execname
 				    : "dtrace",
 		.probe = pr->dprobe,
@@ -478,8 +490,7 @@ static void order_ecbs(struct cs_trace *t)
 	for (int group = 0; group < 3; group++) {
 		for (size_t i = 0; i < t->ecb_cnt; i++) {
 			const struct cs_probe *pr = t->ecbs[i].probe;
-			/* BEGIN, END and tick-n run here; profile-n in the target */
-			bool local = !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
+			bool local = cs__probe_runs_here(pr);
 			int g = !local ? 0 : !strcmp(pr->name, "BEGIN") ? 1 : 2;
 			if (g != group)
 				continue;
@@ -755,13 +766,19 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 					u->flags |= UDT_ECB_SPEC;
 				continue;
 			}
-			if (ca->kind == CS_ACT_TRACEMEM || ca->kind == CS_ACT_RAISE) {
+			if (ca->kind == CS_ACT_RAISE || ca->kind == CS_ACT_CHILL) {
 				acts[na++] = (struct udt_action){
-					.kind = ca->kind == CS_ACT_RAISE ? UDT_ACT_RAISE
-									 : UDT_ACT_TRACEMEM,
+					.kind = ca->kind == CS_ACT_RAISE ? UDT_ACT_RAISE : UDT_ACT_CHILL,
 					.src = difo_src(a, ca),
-					.size = ca->kind == CS_ACT_RAISE ? 0 : ca->size,
-					.off = ca->kind == CS_ACT_RAISE ? 0 : ca->off,
+				};
+				continue;
+			}
+			if (ca->kind == CS_ACT_TRACEMEM) {
+				acts[na++] = (struct udt_action){
+					.kind = UDT_ACT_TRACEMEM,
+					.src = difo_src(a, ca),
+					.size = ca->size,
+					.off = ca->off,
 				};
 				continue;
 			}

@@ -29,6 +29,7 @@ enum cs_act_kind {
 	CS_ACT_SYSTEM,             /* system(format, ...) (-w): as printf, run by /bin/sh */
 	CS_ACT_SETOPT,             /* setopt(name[, value]): the values after it */
 	CS_ACT_USTACK,             /* ustack(n): nframes return addresses (stack.c) */
+	CS_ACT_CHILL,              /* chill(ns) (-w): the firing thread spins ns nanoseconds */
 };
 
 /* How an address is printed (stack.c, symbol.c): a trace()d value is an integer. */
@@ -40,11 +41,17 @@ enum cs_addrfmt {
 	CS_ADDR_USTACK,             /* ustack(): a frame a line */
 };
 
+/* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
+static inline bool cs__probe_runs_here(const struct cs_probe *pr)
+{
+	return !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
+}
+
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
 static inline bool cs_act_silent(enum cs_act_kind k)
 {
 	return k == CS_ACT_AGG || k == CS_ACT_STMT || k == CS_ACT_COMMIT || k == CS_ACT_DISCARD ||
-	       k == CS_ACT_RAISE;
+	       k == CS_ACT_RAISE || k == CS_ACT_CHILL;
 }
 
 struct cs_aggact;
@@ -163,7 +170,7 @@ void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var);
 void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep);
 void cs__agg_free_data(struct cs_trace *t);
 
-/* -- tracemem(), raise(), system(), setopt() (actions.c) ------------------------------- */
+/* -- tracemem(), raise(), stop(), chill(), system(), setopt() (actions.c) --------------- */
 
 /* Is fn one of them? */
 bool cs__act_is_more(const char *fn);
@@ -388,7 +395,8 @@ struct cs_trace {
 	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
 	bool agg_fresh;            /* snapped since the records being printed were read */
 
-	bool destructive_used;     /* system() or raise(): only with -w */
+	bool destructive_used;     /* system(), raise(), stop(), chill(), copyout(): only with -w */
+	uint64_t chill_mark, chilled; /* chill()'s budget in dtrace's own clauses (udt__chill()) */
 	bool error_clauses;        /* the program has clauses for dtrace:::ERROR (drain.c) */
 
 	/* speculations (spec.c) */
@@ -562,8 +570,13 @@ int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 void cs__place(struct cs_action *a, uint32_t *size);
 /* "file:line:col: error: msg" at node n (msg is freed). */
 char *cs__at_err(const struct dl_node *n, char *msg);
-/* Our compiler's DIFO d passes the runtime's verifier: 0, or -1 with an internal error at at. */
-int cs__check_difo(const struct dl_difo *d, const struct dl_node *at, char **ret_err);
+/*
+ * Our compiler's DIFO d passes the runtime's verifier, and one that writes the
+ * process (copyout()) marks t destructive and is refused in dtrace's own
+ * clauses: 0, or -1 with the error at at.
+ */
+int cs__check_difo(struct cs_trace *t, const struct dl_difo *d, const struct dl_node *at,
+		   char **ret_err);
 
 /* -- print() (print.c) ------------------------------------------------------------------- */
 

@@ -71,7 +71,7 @@ int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 	} else {
 		uint64_t size = dl_type_resolve(d.type).t->size;
 		a.difo = d;
-		if (cs__check_difo(&a.difo, call, ret_err)) {
+		if (cs__check_difo(t, &a.difo, call, ret_err)) {
 			dl_difo_free(&a.difo);
 			return -1;
 		}

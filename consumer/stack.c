@@ -43,7 +43,6 @@ static const struct {
 	{ "mod", "names a kernel module: use umod( )" },
 	{ "breakpoint", "stops the kernel" },
 	{ "panic", "panics the kernel" },
-	{ "chill", "spins in the kernel" },
 };
 
 static const char *call_name(const struct dl_node *x)
@@ -80,7 +79,7 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 	}
 	/* the process's own stack: not in dtrace's BEGIN, END and tick clauses */
 	const struct cs_probe *pr = t->cur_probe;
-	if (pr && !pr->module && pr->prof_kind != UDT_PROF_PROFILE && !strcmp(fn, "ustack")) {
+	if (pr && cs__probe_runs_here(pr) && !strcmp(fn, "ustack")) {
 		*ret_err = cs__at_err(x, udt__xasprintf("ustack( ) has no stack to record in %s: "
 							"the clause runs in dtrace", pr->name));
 		return -1;

@@ -68,6 +68,7 @@ struct cg {
 	   below decl_limit), and one that needs a probe's context is checked where used */
 	uint32_t decl_limit;
 	bool deferred;
+	bool writes;              /* it calls copyout() or copyoutstr() (compile_str.c) */
 };
 
 #define cg_error(...) dl_cg_error(__VA_ARGS__)

@@ -1656,6 +1656,7 @@ static int compile(struct dl_program *p, const struct dl_node *expr, const struc
 	}
 	struct val v = gen(&g, expr, 0);
 
+	d.writes = g.writes;
 	if (v.xl)
 		cg_error(&g, expr, "a translated %s must be used through its members",
 			 dl_type_cdecl(p, v.type, NULL));

@@ -73,6 +73,7 @@ int32_t dl_cg_strtab(struct cg *g, const char *s, const struct dl_node *n)
 void dl_cg_call(struct cg *g, uint32_t subr, int r, int argc)
 {
 	g->p->uses_mem = true;
+	g->writes |= subr == UDT_CALL_COPYOUT || subr == UDT_CALL_COPYOUTSTR;
 	emit(g, UDT_OP_CALL, r, r, argc, (int32_t)subr);
 }
 
@@ -169,6 +170,11 @@ static const struct subr {
 	{ "bcopy", UDT_CALL_BCOPY, "void", 3, 3,
 	  { { A_ADDR, "void *" }, { A_ADDR, "void *" }, { A_ADDR, "size_t" } } },
 	{ "cleanpath", UDT_CALL_CLEANPATH, "string", 1, 1, { { A_STR, "const char *" } } },
+	/* destructive: they write the process's memory (the consumer wants -w) */
+	{ "copyout", UDT_CALL_COPYOUT, "void", 3, 3,
+	  { { A_ADDR, "void *" }, { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" } } },
+	{ "copyoutstr", UDT_CALL_COPYOUTSTR, "void", 3, 3,
+	  { { A_STR, "string" }, { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" } } },
 };
 
 static const struct subr *subr_of(const struct dl_node *n)

@@ -378,6 +378,8 @@ struct dl_difo {
 	uint64_t str_max;            /* copyinstr: at most this many bytes (a char array); 0: strsize */
 	int direct_arg;              /* >= 0: the value is native argument N, as is */
 	int direct_var;              /* >= 0: the value is builtin variable N (enum udt_var) */
+	bool writes;                 /* it writes the process's memory (copyout(), copyoutstr()):
+					destructive */
 };
 
 void dl_difo_free(struct dl_difo *d);

@@ -36,7 +36,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 13
+#define UDT_ABI_VERSION 14
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -374,6 +374,7 @@ enum udt_act_kind {
 	UDT_ACT_TRACEMEM = 11,    /* DIFO src gives an address: size bytes copied from there */
 	UDT_ACT_RAISE = 12,       /* DIFO src gives a signal, sent to the thread as the fire ends */
 	UDT_ACT_USTACK = 13,      /* the thread's user stack: src return addresses (size 8 * src) */
+	UDT_ACT_CHILL = 14,       /* DIFO src gives nanoseconds the thread spins (size 0) */
 };
 
 /* ustack(n): at most this many frames */

@@ -155,6 +155,8 @@ enum udt_call {
 	UDT_CALL_BCOPY,           /* (src, dest in scratch, size) */
 	UDT_CALL_STRTOLL,         /* (s[, base]) */
 	UDT_CALL_CLEANPATH,       /* (s) */
+	UDT_CALL_COPYOUT,         /* (src, dest in the process, size): destructive */
+	UDT_CALL_COPYOUTSTR,      /* (s, dest in the process, max): destructive */
 	UDT_CALL_CNT,
 };
 

@@ -28,6 +28,7 @@
 #include "runtime/agg.h"
 #include "runtime/area.h"
 #include "runtime/record.h"
+#include "runtime/subr.h"
 #include "runtime/vars.h"
 
 #include <errno.h>
@@ -73,7 +74,7 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	bool difo = kind == UDT_ACT_TRACE || kind == UDT_ACT_EXIT || kind == UDT_ACT_DIFO ||
 		    kind == UDT_ACT_TRACE_STR;
 
-	if (is_spec_action(kind) || kind == UDT_ACT_RAISE)
+	if (is_spec_action(kind) || kind == UDT_ACT_RAISE || kind == UDT_ACT_CHILL)
 		return act->size || !act->src || check_difo(area, act->src, insn) ? -EINVAL : 0;
 	if (kind == UDT_ACT_TRACEMEM)
 		return !act->size || !act->src || check_difo(area, act->src, insn) ||
@@ -126,6 +127,7 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 	for (uint32_t k = 0; k < ad->key_cnt; k++)
 		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
 		    is_spec_action(key[k].kind) || key[k].kind == UDT_ACT_RAISE ||
+		    key[k].kind == UDT_ACT_CHILL ||
 		    key[k].kind == UDT_ACT_TRACEMEM || check_action(area, &key[k], ad->key_size, insn))
 			return -EINVAL;
 	if (ad->func == UDT_AGG_COUNT)
@@ -182,7 +184,8 @@ static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uin
 			}
 			speculates += kind == UDT_ACT_SPECULATE;
 			commits |= kind == UDT_ACT_COMMIT;
-			bool quiet = kind == UDT_ACT_DIFO || kind == UDT_ACT_RAISE; /* records nothing */
+			/* records nothing */
+			bool quiet = kind == UDT_ACT_DIFO || kind == UDT_ACT_RAISE || kind == UDT_ACT_CHILL;
 			silent &= quiet || kind == UDT_ACT_COMMIT || kind == UDT_ACT_DISCARD;
 			before += !speculates && !quiet && !is_spec_action(kind);
 			if (check_action(a, &act[k], e->rec_size, ret_insn))
@@ -583,6 +586,22 @@ static bool raise_action(const struct fire *f, struct udt_vm_ctx *vm, const stru
 	return true;
 }
 
+/* chill(ns): the thread spins, within its budget (udt__chill()); past it, "illegal operation". */
+static bool chill_action(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a)
+{
+	struct udt_tls *t = &udt__tls;
+	uint64_t ns;
+
+	if (!act_value(f, vm, a, &ns))
+		return false;
+	if (udt__chill(ns, &t->chill_mark, &t->chilled))
+		return true;
+	vm->fault = UDT_FAULT_ILLOP_ARG;
+	vm->fault_insn = 0;
+	vm->fault_addr = 0;
+	return false;
+}
+
 /* Run one ECB: predicate, then its actions, into a record unless all aggregate. */
 static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 {
@@ -634,6 +653,8 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 				data = (uint8_t *)(r + 1);
 		} else if (act[k].kind == UDT_ACT_RAISE) {
 			ok = raise_action(f, &vm, &act[k]);
+		} else if (act[k].kind == UDT_ACT_CHILL) {
+			ok = chill_action(f, &vm, &act[k]);
 		} else {
 			ok = act_write(f, &vm, &act[k], data + act[k].off);
 		}

@@ -59,6 +59,7 @@ struct udt_tls {
 	int32_t tid;
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */
+	uint64_t chill_mark, chilled; /* chill()'s budget of this second (udt__chill()) */
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
 	/* the probe of this thread's last fire in session hit_session (fire.c: find_ecbs()) */
 	uint32_t hit_session;

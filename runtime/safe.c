@@ -344,6 +344,30 @@ static bool bad_range(uint64_t src, size_t len)
 	return src > UINTPTR_MAX || len - 1 > UINTPTR_MAX - src;
 }
 
+int udt__safe_write(uint64_t dst, uint64_t src, size_t len)
+{
+	struct iovec local, remote;
+	long ret;
+	int pid;
+
+	if (!len)
+		return 0;
+	if (bad_range(dst, len) || bad_range(src, len))
+		return -EFAULT;
+	pid = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+	if (!pid)
+		pid = kernel_pid();
+	local.iov_base = (void *)(uintptr_t)src;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)dst;
+	remote.iov_len = len;
+	/* the kernel reads src and writes dst as user memory: a hole at either end, or a
+	   destination that is not writable (no FOLL_FORCE: read-only stays read-only), is
+	   EFAULT (or a short count), never a fault of ours */
+	ret = raw_syscall6(SYS_process_vm_writev, pid, (long)&local, 1, (long)&remote, 1, 0);
+	return ret == (long)len ? 0 : -EFAULT;
+}
+
 int udt__safe_copy(void *dst, uint64_t src, size_t len)
 {
 	if (!len)

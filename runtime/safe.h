@@ -43,6 +43,17 @@ int udt__safe_copy(void *dst, uint64_t src, size_t len);
 int udt__safe_str(void *dst, uint64_t src, size_t sz);
 
 /*
+ * udt__safe_write() - copy len bytes at src (this process's memory, or the
+ * runtime's own) to address dst of this process, as copyout() does: by the
+ * kernel (one process_vm_writev system call on the process itself), so that
+ * a src or dst that is NULL, unmapped, PROT_NONE or not writable fails
+ * instead of faulting. A copy that fails part-way may have written the
+ * bytes before the hole (DTrace's copyout() may too).
+ * Return: 0, or -EFAULT. Async-signal-safe.
+ */
+int udt__safe_write(uint64_t dst, uint64_t src, size_t len);
+
+/*
  * A fire starts and ends: between the two, this thread's copies may be
  * direct (a fault recovered by the handler of udt__safe_arm()), which the
  * first copy checks the thread can afford. Outside a fire every copy is the

@@ -18,7 +18,36 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/* DTrace's dtrace_chill_max and dtrace_chill_interval: 500 ms of chill() in each second */
+#define CHILL_MAX_NS 500000000ull
+#define CHILL_INTERVAL_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool udt__chill(uint64_t ns, uint64_t *mark, uint64_t *chilled)
+{
+	uint64_t start = mono_ns();
+
+	if (start - *mark > CHILL_INTERVAL_NS) {
+		*mark = start;
+		*chilled = 0;
+	}
+	if (ns > CHILL_MAX_NS - *chilled)
+		return false;
+	while (mono_ns() - start < ns)
+		; /* (a spin, as DTrace's: the thread holds its CPU) */
+	*chilled += ns;
+	return true;
+}
 
 /*
  * rand(): xorshift128+ on two words of the thread's own (a weak generator,

@@ -340,6 +340,7 @@ static const struct {
 	[UDT_CALL_COPYINSTR] = { 1, 2 }, [UDT_CALL_ALLOCA] = { 1, 1 },
 	[UDT_CALL_BCOPY] = { 3, 3 },    [UDT_CALL_STRTOLL] = { 1, 2 },
 	[UDT_CALL_CLEANPATH] = { 1, 1 },
+	[UDT_CALL_COPYOUT] = { 3, 3 },  [UDT_CALL_COPYOUTSTR] = { 3, 3 },
 };
 
 void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max)
@@ -802,6 +803,34 @@ uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t
 		dst[n] = '\0';
 		m->scratch_used = mark + n + 1;
 		*ret = addr_of(dst);
+		return 0;
+	}
+	case UDT_CALL_COPYOUT:
+		/* DTrace's copyout(): the bytes at args[0] (any memory the fire may read) to
+		   args[1] in the process, by the kernel, which refuses what is not writable */
+		if (udt__safe_write(args[1], args[0], args[2])) {
+			*bad = args[1];
+			return UDT_FAULT_BADADDR;
+		}
+		return 0;
+	case UDT_CALL_COPYOUTSTR: {
+		/* the string and its NUL, at most args[2] bytes (no NUL when it is longer), as
+		   DTrace's dtrace_copyoutstr() writes it */
+		if ((f = str_get(m, d, args[0], 0, &a, bad)))
+			return f;
+		uint64_t n = a.n + 1 < args[2] ? a.n + 1 : args[2];
+		if (!n)
+			return 0;
+		if (n > a.n) { /* (str_get's bytes need not end with a NUL: one from the scratch) */
+			if (!(dst = str_new(m, a.n)))
+				return UDT_FAULT_NOSCRATCH;
+			memcpy(dst, a.s, a.n);
+			a.s = dst;
+		}
+		if (udt__safe_write(args[1], addr_of(a.s), n)) {
+			*bad = args[1];
+			return UDT_FAULT_BADADDR;
+		}
 		return 0;
 	}
 	default:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tracemem(), raise(), system() and setopt() in real processes, where the
+# tracemem(), raise(), stop(), system() and setopt() in real processes, where the
 # D suite (tests/d) cannot look: tracemem() at hostile addresses (the target
 # runs on, the error names the address), system() with -o, setopt()'s
 # errors. Their output formats are in tests/d/tst.tracemem, tst.raise,
@@ -54,4 +54,21 @@ expect_eq "setopt: a bad value" \
 rc=$?
 expect_eq "raise(9): the target is killed" "$rc" 137
 expect_eq "raise(9): and dtrace says so" "$(grep -c 'terminated by KILL' err.txt)" 1
+# stop(): the process stops (state T, SIGSTOP) as the fire ends, as DTrace's
+# stop() stops it; SIGCONT resumes it, and the trace ends with it
+"$DTRACE" -w -q -n 'rt$target:::once { printf("stopping\n"); stop(); }' -c './rtprog bad' \
+	>stop.out 2>stop.err &
+dpid=$!
+wait_for stop.err '^ready '
+spid=$(sed -n 's/^ready //p' stop.err)
+for _ in $(seq 200); do
+	[ "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" = T ] && break
+	sleep 0.05
+done
+expect_eq "stop(): the process is stopped" "$(awk '{ print $3 }' "/proc/$spid/stat" 2>/dev/null)" T
+kill -CONT "$spid"
+wait "$dpid"
+expect_eq "stop(): SIGCONT resumes it, and it runs to its end" "$?:$(grep -c '^done' stop.err)" "0:1"
+expect_eq "stop(): the clause's record" "$(grep -v '^$' stop.out)" "stopping"
+
 finish

@@ -33,6 +33,9 @@
  *            mapping, no NUL before the PROT_NONE page (0x10000ff0), 5 a string of 1 MB
  *            (0x10100000), 6 a good string; then 7 "still running"
  *   narrow   fire rt:::narrow(1, 200, 65000, -56, -536): narrow arguments, both signs
+ *   copyout  fire rt:::once(1, buf) with buf a writable 32-byte "original", then
+ *            rt:::once(2, &word) with an int 0, then print "buf=... word=..." (what a
+ *            script's copyoutstr() and copyout() wrote)
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -227,6 +230,12 @@ int main(int argc, char **argv)
 				nanosleep(&ts, NULL);
 			}
 		}
+	} else if (!strcmp(mode, "copyout")) {
+		char buf[32] = "original";
+		int word = 0;
+		RT_ONCE(1, buf);
+		RT_ONCE(2, (const char *)&word);
+		printf("buf=%s word=%d\n", buf, word);
 	} else if (!strcmp(mode, "hostile")) {
 		int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
 		char *base = mmap((void *)0x10000000, 3 * 4096, PROT_READ | PROT_WRITE, fl, -1, 0);

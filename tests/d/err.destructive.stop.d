@@ -1,0 +1,5 @@
+/* stop() in BEGIN would stop dtrace itself: refused. */
+BEGIN
+{
+	stop();
+}
