@@ -168,6 +168,21 @@ bool cs_pdesc_id(const char *desc, uint32_t *ret_id);
 size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
 	       bool verbose, FILE *out);
 
+/* -- A process's sessions (slots.c) ---------------------------------------------- */
+
+/*
+ * cs_attach_lock() - take process pid's attach lock: flock() on
+ * /proc/PID/mem, which dtrace sessions take to change what they share in
+ * the process (its control block's slots, semaphores, dispatch pointers)
+ * and to inject code into it, one at a time (docs/runtime.md, "Several
+ * sessions"). Waits 5 seconds at most.
+ * Return: a descriptor for cs_attach_unlock(), or a negative errno
+ * (-ESRCH: the process is gone; -EWOULDBLOCK: held too long) with *ret_err
+ * (malloc'ed): "failed to grab pid N: ..." (who holds it, when known).
+ */
+int cs_attach_lock(pid_t pid, char **ret_err);
+void cs_attach_unlock(int fd);
+
 /* -- The runtime in the process (inject.c) ---------------------------------------- */
 
 /*

@@ -1001,11 +1001,16 @@ static bool session_ended(struct cs_trace *t)
 
 	if (!t->attached || t->target_gone)
 		return false;
-	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
+	if (cs_proc_read(t->proc, t->ctl, &c, sizeof(c)))
 		return false;
 	if (c.session != t->session) {
-		/* exec() replaced the image (or another consumer took over) */
-		return false;
+		/* another consumer took the slot of a session silent past its deadman */
+		if (c.deadman_session == t->session) {
+			fprintf(stderr, "dtrace: processing aborted: Abort due to systemic "
+				"unresponsiveness\n");
+			return true;
+		}
+		return false; /* (exec() replaced the image) */
 	}
 	if (c.bad_session == t->session) {
 		fprintf(stderr, "dtrace: pid %d refused the enablings: ECB %u, instruction %u\n",

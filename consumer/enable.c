@@ -624,12 +624,18 @@ uint32_t cs__area_put(struct cs_area *a, const void *p, size_t sz)
 	return (uint32_t)off;
 }
 
-static void add_unique(uint64_t **v, size_t *cnt, size_t *cap, uint64_t x)
+bool cs__addrs_has(const struct cs_addrs *l, uint64_t x)
 {
-	for (size_t i = 0; i < *cnt; i++)
-		if ((*v)[i] == x)
-			return;
-	UDT__PUSH(*v, *cnt, *cap, x);
+	for (size_t i = 0; i < l->cnt; i++)
+		if (l->v[i] == x)
+			return true;
+	return false;
+}
+
+void cs__addrs_add(struct cs_addrs *l, uint64_t x)
+{
+	if (!cs__addrs_has(l, x))
+		UDT__PUSH(l->v, l->cnt, l->cap, x);
 }
 
 /* The DIFO of value action ca in the area: its code, or one that returns its constant. */
@@ -810,8 +816,8 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
 		if (e->probe->notes)
 			continue; /* keyed by a site: their semaphores come with their sites (sites.c) */
-		add_unique(&sems->v, &sems->cnt, &sems->cap, u->sem);
-		add_unique(&disps->v, &disps->cnt, &disps->cap, e->probe->dispatch);
+		cs__addrs_add(sems, u->sem);
+		cs__addrs_add(disps, e->probe->dispatch);
 	}
 	if (!a->overflow)
 		memcpy(a->buf + ret->ecb_off, ecbs, n * sizeof(*ecbs));
@@ -928,7 +934,6 @@ static bool have_membarrier(void)
 
 int cs_trace_start(struct cs_trace *t, char **ret_err)
 {
-	struct udt_control c;
 	pid_t pid = t->proc ? t->proc->pid : 0;
 	bool target = false;
 	int err;
@@ -959,7 +964,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	}
 	/* -Z and a description that matched nothing yet: a session, to enable the probes
 	   that appear (if the process has a runtime to register them) */
-	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctl, NULL);
+	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
 	if (!target) {
 		cs__run_begin(t);
 		cs__ticks_start(t);
@@ -967,25 +972,16 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	}
 	char *why = NULL;
 	if (cs__runtime_check(t->proc, &why) ||
-	    cs_proc_lookup(t->proc, "udt__control", &t->ctl, NULL) ||
+	    cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL) ||
 	    cs_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
 		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
 					  why ? why : "its udtrace runtime has no udt__fire");
 		free(why);
 		return -1;
 	}
-	err = cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas));
-	if (err) {
-		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
+	/* a slot for the session (before BEGIN runs: a process with no room says so first) */
+	if (cs__slot_check(t, ret_err))
 		return -1;
-	}
-	if (c.state == UDT_STATE_ACTIVE && c.consumer_pid > 0 &&
-	    (kill(c.consumer_pid, 0) == 0 || errno == EPERM) &&
-	    c.heartbeat_ns + c.deadman_ns > cs__now_ns()) {
-		*ret_err = udt__xasprintf("failed to grab pid %d: it is being traced by another "
-					  "dtrace (pid %d)", (int)pid, (int)c.consumer_pid);
-		return -1;
-	}
 	/* BEGIN first, as DTrace fires it before any other probe: the target starts from
 	   the global variables it set; after an exit() in BEGIN nothing is enabled */
 	cs__run_begin(t);
@@ -994,17 +990,26 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	cs__ticks_start(t);
 	if (build_area(t, ret_err))
 		return -1;
-	t->session = c.session + 1 ? c.session + 1 : 1;
-	t->area = (c.area + 1) & 1;
 
-	uint32_t flags = (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
-			 (have_membarrier() ? 0 : UDT_CTL_FENCE);
+	uint32_t flags = t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE, hdr_flags = 0;
 	struct cs_clock_cal cal;
 	cs__clock_finish(&t->clock_start, &cal);
-	err = cs_proc_write(t->proc, CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, t->img.buf,
-			    t->img.used);
-	/* the parameters, then the session and its area, then state: the runtime reads them
-	   in the opposite order */
+	/* the slot, its area and its parameters, then its state: the runtime reads them in the
+	   opposite order; the semaphores last, all with the other consumers kept out */
+	if (cs__lock(t, ret_err))
+		return -1;
+	if (cs__slot_take(t, ret_err)) {
+		cs__unlock(t);
+		return -1;
+	}
+	err = cs_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.flags), &hdr_flags,
+			   sizeof(hdr_flags));
+	if (!err && !have_membarrier() && !(hdr_flags & UDT_CTL_FENCE))
+		err = wr32(t, t->ctlblk + offsetof(struct udt_ctlblock, hdr.flags),
+			   hdr_flags | UDT_CTL_FENCE);
+	if (!err)
+		err = cs_proc_write(t->proc, cs__area_addr(t), t->img.buf, t->img.used);
+	uint8_t live = 1;
 	if (!err)
 		err = wr32(t, CTL_FIELD(pid), (uint32_t)pid) ?:
 		      wr32(t, CTL_FIELD(consumer_pid), (uint32_t)getpid()) ?:
@@ -1022,16 +1027,20 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		      wr32(t, CTL_FIELD(flags), flags) ?:
 		      wr32(t, CTL_FIELD(tbuf_max), t->o.tbuf_max) ?:
 		      wr32(t, CTL_FIELD(shm_acked), 0) ?:
+		      wr64(t, CTL_FIELD(lost), 0) ?: /* (the slot's previous session's count) */
 		      wr32(t, CTL_FIELD(area), t->area) ?:
 		      wr32(t, CTL_FIELD(session), t->session) ?:
-		      wr32(t, CTL_FIELD(state), UDT_STATE_ACTIVE);
+		      wr32(t, CTL_FIELD(state), UDT_STATE_ACTIVE) ?:
+		      cs_proc_write(t->proc, cs__live_addr(t), &live, 1);
 	if (err) {
+		cs__unlock(t);
 		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
 		return -1;
 	}
 	t->attached = true;
-	cs__stack_start(t);
 	err = cs__gen_enable(t, &t->gens[0]);
+	cs__unlock(t);
+	cs__stack_start(t);
 	if (err) {
 		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
 					  strerror(-err));
@@ -1044,7 +1053,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **ret_sems,
 		      uint64_t **ret_disps)
 {
-	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ;
+	uint64_t base = cs__area_addr(t);
 	uint64_t *sems = udt__xcalloc(g->sem_cnt + 1, 8), *disps = udt__xcalloc(g->disp_cnt + 1, 8);
 	int err = cs_proc_read(t->proc, base + g->sem_off, sems, (size_t)g->sem_cnt * 8) ?:
 		  cs_proc_read(t->proc, base + g->disp_off, disps, (size_t)g->disp_cnt * 8);
@@ -1062,10 +1071,19 @@ int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **re
 int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g)
 {
 	uint64_t *sems, *disps;
-	int err = cs__gen_read_lists(t, g, &sems, &disps);
+	char *why = NULL;
+	int err;
 
-	if (err)
+	/* (the other consumers change semaphores too) */
+	if (cs__lock(t, &why)) {
+		free(why);
+		return -EAGAIN;
+	}
+	err = cs__gen_read_lists(t, g, &sems, &disps);
+	if (err) {
+		cs__unlock(t);
 		return err;
+	}
 	/* the dispatch pointers before the semaphores: a site that sees its semaphore set
 	   must find the runtime; an address gone meanwhile (-EFAULT: its object was
 	   unloaded after we read the list) is not an error */
@@ -1081,6 +1099,7 @@ int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g)
 			err = cs_proc_write(t->proc, sems[i], &v, sizeof(v));
 		}
 	}
+	cs__unlock(t);
 	free(sems);
 	free(disps);
 	return err == -EFAULT ? 0 : err;
@@ -1092,16 +1111,7 @@ void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g)
 
 	if (cs__gen_read_lists(t, g, &sems, &disps))
 		return;
-	for (uint32_t i = 0; i < g->sem_cnt; i++) {
-		uint16_t v;
-		if (!sems[i] || cs_proc_read(t->proc, sems[i], &v, 2) || !v)
-			continue;
-		v--;
-		(void)cs_proc_write(t->proc, sems[i], &v, 2);
-	}
-	for (uint32_t i = 0; i < g->disp_cnt; i++)
-		if (disps[i])
-			(void)wr64(t, disps[i], 0);
+	cs__undo_lists(t, sems, g->sem_cnt, disps, g->disp_cnt);
 	free(sems);
 	free(disps);
 }
@@ -1123,6 +1133,15 @@ static uint32_t rd32(struct cs_trace *t, uint64_t addr)
 	return v;
 }
 
+int cs__sync_runtime(struct cs_trace *t, char **ret_why)
+{
+	if (cs__lock(t, ret_why))
+		return -EAGAIN;
+	int err = cs__inject_sync(t->proc, ret_why);
+	cs__unlock(t);
+	return err;
+}
+
 int cs_trace_arm(struct cs_trace *t, char **ret_err)
 {
 	char *why = NULL;
@@ -1135,8 +1154,8 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 		return -1;
 	if (!has_prof(t))
 		return 0;
-	if (rd32(t, CTL_FIELD(prof_armed)) != t->session &&
-	    cs__inject_sync(t->proc, &why) && rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+	if (rd32(t, CTL_FIELD(prof_armed)) != t->session && cs__sync_runtime(t, &why) &&
+	    rd32(t, CTL_FIELD(prof_armed)) != t->session) {
 		if (!t->gens[0].sem_cnt) {
 			*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: "
 						  "could not run code in it to start its timers: %s",
@@ -1156,7 +1175,9 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 	if (rd32(t, CTL_FIELD(prof_armed)) != t->session) {
 		int32_t e = (int32_t)rd32(t, CTL_FIELD(prof_errno));
 		*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: %s",
-					  (int)pid, e > 0 ? strerror(e) : "its timers could not be armed");
+					  (int)pid, e == ENOSPC ? "its sessions' profile probes would "
+					  "be more than the 16 a process takes" : e > 0 ? strerror(e)
+					  : "its timers could not be armed");
 		return -1;
 	}
 	if ((rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.quiet) {
@@ -1171,28 +1192,44 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 /* End the session in the target (if it is still ours) and undo its enablings. */
 void cs__detach(struct cs_trace *t)
 {
-	uint32_t state = 0, session = 0;
+	uint32_t session = 0;
+	uint8_t live = 0;
+	char *why = NULL;
 
 	if (!t->attached || t->target_gone)
 		return;
 	t->attached = false;
 	(void)wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns());
-	if (cs_proc_read(t->proc, CTL_FIELD(state), &state, sizeof(state)) ||
-	    cs_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)))
+	int err = cs__lock(t, &why);
+	if (err) {
+		/* the session stays live: its deadman ends it once the lock is free (or the
+		   process is gone) */
+		if (err != -ESRCH) {
+			fflush(t->out);
+			fprintf(stderr, "dtrace: %s: its probes stay enabled until its deadman\n",
+				why);
+		}
+		free(why);
 		return;
-	if (session != t->session || state != UDT_STATE_ACTIVE)
-		return; /* the deadman (or a fork, or an exec) ended it: already undone */
+	}
+	if (cs_proc_read(t->proc, cs__live_addr(t), &live, 1) ||
+	    cs_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)) ||
+	    session != t->session || !live) {
+		cs__unlock(t); /* the deadman (or a fork, or an exec) ended it: already undone */
+		return;
+	}
+	live = 0;
+	(void)cs_proc_write(t->proc, cs__live_addr(t), &live, 1);
 	(void)wr32(t, CTL_FIELD(state), UDT_STATE_DETACHED);
-
 	/* every generation's lists as the target holds them: objects unloaded meanwhile are
 	   struck out */
 	for (size_t i = t->gen_cnt; i-- > 0;)
 		cs__gen_undo(t, &t->gens[i]);
+	cs__unlock(t);
 	/* the profile provider's timers and handler go too (a -p process runs nothing of ours
 	   by itself to notice; without ptrace, its next timer signal does it) */
 	if (rd32(t, CTL_FIELD(prof_armed)) == t->session) {
-		char *why = NULL;
-		(void)cs__inject_sync(t->proc, &why);
+		(void)cs__sync_runtime(t, &why);
 		free(why);
 	}
 	/* the SystemTap sites' bytes (that sync restored them, unless it could not run) */

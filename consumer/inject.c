@@ -875,7 +875,8 @@ int cs__runtime_check(struct cs_proc *p, char **ret_err)
 		return -ENOENT;
 	}
 	if (cs_proc_read(p, addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
-	    id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_control)) {
+	    id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_ctlblock) ||
+	    id.slot_cnt != UDT_SLOT_MAX || id.slot_size != sizeof(struct udt_control)) {
 		*ret_err = udt__xasprintf("its runtime (%s) speaks another protocol version (%u, we "
 					  "speak %u)", mod->path ? mod->path : mod->name, id.version,
 					  UDT_ABI_VERSION);

@@ -310,6 +310,10 @@ struct cs_addrs {
 	size_t cnt, cap;
 };
 
+/* Add x to l unless it is there; is it there? (enable.c) */
+void cs__addrs_add(struct cs_addrs *l, uint64_t x);
+bool cs__addrs_has(const struct cs_addrs *l, uint64_t x);
+
 /* Where cs__area_put_ecbs() put a generation's ECBs and their hash. */
 struct cs_ecbs_at {
 	uint32_t ecb_off, ecb_cnt, hash_off, hash_bits;
@@ -346,7 +350,11 @@ struct cs_trace {
 	/* the session */
 	bool attached;
 	struct cs_clock_pt clock_start; /* the first calibration pair, taken at open */
-	uint64_t ctl;              /* address of udt__control in the target */
+	uint64_t ctlblk;           /* address of udt__control in the target */
+	uint32_t slot;             /* the session's slot in it (slots.c) */
+	uint64_t ctl;              /* the slot's address (struct udt_control) */
+	int lock_fd;               /* the target's attach lock while held (lock_depth > 0) */
+	unsigned lock_depth;
 	uint64_t fire;             /* address of udt__fire */
 	uint32_t session, area;
 	bool target_gone;
@@ -545,8 +553,39 @@ int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g);
 /* The undo lists of generation g as the target holds them now (malloc'ed). 0 or -errno. */
 int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **ret_sems,
 		       uint64_t **ret_disps);
-/* Undo that, with the lists as the target holds them. */
+/* Undo that, with the lists as the target holds them (under the attach lock). */
 void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g);
+
+/* slots.c: the sessions of a process, and its attach lock (docs/runtime.md, "Several sessions") */
+/*
+ * Run the runtime's sync in the target (cs__inject_sync(): its profile
+ * provider's timers, its SystemTap sites), under the attach lock: two
+ * injections at once would fight over ptrace. 0 or -errno with *ret_why.
+ */
+int cs__sync_runtime(struct cs_trace *t, char **ret_why);
+/* The SystemTap sites the target's live sessions have (their areas' tables), into ret. */
+void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret);
+/* cs_attach_lock() of the target for the session; nested calls only count. 0, or its -errno. */
+int cs__lock(struct cs_trace *t, char **ret_err);
+void cs__unlock(struct cs_trace *t);
+/* Has the target a slot for a session (free, or its consumer gone)? 0, or -1 with *ret_err. */
+int cs__slot_check(struct cs_trace *t, char **ret_err);
+/*
+ * Under the lock: take a slot (a free one, or one whose consumer is gone,
+ * its session ended first): t->slot, t->ctl, t->session and t->area set.
+ * 0, or -1 with *ret_err (the limit's message when every slot is live).
+ */
+int cs__slot_take(struct cs_trace *t, char **ret_err);
+/* The addresses of the session's live byte, and of its enabling area, in the target. */
+uint64_t cs__live_addr(const struct cs_trace *t);
+uint64_t cs__area_addr(const struct cs_trace *t);
+/*
+ * Under the lock, once the session is no longer ACTIVE: one off each
+ * semaphore (never below zero), and each dispatch pointer cleared unless
+ * an ACTIVE session's lists hold it.
+ */
+void cs__undo_lists(struct cs_trace *t, const uint64_t *sems, size_t nsem, const uint64_t *disps,
+		    size_t ndisp);
 /* Free what ECB e holds. */
 void cs__ecb_free(struct cs_ecb *e);
 /* Compile clause cl for probe pr into an ECB (none when its predicate is false for pr). */

@@ -228,7 +228,7 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 	struct cs_ecbs_at at;
 	struct udt_area_gen g = { .size = sizeof(g), .prev = t->gens[t->gen_cnt - 1].off,
 				  .gen = (uint32_t)t->gen_cnt };
-	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ;
+	uint64_t base = cs__area_addr(t);
 	int err;
 
 	cs__area_put_ecbs(t, a, idx, n, &sems, &disps, &at);
@@ -285,7 +285,7 @@ static bool object_registered(const struct cs_proc *p, uint64_t disp)
 static void strike_gone(struct cs_trace *t, const struct cs_gen *g, const struct object *objs,
 			size_t nobj)
 {
-	uint64_t base = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ, zero = 0;
+	uint64_t base = cs__area_addr(t), zero = 0;
 	uint64_t *sems = (uint64_t *)(void *)(t->img.buf + g->sem_off);
 	uint64_t *disps = (uint64_t *)(void *)(t->img.buf + g->disp_off);
 

@@ -144,30 +144,39 @@ size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret)
 void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc)
 {
 	uint64_t ctl;
-	struct udt_control c;
-
 	struct udt_runtime_id id = { 0 };
+	struct udt_ctlhdr hdr;
 	uint64_t id_addr;
 
 	if (!proc || cs_proc_lookup(proc, "udt__runtime_id", &id_addr, NULL) ||
 	    cs_proc_read(proc, id_addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
 	    id.version != UDT_ABI_VERSION || cs_proc_lookup(proc, "udt__control", &ctl, NULL) ||
-	    cs_proc_read(proc, ctl, &c, offsetof(struct udt_control, areas)) ||
-	    c.state != UDT_STATE_ACTIVE)
+	    cs_proc_read(proc, ctl, &hdr, sizeof(hdr)))
 		return;
-	uint64_t area = ctl + offsetof(struct udt_control, areas) + (uint64_t)(c.area & 1) *
-		        UDT_AREA_SZ;
-	struct udt_area_hdr h;
-	struct udt_prof p[UDT_PROF_MAX];
-	if (cs_proc_read(proc, area, &h, sizeof(h)) || h.size != sizeof(h) || !h.prof_cnt ||
-	    h.prof_cnt > UDT_PROF_MAX ||
-	    cs_proc_read(proc, area + h.prof_off, p, h.prof_cnt * sizeof(p[0])))
-		return;
-	for (uint32_t i = 0; i < h.prof_cnt; i++) {
-		char *err = NULL;
-		p[i].name[sizeof(p[i].name) - 1] = '\0';
-		if (cs_probes_add_profile(ps, p[i].name, true, &err) < 0)
-			free(err);
+	/* the profile probes of every session running there */
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		uint64_t slot = ctl + offsetof(struct udt_ctlblock, slots) +
+				s * sizeof(struct udt_control);
+		uint32_t area_idx;
+		struct udt_area_hdr h;
+		struct udt_prof p[UDT_PROF_MAX];
+
+		if (!hdr.live[s] ||
+		    cs_proc_read(proc, slot + offsetof(struct udt_control, area), &area_idx,
+				 sizeof(area_idx)))
+			continue;
+		uint64_t area = ctl + offsetof(struct udt_ctlblock, areas) +
+				((uint64_t)s * 2 + (area_idx & 1)) * UDT_AREA_SZ;
+		if (cs_proc_read(proc, area, &h, sizeof(h)) || h.size != sizeof(h) || !h.prof_cnt ||
+		    h.prof_cnt > UDT_PROF_MAX ||
+		    cs_proc_read(proc, area + h.prof_off, p, h.prof_cnt * sizeof(p[0])))
+			continue;
+		for (uint32_t i = 0; i < h.prof_cnt; i++) {
+			char *err = NULL;
+			p[i].name[sizeof(p[i].name) - 1] = '\0';
+			if (cs_probes_add_profile(ps, p[i].name, true, &err) < 0)
+				free(err);
+		}
 	}
 }
 

@@ -217,7 +217,7 @@ int cs_trace_map(struct cs_trace *t)
 
 	if (t->shm || t->shm_bad || !t->attached || t->target_gone)
 		return 0;
-	if (cs_proc_read(t->proc, t->ctl, &c, offsetof(struct udt_control, areas)))
+	if (cs_proc_read(t->proc, t->ctl, &c, sizeof(c)))
 		return 0;
 	if (c.shm_session != t->session)
 		return 0;

@@ -117,7 +117,7 @@ static bool site_note(const struct cs_trace *t, uint64_t addr, const struct cs_p
 static void report_statuses(struct cs_trace *t)
 {
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
-	uint64_t at = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ + t->site_off;
+	uint64_t at = cs__area_addr(t) + t->site_off;
 
 	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
@@ -164,13 +164,8 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			if (!make_site(t, pr, n, &site))
 				continue;
 			UDT__PUSH(v, cnt, cap, site);
-			if (n->sem) {
-				bool have = false;
-				for (size_t k = 0; k < sems->cnt && !have; k++)
-					have = sems->v[k] == n->sem;
-				if (!have)
-					UDT__PUSH(sems->v, sems->cnt, sems->cap, n->sem);
-			}
+			if (n->sem)
+				cs__addrs_add(sems, n->sem);
 		}
 	}
 	if (cnt) {
@@ -210,7 +205,7 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 	/* (a -c command has synced at its handshake, and may be gone already) */
 	if (cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
 		return 0;
-	if (armed != t->session && cs__inject_sync(t->proc, &why) &&
+	if (armed != t->session && cs__sync_runtime(t, &why) &&
 	    !cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)) &&
 	    armed != t->session) {
 		*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid %d: "
@@ -244,29 +239,33 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 
 /*
  * Put back the nop of every site of ours still holding an int3, through
- * /proc/PID/mem (process_vm_writev does not write read-only text). One
- * byte each: a thread sees the int3 or the nop, and the runtime's handler
- * runs a trap taken before the restore from the byte restored.
+ * /proc/PID/mem (process_vm_writev does not write read-only text), but
+ * those another live session has (docs/runtime.md, "Several sessions").
+ * One byte each: a thread sees the int3 or the nop, and the runtime's
+ * handler runs a trap taken before the restore from the byte restored.
  */
 static void restore_outside(struct cs_trace *t)
 {
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
-	uint64_t at = CTL_FIELD(areas) + (uint64_t)t->area * UDT_AREA_SZ + t->site_off;
+	uint64_t at = cs__area_addr(t) + t->site_off;
+	struct cs_addrs keep = { 0 };
 	char path[64];
 	int fd = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->proc->pid);
+	cs__live_sites(t, &keep);
 	/* only those the runtime patched: an int3 on another one is another tracer's */
 	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
 	    (fd = open(path, O_RDWR | O_CLOEXEC)) >= 0) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
 			uint8_t b, nop = UDT_SITE_NOP;
-			if (v[i].status == UDT_SITE_PATCHED &&
+			if (v[i].status == UDT_SITE_PATCHED && !cs__addrs_has(&keep, v[i].addr) &&
 			    pread(fd, &b, 1, (off_t)v[i].addr) == 1 && b == INT3)
 				(void)!pwrite(fd, &nop, 1, (off_t)v[i].addr);
 		}
 		(void)close(fd);
 	}
+	free(keep.v);
 	free(v);
 }
 
@@ -277,7 +276,7 @@ void cs__sites_detach(struct cs_trace *t)
 	if (!t->site_cnt || rd32(t, CTL_FIELD(site_armed)) != t->session)
 		return;
 	/* the runtime restores them (and forgets them) when it syncs with the session over */
-	if (cs__inject_sync(t->proc, &why) || rd32(t, CTL_FIELD(site_armed)) == t->session)
+	if (cs__sync_runtime(t, &why) || rd32(t, CTL_FIELD(site_armed)) == t->session)
 		restore_outside(t);
 	free(why);
 }

@@ -10,8 +10,11 @@
  *    zero pages, no memory until a consumer writes it. The consumer finds it
  *    through the target's ELF symbols and writes it with process_vm_writev(),
  *    which the kernel allows exactly when the consumer may ptrace the target.
- *    It holds the session's parameters and, in one of two areas, the
- *    enablings: ECBs with their bytecode (runtime/bytecode.h).
+ *    It has UDT_SLOT_MAX slots, one per session (consumer) at a time: each
+ *    holds its session's parameters and, in one of its two areas, its
+ *    enablings: ECBs with their bytecode (runtime/bytecode.h). Whether each
+ *    slot's session is live is a byte of one word, which the probe path
+ *    reads first.
  *  - The consumer sets the probes' semaphores and the objects' udt__dispatch
  *    pointers; the runtime does nothing until a probe fires.
  *  - At the first fire of a session the firing thread creates the shared
@@ -36,19 +39,26 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 14
+#define UDT_ABI_VERSION 15
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
-/* Size of each of the two enabling areas in the control block. */
+/* Size of each of the two enabling areas of a slot. */
 #define UDT_AREA_SZ (512u * 1024u)
 
-/* udt_control.state */
+/*
+ * The most sessions a process holds at once (docs/runtime.md, "Several
+ * sessions"): the slots of its control block. Their live bytes are one
+ * 64-bit word, so at most 8.
+ */
+#define UDT_SLOT_MAX 8
+
+/* udt_control.state: a slot's session */
 enum udt_state {
-	UDT_STATE_IDLE = 0,      /* no session */
+	UDT_STATE_IDLE = 0,      /* never used */
 	UDT_STATE_ACTIVE = 1,    /* a consumer's enablings are live */
 	UDT_STATE_DETACHED = 2,  /* the consumer ended the session */
-	UDT_STATE_DEADMAN = 3,   /* the runtime ended it: no heartbeat */
+	UDT_STATE_DEADMAN = 3,   /* the runtime (or a consumer taking the slot) ended it: no heartbeat */
 	UDT_STATE_FORKED = 4,    /* (in a fork child) the parent's session, not ours */
 };
 
@@ -67,8 +77,9 @@ enum udt_policy {
 	UDT_POLICY_RING = 2,
 };
 
-/* udt_control.flags */
+/* udt_ctlhdr.flags (process-wide) */
 #define UDT_CTL_FENCE 0x1u       /* membarrier unavailable: producers fence */
+/* udt_control.flags (a session's) */
 #define UDT_CTL_BUFRESIZE 0x2u   /* bufresize=auto: halve bufsize until the buffers fit */
 
 /*
@@ -79,25 +90,29 @@ struct udt_runtime_id {
 	uint32_t size;            /* sizeof(struct udt_runtime_id) */
 	uint32_t magic;           /* UDT_CONTROL_MAGIC */
 	uint32_t version;         /* UDT_ABI_VERSION */
-	uint32_t control_size;    /* sizeof(struct udt_control) */
+	uint32_t control_size;    /* sizeof(struct udt_ctlblock) */
+	/* (version 15) */
+	uint32_t slot_cnt;        /* UDT_SLOT_MAX */
+	uint32_t slot_size;       /* sizeof(struct udt_control) */
 };
 
 /*
- * The control block: symbol udt__control in libudtrace, in .bss: all zero
- * (not even resident) until a consumer writes it. "C" fields are written by
- * the consumer, "R" fields by the runtime.
+ * A slot of the control block: one session's. "C" fields are written by its
+ * consumer, "R" fields by the runtime. Whether the probe path runs it is its
+ * live byte in the header; state says what became of it. Its two enabling
+ * areas are udt_ctlblock.areas[slot].
  */
 struct udt_control {
 	int32_t pid;              /* C: the process it attached to (a fork child differs) */
-	uint32_t state;           /* C (IDLE->ACTIVE->DETACHED), R (ACTIVE->DEADMAN, ->FORKED) */
-	uint32_t session;         /* C: bumped for each new session, never 0 when ACTIVE */
+	uint32_t state;           /* C (->ACTIVE->DETACHED), R (ACTIVE->DEADMAN, ->FORKED) */
+	uint32_t session;         /* C: unique in the process (one more than every slot's), never 0 */
 	int32_t consumer_pid;     /* C */
 	uint32_t area;            /* C: which area (0 or 1) holds this session's enablings */
 	uint64_t heartbeat_ns;    /* C: CLOCK_MONOTONIC of the consumer's last heartbeat */
 	uint64_t deadman_ns;      /* C: a fire later than heartbeat + this ends the session */
 	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
 	uint32_t policy;          /* C: enum udt_policy */
-	uint32_t flags;           /* C: UDT_CTL_* */
+	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE */
 	uint32_t tbuf_max;        /* C: threads with a buffer, at most */
 	uint32_t shm_state;       /* R: enum udt_shm_state */
 	int32_t shm_fd;           /* R */
@@ -122,20 +137,46 @@ struct udt_control {
 	uint64_t tvarsize;        /* C: bytes of thread-local variables (self->) per thread */
 	/* The profile provider's timers (docs/profile.md): udt__profile_sync() arms them for the
 	   session's profile probes, or removes them once the session is over. */
-	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync() (a count) */
-	uint32_t prof_armed;      /* R: the session whose timers are armed, 0 none */
+	uint32_t prof_seq;        /* R: bumped at the end of every udt__profile_sync(), in every slot */
+	uint32_t prof_armed;      /* R: the slot's session when its timers are armed, else 0 */
 	int32_t prof_errno;       /* R: why the last arming failed, 0 if it did not */
 	uint32_t prof_mode;       /* R: UDT_PROF_MODE_*: how the profile probes' samples are timed */
-	/* The session's SystemTap sites (docs/notes.md): udt__profile_sync() patches them, or
-	   restores them once the session is over (runtime/sites.c). */
-	uint32_t site_armed;      /* R: the session whose sites are patched, 0 none */
+	/* The session's SystemTap sites (docs/notes.md): udt__profile_sync() patches every
+	   live session's, and restores those no session has (runtime/sites.c). */
+	uint32_t site_armed;      /* R: the slot's session when its sites are patched, else 0 */
 	uint32_t site_cnt;        /* R: sites patched for it */
 	int32_t site_errno;       /* R: why the last sync patched nothing, 0 none (each site's
 				     own outcome is its udt_site.status) */
 	int32_t site_tid;         /* R: with site_errno EDEADLK, the thread that blocks SIGTRAP */
-	/* The enablings of the current session live in areas[area]; the other
-	   area may still be read by a thread that entered before a session ended. */
-	uint8_t areas[2][UDT_AREA_SZ];
+} __attribute__((aligned(256)));
+
+_Static_assert(sizeof(struct udt_control) == 256, "a slot is 256 bytes: its index is a shift");
+
+/*
+ * The control block's header: what every slot shares. The probe path reads
+ * live as one word (lives) at every fire: nothing here is written but when
+ * a session starts or ends. A consumer (or the runtime) writes only its own
+ * slot's byte: a 1-byte process_vm_writev(), a 1-byte compare-and-swap.
+ */
+struct udt_ctlhdr {
+	union {
+		uint8_t live[UDT_SLOT_MAX]; /* C (0->1->0), R (1->0): 1 while the slot's state is ACTIVE */
+		uint64_t lives;
+	};
+	uint32_t flags;           /* C: UDT_CTL_FENCE (set by any session's consumer, never cleared) */
+	uint32_t reserved[13];    /* (64 bytes: a cache line of its own) */
+};
+
+/*
+ * The control block: symbol udt__control in libudtrace, in .bss: all zero
+ * (not even resident) until a consumer writes it.
+ */
+struct udt_ctlblock {
+	struct udt_ctlhdr hdr;
+	struct udt_control slots[UDT_SLOT_MAX];
+	/* The enablings of slot i's current session live in areas[i][its area]; the
+	   other area may still be read by a thread that entered before a session ended. */
+	uint8_t areas[UDT_SLOT_MAX][2][UDT_AREA_SZ];
 };
 
 /*

@@ -36,8 +36,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static uint32_t verified_session;
-
 static bool in_area(uint64_t off, uint64_t len)
 {
 	return off <= UDT_AREA_SZ && len <= UDT_AREA_SZ - off;
@@ -208,9 +206,10 @@ static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uin
 }
 
 /* Once per session: out of the probe path's way. */
-static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, uint32_t area)
+static __attribute__((noinline, cold)) int verify_area(struct udt_control *c, uint32_t slot,
+							       uint32_t area)
 {
-	const uint8_t *a = c->areas[area & 1];
+	const uint8_t *a = udt__area_at(slot, area);
 	const struct udt_area_hdr *ah = (const void *)a;
 	uint32_t insn = 0, i = 0;
 	bool bad_vars;
@@ -238,7 +237,7 @@ bad:
 static __attribute__((noinline, cold)) int verify_gens(struct udt_control *c, uint32_t area,
 						       uint32_t newest, uint32_t stop)
 {
-	const uint8_t *a = c->areas[area & 1];
+	const uint8_t *a = udt__area(c, area);
 	uint32_t insn = 0, i = 0;
 
 	for (uint32_t off = newest; off > stop;) {
@@ -256,10 +255,11 @@ static __attribute__((noinline, cold)) int verify_gens(struct udt_control *c, ui
 	return 0;
 }
 
-/* What one fire knows, for the ECBs of its probe. */
+/* What one fire knows, for the ECBs of its probe in one session. */
 struct fire {
-	struct udt_shm_hdr *shm;
-	struct udt_tbuf *tb;
+	struct udt_tslot *ts;     /* the thread's state in the session: */
+	struct udt_shm_hdr *shm;  /* its shared memory */
+	struct udt_tbuf *tb;      /* and its buffer there */
 	const uint8_t *area;
 	const uint64_t *args;     /* the native arguments */
 	unsigned nargs;
@@ -288,8 +288,10 @@ struct fire {
  * fire's clause-local variables (this->: zero, shared by its clauses, as in
  * DTrace), and the start of its loads (safe.c).
  */
-static void fire_vm(struct fire *f, struct udt_tls *t, uint32_t nlocals, uint64_t *locals)
+static void fire_vm(struct fire *f, uint32_t nlocals, uint64_t *locals)
 {
+	struct udt_tslot *t = f->ts;
+
 	f->agg = t->agg;
 	f->aggsize = t->aggsize;
 	f->tvars = t->tvars;
@@ -299,7 +301,7 @@ static void fire_vm(struct fire *f, struct udt_tls *t, uint32_t nlocals, uint64_
 	f->gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off);
 	f->ngvars = (uint32_t)t->shm->ngvars;
 	f->spec = t->spec.n ? &t->spec : NULL;
-	f->rand = t->rand;
+	f->rand = udt__tls.rand;
 	for (uint32_t i = 0; i < nlocals; i++)
 		locals[i] = 0;
 	udt__safe_fire_begin();
@@ -337,7 +339,7 @@ static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
 {
 	struct udt_rec_ctx rc;
 	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_err);
-	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+	struct udt_rec *r = udt__rec_reserve(f->ts, f->shm, f->tb, &rc, size);
 
 	if (!r)
 		return;
@@ -358,19 +360,19 @@ static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
  * argument or one of timestamp, cpu, pid and tid, 8 bytes each in order. The
  * common one-liner, recorded with no VM.
  */
-static inline __attribute__((always_inline)) void run_direct(const struct fire *f,
-							     const struct udt_ecb *e)
+static inline __attribute__((always_inline)) void
+direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
+       const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now, int32_t pid, int32_t tid,
+       const struct udt_ecb *e)
 {
-	const struct udt_action *act = (const void *)(f->area + e->act_off);
+	const struct udt_action *act = (const void *)(area + e->act_off);
 	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
 	struct udt_rec_ctx rc;
-	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+	struct udt_rec *r = udt__rec_reserve(ts, shm, tb, &rc, size);
 
 	if (!r)
 		return;
-	/* in locals: the stores into the record could alias *f, as the compiler sees it */
-	const uint64_t *args = f->args, now = f->now;
-	uint32_t nargs = f->nargs, cpu = f->cpu, n = e->act_cnt;
+	uint32_t n = e->act_cnt;
 
 	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
 	uint64_t *data = (uint64_t *)(void *)(r + 1);
@@ -385,10 +387,16 @@ static inline __attribute__((always_inline)) void run_direct(const struct fire *
 		else if (src == UDT_VAR_CPU)
 			v = cpu;
 		else
-			v = (uint64_t)(int64_t)(src == UDT_VAR_PID ? f->pid : f->tid);
+			v = (uint64_t)(int64_t)(src == UDT_VAR_PID ? pid : tid);
 		data[k] = v;
 	}
 	udt__rec_commit(&rc);
+}
+
+/* The same, for a fire of the VM's path (run_chain_vm()). */
+static inline void run_direct(const struct fire *f, const struct udt_ecb *e)
+{
+	direct(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu, f->now, f->pid, f->tid, e);
 }
 
 /*
@@ -465,7 +473,7 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 		return true; /* no table: the consumer sees no entry and reports none */
 	for (;;) {
 		STORE_RELAXED(&tb->agg_busy, a + 1);
-		if (LOAD_RELAXED(&udt__control.flags) & UDT_CTL_FENCE)
+		if (LOAD_RELAXED(&udt__control.hdr.flags) & UDT_CTL_FENCE)
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		else
 			COMPILER_BARRIER();
@@ -497,7 +505,7 @@ static bool to_principal(void *arg, const uint8_t *recs, uint64_t len)
 	const struct fire *f = arg;
 	struct udt_rec_ctx rc;
 	/* (one that does not fit is dropped and counted, as DTrace drops a commit) */
-	uint8_t *p = len <= UINT32_MAX ? udt__rec_reserve(f->shm, f->tb, &rc, (uint32_t)len) : NULL;
+	uint8_t *p = len <= UINT32_MAX ? udt__rec_reserve(f->ts, f->shm, f->tb, &rc, (uint32_t)len) : NULL;
 
 	if (!p)
 		return false;
@@ -511,7 +519,7 @@ static void commit_record(const struct fire *f, uint32_t spec)
 {
 	struct udt_rec_ctx rc;
 	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_commit);
-	struct udt_rec *r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+	struct udt_rec *r = udt__rec_reserve(f->ts, f->shm, f->tb, &rc, size);
 
 	if (!r) {
 		udt__spec_abort_commit(f->spec, spec); /* no one would finish it: discarded */
@@ -629,7 +637,7 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 			return;
 	} else if (!spec) {
 		uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
-		r = udt__rec_reserve(f->shm, f->tb, &rc, size);
+		r = udt__rec_reserve(f->ts, f->shm, f->tb, &rc, size);
 		if (!r)
 			return;
 		*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = f->now,
@@ -693,30 +701,6 @@ static inline const struct udt_ecb *hash_find(const struct udt_ecb *ecbs, const 
 }
 
 /*
- * The first ECB of key in the generation whose ECBs, hash and hash size are
- * given, or NULL; found, it goes into the thread's cache (udt_tls.hit_*).
- */
-static inline const struct udt_ecb *find_in(struct udt_tls *t, uint32_t session, uint64_t key,
-					    const uint8_t *area, uint32_t ecb_off,
-					    uint32_t hash_off, uint32_t hash_bits)
-{
-	const struct udt_ecb *ecbs = (const void *)(area + ecb_off);
-	const struct udt_ecb *e = hash_find(ecbs, (const void *)(area + hash_off), hash_bits, key);
-
-	if (e) {
-		t->hit_sem = key;
-		t->hit_ecb = e;
-		t->hit_ecbs = ecbs;
-		t->hit_area = area;
-		t->hit_session = session;
-	}
-	return e;
-}
-
-/* The newest generation verified in session (session << 32 | its offset): find_in_gens(). */
-static uint64_t verified_gens;
-
-/*
  * find_ecbs() in a session with later generations (newest: the newest's
  * offset): each verified once, then searched newest first, generation 0
  * last (a library loaded again at the same address has its semaphores' old
@@ -724,14 +708,13 @@ static uint64_t verified_gens;
  * load and a test on a miss.
  */
 static __attribute__((noinline)) const struct udt_ecb *
-find_in_gens(struct udt_control *c, struct udt_tls *t, uint32_t session, uint32_t area_idx,
-	     uint32_t newest, uint64_t key)
+find_in_gens(struct udt_control *c, struct udt_slot_rt *r, uint32_t session, uint32_t area_idx,
+	     uint32_t newest, uint64_t key, uint32_t *ret_ecb_off)
 {
-	const uint8_t *area = c->areas[area_idx];
+	const uint8_t *area = udt__area(c, area_idx);
 	const struct udt_area_hdr *ah = (const void *)area;
-	const struct udt_ecb *e = NULL;
 	/* generations are appended: those above the newest verified are new */
-	uint64_t done = LOAD_ACQUIRE(&verified_gens);
+	uint64_t done = LOAD_ACQUIRE(&r->verified_gens);
 	uint32_t stop = done >> 32 == session ? (uint32_t)done : 0;
 
 	if (newest > stop) {
@@ -740,49 +723,129 @@ find_in_gens(struct udt_control *c, struct udt_tls *t, uint32_t session, uint32_
 			udt__session_end(c, session, UDT_STATE_DETACHED);
 			return NULL;
 		}
-		STORE_RELEASE(&verified_gens, (uint64_t)session << 32 | newest);
+		STORE_RELEASE(&r->verified_gens, (uint64_t)session << 32 | newest);
 	}
-	for (uint32_t off = newest; off && !e;) {
+	for (uint32_t off = newest; off;) {
 		const struct udt_area_gen *g = (const void *)(area + off);
-		e = find_in(t, session, key, area, g->ecb_off, g->hash_off, g->hash_bits);
+		const struct udt_ecb *e = hash_find((const void *)(area + g->ecb_off),
+						    (const void *)(area + g->hash_off), g->hash_bits,
+						    key);
+		if (e) {
+			*ret_ecb_off = g->ecb_off;
+			return e;
+		}
 		off = g->prev;
 	}
-	return e ? e : find_in(t, session, key, area, ah->ecb_off, ah->hash_off, ah->hash_bits);
+	*ret_ecb_off = ah->ecb_off;
+	return hash_find((const void *)(area + ah->ecb_off), (const void *)(area + ah->hash_off),
+			 ah->hash_bits, key);
 }
 
 /*
- * The first ECB of probe (semaphore) key in the session's enablings, or
- * NULL: verified once per session, then found by the area's hash (and its
- * later generations': find_in_gens()), and kept in the thread's one-probe
- * cache (udt_tls.hit_*), which the next fire of the same probe by this
- * thread uses instead. Published ECBs never change, and a probe that
- * appears in a session comes with ECBs of its own in a new generation, so
- * a cache entry stays right for its session.
+ * The first ECB of probe (semaphore) key in slot's session (c), whose
+ * enablings are in area area_idx; NULL if it has none. *ret_ecb_off gets the
+ * offset of the ECB array of its generation (an ECB's next is an index into
+ * it). Verified once per session, then found by the area's hash (and its
+ * later generations': find_in_gens()). The fire keeps what it found in the
+ * thread's one-probe cache of the session (udt_tslot.hit_*), which the next
+ * fire of the same probe by this thread uses instead. Published ECBs never
+ * change, and a probe that appears in a session comes with ECBs of its own
+ * in a new generation, so a cache entry stays right for its session.
  */
-static __attribute__((noinline)) const struct udt_ecb *
-find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t key)
+static inline __attribute__((always_inline)) const struct udt_ecb *
+find_ecbs(struct udt_control *c, uint32_t slot, uint32_t session, uint64_t key, uint32_t area_idx,
+	  uint32_t *ret_ecb_off)
 {
-	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
+	struct udt_slot_rt *r = &udt__slot_rt[slot];
+	const uint8_t *area = udt__area_at(slot, area_idx);
+	const struct udt_area_hdr *ah = (const void *)area;
 
-	if (LOAD_ACQUIRE(&verified_session) != session) {
-		if (verify_area(c, area_idx)) {
+	if (LOAD_ACQUIRE(&r->verified) != session) {
+		if (verify_area(c, slot, area_idx)) {
 			STORE_RELAXED(&c->bad_session, session);
 			udt__session_end(c, session, UDT_STATE_DETACHED);
 			return NULL;
 		}
-		STORE_RELEASE(&verified_session, session);
-		/* a session with profile or tick probes arms their timers (profile.c) */
-		if (((const struct udt_area_hdr *)c->areas[area_idx])->prof_cnt)
+		STORE_RELEASE(&r->verified, session);
+		/* a session with profile probes arms their timers (profile.c) */
+		if (ah->prof_cnt)
 			udt__profile_sync(false);
 	}
-	const uint8_t *area = c->areas[area_idx];
-	const struct udt_area_hdr *ah = (const void *)area;
 	/* pairs with the consumer's store of gen_off after the generation's bytes */
 	uint32_t newest = LOAD_ACQUIRE(&ah->gen_off);
 
-	if (newest)
-		return find_in_gens(c, t, session, area_idx, newest, key);
-	return find_in(t, session, key, area, ah->ecb_off, ah->hash_off, ah->hash_bits);
+	if (newest) {
+		uint32_t off; /* (*ret_ecb_off itself stays in a register) */
+		const struct udt_ecb *e = find_in_gens(c, r, session, area_idx, newest, key, &off);
+		*ret_ecb_off = off;
+		return e;
+	}
+	*ret_ecb_off = ah->ecb_off;
+	return hash_find((const void *)(area + ah->ecb_off), (const void *)(area + ah->hash_off),
+			 ah->hash_bits, key);
+}
+
+/* Keep in the thread's cache of the session (ts) that key's ECBs are e, in area's ecb_off. */
+static inline void cache(struct udt_tslot *ts, uint32_t session, uint64_t key,
+			 const struct udt_ecb *e, const uint8_t *area, uint32_t ecb_off)
+{
+	ts->hit_sem = key;
+	ts->hit_ecb = e;
+	ts->hit_ecbs = (const void *)(area + ecb_off);
+	ts->hit_area = area;
+	ts->hit_session = session;
+}
+
+/*
+ * miss() for the fires it leaves: a session to verify, later generations,
+ * the thread's first fire in the session (its buffer), a lost fire.
+ */
+static __attribute__((noinline)) struct udt_tslot *miss_slow(struct udt_control *c, uint32_t slot,
+							     uint32_t session, uint64_t key)
+{
+	struct udt_tslot *ts = udt__tls.slot[slot];
+	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1, ecb_off;
+	const struct udt_ecb *e = find_ecbs(c, slot, session, key, area_idx, &ecb_off);
+
+	if (!e)
+		return NULL;
+	if (!ts || ts->session != session || LOAD_RELAXED(&c->shm_fd) >= 0) {
+		ts = udt__thread_slot(c, session);
+		if (!ts) {
+			udt__lost(c);
+			return NULL;
+		}
+	}
+	cache(ts, session, key, e, udt__area_at(slot, area_idx), ecb_off);
+	return ts;
+}
+
+/*
+ * A fire that missed the thread's cache of slot c's session: its ECBs of
+ * key, the thread's state in the session (its buffer taken at its first
+ * fire), and the cache set. NULL when the session has no ECB of the probe
+ * (it was enabled by another session or tracer), or the fire is lost. The
+ * common miss (a verified session of one generation, the thread's buffer
+ * at hand) calls nothing; the others are miss_slow()'s.
+ */
+static __attribute__((noinline)) struct udt_tslot *miss(struct udt_control *c, uint32_t slot,
+							uint32_t session, uint64_t key)
+{
+	struct udt_tslot *ts = udt__tls.slot[slot];
+	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
+	const uint8_t *area = udt__area_at(slot, area_idx);
+	const struct udt_area_hdr *ah = (const void *)area;
+
+	/* pairs with the consumer's store of gen_off after the generation's bytes */
+	if (LOAD_ACQUIRE(&udt__slot_rt[slot].verified) != session || LOAD_ACQUIRE(&ah->gen_off) ||
+	    !ts || ts->session != session || LOAD_RELAXED(&c->shm_fd) >= 0)
+		return miss_slow(c, slot, session, key);
+	const struct udt_ecb *e = hash_find((const void *)(area + ah->ecb_off),
+					    (const void *)(area + ah->hash_off), ah->hash_bits, key);
+	if (!e)
+		return NULL;
+	cache(ts, session, key, e, area, ah->ecb_off);
+	return ts;
 }
 
 /*
@@ -793,17 +856,17 @@ find_ecbs(struct udt_control *c, struct udt_tls *t, uint32_t session, uint64_t k
  * predicate). False: the clause is skipped at that cost. True, or a fault:
  * run_chain_vm() runs it again, and reports the fault as any.
  */
-static inline bool light_pred(const struct fire *f, struct udt_tls *t, uint32_t session,
-			      const struct udt_ecb *e)
+static inline __attribute__((always_inline)) bool light_pred(const struct fire *f,
+							      const struct udt_ecb *e)
 {
+	struct udt_tslot *t = f->ts;
 	const struct udt_shm_hdr *shm = t->shm;
 	const struct udt_difo *d = (const void *)(f->area + e->pred);
 	struct udt_vm_ctx vm;
 	uint64_t v;
 
-	if (t->shape_session != session || t->shape_pred != e->pred || t->shape_area != f->area) {
+	if (t->shape_pred != e->pred || t->shape_area != f->area) {
 		(void)udt_difo_shape(d, &t->shape);
-		t->shape_session = session;
 		t->shape_pred = e->pred;
 		t->shape_area = f->area;
 	}
@@ -850,7 +913,7 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 
 	f->raise = &sig;
 	f->site = pc;
-	fire_vm(f, &udt__tls, ah->nlocals, locals);
+	fire_vm(f, ah->nlocals, locals);
 	/* strings, scratch, dynamic variables (vars.c), when the session has them */
 	f->mem = udt__vars_fire(&mem, f->shm, f->tb, f->area);
 	for (;;) {
@@ -871,100 +934,173 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 }
 
 /*
- * A fire of the probe whose ECBs are keyed by key, from the site at pc (its
- * return address, or the address after a SystemTap site's nop): the
+ * One fire in slot's session: its deadman, its ECBs of the probe (key),
+ * run into the thread's buffer of the session. Returns the signal a clause
+ * raised (raise()), or 0.
+ */
+static inline __attribute__((always_inline)) uint32_t
+fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const uint64_t *args,
+	  int err, uint64_t pc)
+{
+	struct udt_control *c = &udt__control.slots[slot];
+
+	/* (in a register: else the compiler recomputes it from the GOT at each use) */
+	__asm__("" : "+r"(c));
+	uint32_t session = LOAD_RELAXED(&c->session);
+
+	if (udt__forked(c, slot, session))
+		return 0; /* our parent's session */
+	uint64_t now = udt__clock(c);
+
+	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
+		udt__session_end(c, session, UDT_STATE_DEADMAN);
+		return 0;
+	}
+	struct udt_tslot *ts = t->slot[slot];
+	if (ts && ts->hit_session == session && ts->hit_sem == key) {
+		/* the consumer has the shared memory once shm_fd is closed */
+		if (LOAD_RELAXED(&c->shm_fd) >= 0)
+			(void)udt__shm_get(c, session);
+	} else if (!(ts = miss(c, slot, session, key))) {
+		return 0; /* enabled by another session or tracer, not by this one (or lost) */
+	}
+	const struct udt_ecb *e = ts->hit_ecb, *ecbs = ts->hit_ecbs;
+
+	/* what a direct ECB needs, in locals (they are passed to it, never reloaded: a reload
+	   of stores just made stalls); the rest when one needs the VM (run_chain_vm()) */
+	struct udt_shm_hdr *shm = ts->shm;
+	struct udt_tbuf *tb = ts->tb;
+	const uint8_t *area = ts->hit_area;
+	uint32_t cpu = udt__getcpu_at(t->cpu_id);
+	int32_t pid = c->pid, tid = t->tid;
+	for (;;) {
+		if (site_matches(e, pc)) {
+			if (e->flags & UDT_ECB_DIRECT) {
+				direct(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e);
+			} else {
+				struct fire f; /* (the rest: run_chain_vm()) */
+				f.ts = ts;
+				f.shm = shm;
+				f.tb = tb;
+				f.area = area;
+				f.args = args;
+				f.nargs = nargs;
+				f.cpu = cpu;
+				f.now = now;
+				f.pid = pid;
+				f.tid = tid;
+				f.err = err;
+				if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, e))
+					return run_chain_vm(&f, e, ecbs, pc);
+			}
+		}
+		if (!e->next)
+			return 0;
+		e = &ecbs[e->next - 1];
+	}
+}
+
+/*
+ * A fire nested in another of this thread's (a probe fired from a signal
+ * handler that interrupted a fire): lost in each session with ECBs of it.
+ */
+static __attribute__((noinline, cold)) void lost_nested(uint64_t on, uint64_t key)
+{
+	do {
+		uint32_t slot = (uint32_t)__builtin_ctzll(on) >> 3;
+		struct udt_control *c = &udt__control.slots[slot];
+		uint32_t session = LOAD_RELAXED(&c->session), ecb_off;
+
+		on &= ~(0xffull << (slot * 8));
+		if (!udt__forked(c, slot, session) &&
+		    find_ecbs(c, slot, session, key, LOAD_RELAXED(&c->area) & 1, &ecb_off))
+			udt__lost(c);
+	} while (on);
+}
+
+/*
+ * A fire in several sessions (several bits of on): each one's ECBs of the
+ * probe, in slot order. The signal the last one raising raised, its slot in
+ * *ret_slot. Out of line: the common fire is one session's.
+ */
+static __attribute__((noinline)) uint32_t fire_many(struct udt_tls *t, uint64_t on, uint64_t key,
+						    unsigned nargs, const uint64_t *args,
+						    int err, uint64_t pc, uint32_t *ret_slot)
+{
+	uint32_t sig = 0;
+
+	do {
+		uint32_t slot = (uint32_t)__builtin_ctzll(on) >> 3,
+			 s = fire_slot(t, slot, key, nargs, args, err, pc);
+
+		on &= ~(0xffull << (slot * 8)); /* (a live byte is 1; any other is one slot too) */
+		if (s) {
+			sig = s;
+			*ret_slot = slot;
+		}
+	} while (on);
+	return sig;
+}
+
+/*
+ * A fire of the probe whose ECBs are keyed by key in the sessions of the
+ * slots whose bits are set in on (their live bytes), from the site at pc
+ * (its return address, or the address after a SystemTap site's nop): the
  * arguments are a0..a3, or the nargs at argv when it is not NULL.
  */
-static inline __attribute__((always_inline)) void fire(uint64_t key, unsigned nargs, uint64_t a0,
-						       uint64_t a1, uint64_t a2, uint64_t a3,
-						       const uint64_t *argv, uint64_t pc)
+static inline __attribute__((always_inline)) void
+fire_slots(uint64_t on, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1, uint64_t a2,
+	   uint64_t a3, const uint64_t *argv, uint64_t pc)
 {
-	struct udt_control *c = &udt__control;
 	struct udt_tls *t = &udt__tls;
-	int saved_errno;
-	uint32_t sig = 0;          /* raise()'s, if a clause raised one */
+	uint32_t sig, slot = (uint32_t)__builtin_ctzll(on) >> 3; /* raise()'s, and whose */
 
-	/* pairs with the consumer's write of state after the whole session setup */
-	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
-		return;
 	if (t->depth) {
-		udt__lost(c);
+		lost_nested(on, key);
 		return;
 	}
 	t->depth = 1;
 	if (!t->errp)
 		t->errp = &errno;
-	saved_errno = *t->errp;
-
-	uint32_t session = LOAD_RELAXED(&c->session);
-	if (udt__forked(c, session))
-		goto out;
-	uint64_t now = udt__clock(c);
-
-	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
-		udt__session_end(c, session, UDT_STATE_DEADMAN);
-		goto out;
-	}
-	const struct udt_ecb *e = t->hit_session == session && t->hit_sem == key
-					  ? t->hit_ecb
-					  : find_ecbs(c, t, session, key);
-	if (!e)
-		goto out; /* enabled by another tracer, not by this session (or refused) */
-	const uint8_t *area = t->hit_area;
-	const struct udt_ecb *ecbs = t->hit_ecbs;
-
-	/* this thread's buffer: at hand once the consumer has the shared memory (shm_fd closed) */
-	struct udt_tbuf *tb = t->tb;
-	if (t->session != session || !tb || LOAD_RELAXED(&c->shm_fd) >= 0) {
-		tb = udt__thread_buffer(c, session);
-		if (!tb) {
-			udt__lost(c);
-			goto out;
-		}
-	}
+	int saved_errno = *t->errp;
 	const uint64_t regs[4] = { a0, a1, a2, a3 };
-	/* what a direct ECB needs; the rest when one needs the VM (run_chain_vm()) */
-	struct fire f;
-	f.shm = t->shm;
-	f.tb = tb;
-	f.area = area;
-	f.args = argv ? argv : nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
-	f.nargs = nargs;
-	f.cpu = udt__getcpu_at(t->cpu_id);
-	f.now = now;
-	f.pid = c->pid;
-	f.tid = t->tid;
-	f.err = saved_errno;
-	for (;;) {
-		if (site_matches(e, pc)) {
-			if (e->flags & UDT_ECB_DIRECT) {
-				run_direct(&f, e);
-			} else if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, t, session, e)) {
-				sig = run_chain_vm(&f, e, ecbs, pc);
-				break;
-			}
-		}
-		if (!e->next)
-			break;
-		e = &ecbs[e->next - 1];
-	}
-out:
+	const uint64_t *args = argv ? argv : nargs <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
+
+	if (!(on & (on - 1)))
+		sig = fire_slot(t, slot, key, nargs, args, saved_errno, pc);
+	else
+		sig = fire_many(t, on, key, nargs, args, saved_errno, pc, &slot);
 	t->depth = 0;
 	/* raise(): delivered as the call returns; its handler may fire probes of its own */
 	if (sig)
-		(void)syscall(SYS_tgkill, (long)c->pid, (long)t->tid, (long)sig);
+		(void)syscall(SYS_tgkill, (long)udt__control.slots[slot].pid, (long)t->tid,
+			      (long)sig);
 	*t->errp = saved_errno;
 }
 
 UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0,
 			  uint64_t a1, uint64_t a2, uint64_t a3)
 {
-	/* the probe site: its return address */
-	fire((uint64_t)(uintptr_t)sem, nargs, a0, a1, a2, a3, NULL,
-	     (uint64_t)(uintptr_t)__builtin_return_address(0));
+	/* pairs with the consumers' writes of their live bytes after their sessions' setup */
+	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives);
+
+	if (on)
+		fire_slots(on, (uint64_t)(uintptr_t)sem, nargs, a0, a1, a2, a3, NULL,
+			   (uint64_t)(uintptr_t)__builtin_return_address(0)); /* the probe site */
 }
 
 void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc)
 {
-	fire(key, nargs, 0, 0, 0, 0, args, pc);
+	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives);
+
+	if (on)
+		fire_slots(on, key, nargs, 0, 0, 0, 0, args, pc);
+}
+
+void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1)
+{
+	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives) & (1ull << (slot * 8));
+
+	if (on)
+		fire_slots(on, key, nargs, a0, a1, 0, 0, NULL, 0);
 }

@@ -24,7 +24,37 @@
 /* Keeps the compiler from moving memory accesses across it (the CPU may). */
 #define COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 
-extern struct udt_control udt__control;
+extern struct udt_ctlblock udt__control;
+
+/* The index of slot c in the control block. */
+static inline uint32_t udt__slot_of(const struct udt_control *c)
+{
+	return (uint32_t)(c - udt__control.slots);
+}
+
+/* Slot c's live byte (struct udt_ctlhdr): 1 while its session is ACTIVE. */
+static inline uint8_t *udt__live_of(struct udt_control *c)
+{
+	return &udt__control.hdr.live[udt__slot_of(c)];
+}
+
+/* Is slot c's session live (acquire: pairs with the consumer's write of it after the rest)? */
+static inline bool udt__active(struct udt_control *c)
+{
+	return LOAD_ACQUIRE(udt__live_of(c)) != 0;
+}
+
+/* Slot c's enabling area idx (0 or 1). */
+static inline uint8_t *udt__area(struct udt_control *c, uint32_t idx)
+{
+	return udt__control.areas[udt__slot_of(c)][idx & 1];
+}
+
+/* The same, by the slot's index. */
+static inline uint8_t *udt__area_at(uint32_t slot, uint32_t idx)
+{
+	return udt__control.areas[slot][idx & 1];
+}
 
 /* The registry (registry.c). */
 #define UDT_REG_MAX 1024
@@ -41,38 +71,61 @@ struct udt_registry {
 
 extern struct udt_registry udt__registry;
 
-/* Per-thread state, in static TLS (initial-exec: no allocation on first use). */
-struct udt_tls {
-	uint32_t depth;           /* > 0 while this thread runs the runtime: no recursion */
-	uint32_t session;         /* the session tb belongs to */
-	struct udt_tbuf *tb;      /* this thread's buffer pair, or NULL (none could be had) */
+/*
+ * A thread's state in one session: its buffer and the caches of its fires.
+ * Each session has a region of them, private to the process (session.c:
+ * one per thread buffer, made with the shared memory), so that the static
+ * TLS holds only a pointer per slot.
+ */
+struct udt_tslot {
+	uint32_t session;         /* the session it belongs to (0: none) */
+	uint32_t ntvars;
+	struct udt_tbuf *tb;      /* this thread's buffer pair */
 	uint8_t *data;            /* its two halves */
 	struct udt_shm_hdr *shm;  /* the shared memory they are in */
 	uint8_t *agg;             /* its two aggregation tables (struct udt_agghdr), or NULL */
 	uint64_t aggsize;         /* the bytes of each, as the runtime laid the memory out */
 	uint64_t *tvars;          /* its thread-local variables (self->), or NULL */
-	uint32_t ntvars;
-	int *errp;                /* this thread's errno */
 	uint64_t ring_end;        /* ring: the end of the chunk the head is in (monotonic) */
 	uint64_t ring_lap;        /* and the monotonic position of the half's start on this lap */
 	uint64_t ring_chunk;      /* the chunk's bytes (record.c) */
-	int32_t tid;
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
+	/* the probe of this thread's last fire in the session (fire.c: find_ecbs()) */
+	uint32_t hit_session;     /* the session, or 0: no probe */
+	uint64_t hit_sem;
+	const struct udt_ecb *hit_ecb;     /* its first ECB */
+	const struct udt_ecb *hit_ecbs;    /* the ECBs of its generation */
+	const uint8_t *hit_area;
+	/* the light predicate this thread evaluated last, decoded (fire.c: light_pred()) */
+	uint32_t shape_pred;               /* its DIFO's offset in shape_area */
+	const uint8_t *shape_area;         /* NULL: none */
+	struct udt_shape shape;            /* load 0: not of the shape */
+};
+
+/* Per-thread state, in static TLS (initial-exec: no allocation on first use). */
+struct udt_tls {
+	uint32_t depth;           /* > 0 while this thread runs the runtime: no recursion */
+	int32_t tid;
+	int *errp;                /* this thread's errno */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */
 	uint64_t chill_mark, chilled; /* chill()'s budget of this second (udt__chill()) */
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
-	/* the probe of this thread's last fire in session hit_session (fire.c: find_ecbs()) */
-	uint32_t hit_session;
-	uint64_t hit_sem;
-	const struct udt_ecb *hit_ecb;     /* its first ECB */
-	const struct udt_ecb *hit_ecbs;    /* the area's ECBs */
-	const uint8_t *hit_area;
-	/* the light predicate this thread evaluated last, decoded (fire.c: light_pred()) */
-	uint32_t shape_session;
-	uint32_t shape_pred;               /* its DIFO's offset in shape_area */
-	const uint8_t *shape_area;
-	struct udt_shape shape;            /* load 0: not of the shape */
+	struct udt_tslot *slot[UDT_SLOT_MAX]; /* its state in each slot's session, or NULL */
 };
+
+/*
+ * The runtime's own state of each slot (session.c): what it checked of the
+ * slot's session, and its memory.
+ */
+struct udt_slot_rt {
+	uint32_t verified;        /* the session whose enablings were verified (fire.c) */
+	uint64_t verified_gens;   /* the newest generation verified: session << 32 | offset */
+	struct udt_shm_hdr *shm;  /* the current session's shared memory, once made */
+	struct udt_tslot *tslots; /* and its threads' states, [tbuf_max] */
+	uint64_t tslots_sz;
+} __attribute__((aligned(64)));
+
+extern struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX] __attribute__((visibility("hidden")));
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
 
@@ -81,27 +134,45 @@ void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, 
 	       uint64_t a2, uint64_t a3);
 /* The same for a SystemTap site (sites.c): ECBs keyed by key, nargs values at args, the site pc. */
 void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc);
+/* A fire of probe key (a profile probe's: UDT_PROF_KEY) in slot's session only, if ACTIVE. */
+void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1);
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
 /*
- * Is this process a fork child of the one the session is for? (Then it is
- * untraced.) The fork canary's test inline, the rest in session.c.
+ * The fork canary (session.c): a page of the process that MADV_WIPEONFORK
+ * zeroes in a fork child. It says the process is the one that made it, and
+ * for each slot the session whose pid was found to be this process's.
  */
-extern volatile uint64_t *udt__fork_canary;
-extern uint32_t udt__canary_session;
+struct udt_canary {
+	uint32_t alive;                /* 1; 0 in a fork child */
+	uint32_t ours[UDT_SLOT_MAX];   /* each slot's session found to be ours, 0 none */
+};
+
+extern struct udt_canary *udt__fork_canary __attribute__((visibility("hidden")));
 bool udt__forked_slow(struct udt_control *c, uint32_t session);
 
-static inline bool udt__forked(struct udt_control *c, uint32_t session)
+/*
+ * Is slot c's session one this process inherited from its parent by fork?
+ * (Then it is not ours: the fire skips it.) The canary's test inline, the
+ * rest in session.c.
+ */
+static inline bool udt__forked(struct udt_control *c, uint32_t slot, uint32_t session)
 {
-	volatile uint64_t *canary = LOAD_ACQUIRE(&udt__fork_canary);
+	struct udt_canary *k = LOAD_ACQUIRE(&udt__fork_canary);
 
-	if (canary && LOAD_RELAXED(&udt__canary_session) == session && *canary)
+	if (k && LOAD_RELAXED(&k->ours[slot]) == session)
 		return false;
 	return udt__forked_slow(c, session);
 }
-/* Count a fire that could not be recorded. */
+/* Count a fire that could not be recorded in slot c's session. */
 void udt__lost(struct udt_control *c);
+/*
+ * End slot c's session (why: UDT_STATE_DEADMAN, or DETACHED for enablings
+ * that failed verification) if it is still that session, and undo what its
+ * consumer set. Not done while a consumer holds the process's attach lock
+ * (the next fire tries again).
+ */
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why);
 uint64_t udt__now_ns(void);
 

@@ -84,13 +84,16 @@ struct thr {
 
 static struct {
 	int32_t lock;             /* 0 free, else the tid that holds it */
-	uint32_t session;         /* the session armed, 0 none (acquire/release) */
+	bool armed;               /* the handler and timers are there (acquire/release) */
+	uint32_t seen[UDT_SLOT_MAX]; /* each slot's session the arming took in, 0 none */
 	int32_t pid;              /* the process that armed (a fork child is not it) */
 	uint32_t mode;            /* UDT_PROF_MODE_* */
-	uint32_t flags;           /* the area's UDT_PROF_F_* */
 	bool perf_refused;        /* perf_event_open failed for a reason that will not change */
+	/* the probes of every session armed, in slot order, at most UDT_PROF_MAX in all */
 	uint32_t nprof;
 	struct udt_prof prof[UDT_PROF_MAX];
+	uint64_t owner[UDT_PROF_MAX]; /* session << 32 | slot << 16 | its index there (relaxed) */
+	bool perf[UDT_PROF_MAX];  /* timed by a perf event where allowed (its session's flags) */
 	int32_t census_timer;
 	bool handler;             /* ours is installed */
 	struct sigaction old;     /* the application's action, called for its own signals */
@@ -279,9 +282,7 @@ static void thread_arm(int32_t tid)
 	t->tid = tid;
 	t->seen = true;
 	for (uint32_t i = 0; i < prof.nprof; i++) {
-		/* perf events where the tick is too coarse for the interval (or asked for) */
-		bool perf = !(prof.flags & UDT_PROF_F_TIMER) &&
-			    ((prof.flags & UDT_PROF_F_PERF) || prof.prof[i].interval_ns < UDT_PROF_PERF_NS);
+		bool perf = prof.perf[i];
 
 		t->fd[i] = t->timer[i] = -1;
 		if (perf && !prof.perf_refused) {
@@ -412,24 +413,28 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	uint32_t count;
 	int which = classify(si, &count);
-	struct udt_control *c = &udt__control;
 
 	if (which == NOT_OURS) {
 		udt__sig_chain(&prof.old, false, sig, si, ucv);
 		errno = saved_errno;
 		return;
 	}
-	uint32_t armed = LOAD_ACQUIRE(&prof.session);
-	if (!armed || LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE ||
-	    LOAD_RELAXED(&c->session) != armed) {
-		/* the session is over (the consumer left, or the deadman ended it) */
-		udt__profile_sync(false);
-	} else if (which == CENSUS) {
+	if (which == CENSUS) {
 		if (try_lock(gettid_raw())) {
-			if (LOAD_RELAXED(&prof.session) == armed)
+			if (LOAD_ACQUIRE(&prof.armed))
 				census();
 			unlock();
 		}
+		errno = saved_errno;
+		return;
+	}
+	uint64_t owner = LOAD_RELAXED(&prof.owner[which]);
+	uint32_t slot = (uint32_t)(owner >> 16) & 0xffff, session = (uint32_t)(owner >> 32);
+	struct udt_control *c = slot < UDT_SLOT_MAX ? &udt__control.slots[slot] : NULL;
+
+	if (!session || !c || !udt__active(c) || LOAD_RELAXED(&c->session) != session) {
+		/* its session is over (the consumer left, or the deadman ended it) */
+		udt__profile_sync(false);
 	} else {
 		const ucontext_t *uc = ucv;
 		uint64_t pc = 0;
@@ -440,8 +445,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 #endif
 		udt__prof_uc = uc;
 		for (uint32_t i = 0; i < count; i++)
-			udt__fire((const volatile unsigned short *)(uintptr_t)UDT_PROF_KEY(which), 2,
-				  0, pc, 0, 0);
+			udt__fire_in(slot, UDT_PROF_KEY(owner & 0xffff), 2, 0, pc);
 		udt__prof_uc = NULL;
 	}
 	errno = saved_errno;
@@ -451,10 +455,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 
 static void disarm(void)
 {
-	struct udt_control *c = &udt__control;
 	bool child = prof.pid != udt__safe_getpid();
 
-	STORE_RELEASE(&prof.session, 0);
+	STORE_RELEASE(&prof.armed, false);
 	if (prof.census_timer >= 0 && !child)
 		sys(SYS_timer_delete, prof.census_timer, 0, 0, 0, 0);
 	prof.census_timer = -1;
@@ -475,40 +478,70 @@ static void disarm(void)
 		}
 		prof.handler = false;
 	}
+	for (uint32_t i = 0; i < prof.nprof; i++)
+		STORE_RELAXED(&prof.owner[i], 0);
 	prof.nprof = 0;
 	prof.mode = 0;
-	STORE_RELAXED(&c->prof_mode, 0);
-	STORE_RELAXED(&c->prof_armed, 0);
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+		if (prof.seen[s] && LOAD_RELAXED(&c->prof_armed) == prof.seen[s]) {
+			STORE_RELAXED(&c->prof_mode, 0);
+			STORE_RELAXED(&c->prof_armed, 0);
+		}
+		prof.seen[s] = 0;
+	}
 }
 
-/* The session's profile table, checked; its count, or -1 when it is not usable. */
-static int read_table(const struct udt_control *c, uint32_t area)
+/*
+ * Add slot c's session's profile table to the probes to arm. Its count, 0
+ * for none; -EINVAL when it is not usable, -ENOSPC when the sessions armed
+ * before it leave no room.
+ */
+static int add_table(struct udt_control *c, uint32_t session)
 {
-	const uint8_t *a = c->areas[area & 1];
+	uint32_t slot = udt__slot_of(c);
+	const uint8_t *a = udt__area(c, LOAD_RELAXED(&c->area));
 	const struct udt_area_hdr *ah = (const void *)a;
 
 	if (ah->size != sizeof(*ah) || ah->prof_cnt > UDT_PROF_MAX || ah->prof_off % 8 ||
 	    (uint64_t)ah->prof_off + (uint64_t)ah->prof_cnt * sizeof(struct udt_prof) > UDT_AREA_SZ)
-		return -1;
+		return -EINVAL;
 	const struct udt_prof *p = (const void *)(a + ah->prof_off);
-	for (uint32_t i = 0; i < ah->prof_cnt; i++) {
+	uint32_t flags = ah->prof_flags;
+	for (uint32_t i = 0; i < ah->prof_cnt; i++)
 		if (p[i].interval_ns < UDT_PROF_MIN_NS || p[i].kind != UDT_PROF_PROFILE)
-			return -1;
-		prof.prof[i] = p[i];
+			return -EINVAL;
+	if (prof.nprof + ah->prof_cnt > UDT_PROF_MAX)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < ah->prof_cnt; i++) {
+		uint32_t g = prof.nprof++;
+		prof.prof[g] = p[i];
+		/* perf events where the tick is too coarse for the interval (or asked for) */
+		prof.perf[g] = !(flags & UDT_PROF_F_TIMER) &&
+			       ((flags & UDT_PROF_F_PERF) || p[i].interval_ns < UDT_PROF_PERF_NS);
+		STORE_RELAXED(&prof.owner[g], (uint64_t)session << 32 | slot << 16 | i);
 	}
 	return (int)ah->prof_cnt;
 }
 
-static int arm(struct udt_control *c, uint32_t session)
+/*
+ * Arm the timers of the probes of the sessions in want[] (a session per
+ * slot, 0 none): the handler, each thread's clocks, the census. Each slot's
+ * prof_armed and prof_errno say how its session fared.
+ */
+static void arm(const uint32_t want[UDT_SLOT_MAX])
 {
 	struct sigaction sa, old;
 	struct rlimit rl;
-	int n = read_table(c, LOAD_RELAXED(&c->area));
+	int err = 0, errs[UDT_SLOT_MAX] = { 0 };
 
-	if (n <= 0)
-		return n ? -EINVAL : 0;
-	prof.nprof = (uint32_t)n;
-	prof.flags = ((const struct udt_area_hdr *)c->areas[LOAD_RELAXED(&c->area) & 1])->prof_flags;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		prof.seen[s] = want[s];
+		if (want[s] && (errs[s] = add_table(&udt__control.slots[s], want[s])) > 0)
+			errs[s] = 0;
+	}
+	if (!prof.nprof)
+		goto out;
 	prof.perf_refused = false;
 	prof.pid = udt__safe_getpid();
 	prof.mode = 0;
@@ -518,32 +551,56 @@ static int arm(struct udt_control *c, uint32_t session)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(PROF_SIG, NULL, &old))
-		return -errno;
+	if (sigaction(PROF_SIG, NULL, &old)) {
+		err = -errno;
+		goto out;
+	}
 	if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != on_signal)
 		prof.old = old;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | (prof.old.sa_flags & SA_ONSTACK);
-	if (sigaction(PROF_SIG, &sa, NULL))
-		return -errno;
+	if (sigaction(PROF_SIG, &sa, NULL)) {
+		err = -errno;
+		goto out;
+	}
 	prof.handler = true;
-	STORE_RELEASE(&prof.session, session);
+	STORE_RELEASE(&prof.armed, true);
 	census();
-	if (!prof.nthreads || !(prof.mode & (UDT_PROF_MODE_PERF | UDT_PROF_MODE_TIMER)))
-		return -EAGAIN;
+	if (!prof.nthreads || !(prof.mode & (UDT_PROF_MODE_PERF | UDT_PROF_MODE_TIMER))) {
+		err = -EAGAIN;
+		goto out;
+	}
 	prof.census_timer = timer_start(CLOCK_PROCESS_CPUTIME_ID, SIGEV_SIGNAL, 0,
 					&prof.census_timer, CENSUS_NS);
 	if (prof.census_timer < 0)
-		return prof.census_timer;
-	STORE_RELAXED(&c->prof_mode, prof.mode);
-	STORE_RELAXED(&c->prof_armed, session);
-	return 0;
+		err = prof.census_timer;
+out:
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+		int e = errs[s] ? errs[s] : err;
+
+		if (!want[s])
+			continue;
+		STORE_RELAXED(&c->prof_errno, -e);
+		if (!e)
+			STORE_RELAXED(&c->prof_mode, prof.mode);
+		STORE_RELAXED(&c->prof_armed, e ? 0 : want[s]);
+	}
+	if (err) {
+		/* (what was taken goes, but the sessions stay seen: not armed again and again) */
+		uint32_t seen[UDT_SLOT_MAX];
+		memcpy(seen, prof.seen, sizeof(seen));
+		disarm();
+		memcpy(prof.seen, seen, sizeof(seen));
+	}
 }
 
 UDT_EXPORT void udt__profile_sync(bool wait)
 {
-	struct udt_control *c = &udt__control;
 	int saved_errno = errno;
 	int32_t tid = gettid_raw();
+	uint32_t want[UDT_SLOT_MAX];
+	bool same = true, any = false;
+	int pid = udt__safe_getpid();
 
 	/* the SystemTap sites are the runtime's to sync too, wherever it syncs (sites.c) */
 	udt__sites_sync(wait);
@@ -552,21 +609,24 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 		errno = saved_errno;
 		return;
 	}
-	uint32_t st = LOAD_ACQUIRE(&c->state), session = LOAD_RELAXED(&c->session);
-	/* (a fork child is not the process the session is for: it arms nothing) */
-	bool want = st == UDT_STATE_ACTIVE && session &&
-		    LOAD_RELAXED(&c->pid) == udt__safe_getpid();
-	uint32_t armed = LOAD_RELAXED(&prof.session);
+	/* the sessions with profile probes (a fork child is not the process they are for) */
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+		uint32_t session = LOAD_RELAXED(&c->session);
+		const struct udt_area_hdr *ah = (const void *)udt__area(c, LOAD_RELAXED(&c->area));
 
-	if (armed && (!want || armed != session || prof.pid != udt__safe_getpid()))
-		disarm();
-	if (want && !LOAD_RELAXED(&prof.session) && LOAD_RELAXED(&c->prof_armed) != session) {
-		int err = arm(c, session);
-		STORE_RELAXED(&c->prof_errno, -err);
-		if (err)
-			disarm();
+		want[s] = udt__active(c) && session && LOAD_RELAXED(&c->pid) == pid &&
+				  ah->prof_cnt ? session : 0;
+		same &= want[s] == prof.seen[s];
+		any |= want[s] || prof.seen[s];
 	}
-	__atomic_fetch_add(&c->prof_seq, 1, __ATOMIC_RELEASE);
+	/* a change re-arms them all: a signal of a timer of before is never taken for another's */
+	if (any && (!same || (prof.nprof && prof.pid != pid))) {
+		disarm();
+		arm(want);
+	}
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		__atomic_fetch_add(&udt__control.slots[s].prof_seq, 1, __ATOMIC_RELEASE);
 	unlock();
 	errno = saved_errno;
 }

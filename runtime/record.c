@@ -43,41 +43,43 @@
 
 #include <string.h>
 
-struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
+struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 {
 	struct udt_tls *t = &udt__tls;
+	uint32_t slot = udt__slot_of(c);
 	struct udt_shm_hdr *shm = udt__shm_get(c, session);
 
 	if (!shm)
 		return NULL;
-	if (t->session == shm->session && t->shm == shm)
-		return t->tb;
-	t->session = shm->session;
-	t->tb = NULL;
-	t->agg = NULL;
-	t->tvars = NULL;
-	t->ntvars = 0;
-	t->spec.n = 0;
-	t->shm = shm;
-	t->ring_end = t->ring_lap = 0;
-	t->ring_chunk = shm->ring_chunk;
+	struct udt_tslot *ts = t->slot[slot];
+	if (ts && ts->session == shm->session && ts->shm == shm)
+		return ts;
+	/* (past the last buffer, no more taken: the count stays below overflow) */
+	if (LOAD_RELAXED(&shm->tbuf_cnt) >= shm->tbuf_max)
+		return NULL;
 	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
 	if (i >= shm->tbuf_max)
 		return NULL;
 	struct udt_tbuf *tb = (struct udt_tbuf *)((uint8_t *)shm + shm->tbuf_off) + i;
 
+	/* the session's threads' states were made with its memory (session.c), zeroed */
+	ts = &udt__slot_rt[slot].tslots[i];
 	if (!t->tid)
 		t->tid = udt__gettid();
 	tb->tid = t->tid;
-	t->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
-	t->aggsize = shm->aggsize;
-	t->agg = t->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * 2 * t->aggsize : NULL;
-	t->ntvars = (uint32_t)(shm->tvarsize / 8);
-	t->tvars = t->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
-						  (uint64_t)i * shm->tvarsize) : NULL;
+	ts->tb = tb;
+	ts->shm = shm;
+	ts->ring_chunk = shm->ring_chunk;
+	ts->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
+	ts->aggsize = shm->aggsize;
+	ts->agg = ts->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * 2 * ts->aggsize
+			      : NULL;
+	ts->ntvars = (uint32_t)(shm->tvarsize / 8);
+	ts->tvars = ts->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
+						    (uint64_t)i * shm->tvarsize) : NULL;
 	if (shm->nspec) {
 		uint8_t *base = (uint8_t *)shm;
-		t->spec = (struct udt_spectab){
+		ts->spec = (struct udt_spectab){
 			.spec = (struct udt_spec *)(void *)(base + shm->spec_off),
 			.n = (uint32_t)shm->nspec,
 			.data = base + shm->spec_data_off,
@@ -87,20 +89,20 @@ struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session)
 			.unavail = &shm->spec_unavail,
 		};
 	}
+	ts->session = shm->session;
 	t->cpu_id = udt__rseq_cpu();
-	t->tb = tb;
-	return tb;
+	t->slot[slot] = ts;
+	return ts;
 }
 
 /*
  * ring: the head has reached the end of its chunk (record.h): pad the rest
  * of it, and start the next, moving the tail past what it will overwrite.
  */
-void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
-			struct udt_rec_ctx *rc, uint32_t size)
+void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *rc, uint32_t size)
 {
-	struct udt_tls *t = &udt__tls;
-	uint64_t B = shm->bufsize, C = t->ring_chunk;
+	struct udt_tbuf *tb = t->tb;
+	uint64_t B = t->shm->bufsize, C = t->ring_chunk;
 	uint64_t head = tb->off[0];
 
 	if (size > C || !C) {

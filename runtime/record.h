@@ -19,19 +19,24 @@ struct udt_rec_ctx {
 };
 
 /*
- * This thread's buffer in the session's shared memory (made by the session's
- * first fire), taken at the thread's first fire; NULL when there is none (the
- * fire is lost). Sets udt__tls's tb, data and shm.
+ * This thread's state in slot c's session, with its buffer in the session's
+ * shared memory (made by the session's first fire), taken at the thread's
+ * first fire; NULL when there is none (the fire is lost). Sets
+ * udt__tls.slot[] for the slot.
  */
-struct udt_tbuf *udt__thread_buffer(struct udt_control *c, uint32_t session);
+struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session);
 /* ring: room for size bytes at the head of half, in a new chunk (record.c). */
-void *udt__ring_reserve(struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint8_t *half,
-			struct udt_rec_ctx *rc, uint32_t size);
+void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *rc, uint32_t size);
 
-/* Reserve size bytes in tb, this thread's buffer; NULL if the record is dropped. */
-static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_shm_hdr *shm,
+/*
+ * Reserve size bytes in tb, this thread's buffer (in shm) of session t; NULL
+ * if the record is dropped.
+ */
+static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_tslot *t,
+								     struct udt_shm_hdr *shm,
 								     struct udt_tbuf *tb,
-				     struct udt_rec_ctx *rc, uint32_t size)
+								     struct udt_rec_ctx *rc,
+								     uint32_t size)
 {
 	uint32_t policy = shm->policy, a;
 
@@ -41,14 +46,13 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_s
 	rc->tb = tb;
 	rc->size = size;
 	if (policy == UDT_POLICY_RING) {
-		struct udt_tls *t = &udt__tls;
 		uint64_t head = tb->off[0];
 
 		rc->which = 0;
 		rc->half = t->data;
 		STORE_RELAXED(&tb->busy, 1);
 		if (head + size > t->ring_end)
-			return udt__ring_reserve(shm, tb, rc->half, rc, size);
+			return udt__ring_reserve(t, rc->half, rc, size);
 		rc->off = head;
 		return rc->half + (head - t->ring_lap);
 	}
@@ -56,7 +60,7 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_s
 	/* announce the half, then check it is still the active one (record.c) */
 	for (;;) {
 		STORE_RELAXED(&tb->busy, a + 1);
-		if (LOAD_RELAXED(&udt__control.flags) & UDT_CTL_FENCE)
+		if (LOAD_RELAXED(&udt__control.hdr.flags) & UDT_CTL_FENCE)
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		else
 			COMPILER_BARRIER();
@@ -68,7 +72,7 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_s
 		a = now;
 	}
 	rc->which = a;
-	rc->half = udt__tls.data + (uint64_t)a * shm->bufsize;
+	rc->half = t->data + (uint64_t)a * shm->bufsize;
 	rc->off = LOAD_RELAXED(&tb->off[a]);
 	if (size > shm->bufsize || rc->off + size > shm->bufsize) {
 		/* fill: the buffer is full and tracing stops; as DTrace's, that is no drop */

@@ -104,7 +104,6 @@ static void strike_table(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 
 UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 {
-	struct udt_control *c = &udt__control;
 	uint32_t n = LOAD_ACQUIRE(&udt__registry.cnt);
 
 	if (n > UDT_REG_MAX)
@@ -119,18 +118,22 @@ UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 	 * its data; the table is in its read-only data. The object's extent
 	 * is not known here, but its semaphores are: strike each of them, and
 	 * its dispatch pointer, from every generation of both areas' undo
-	 * lists (area.c).
+	 * lists of every slot (area.c).
 	 */
-	for (int a = 0; a < 2; a++)
-		udt__area_undo_lists(c->areas[a], strike_table, (void *)(uintptr_t)table);
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		for (int a = 0; a < 2; a++)
+			udt__area_undo_lists(udt__control.areas[s][a], strike_table,
+					     (void *)(uintptr_t)table);
 	/*
 	 * The object may be loaded again at the same address, its probes then
 	 * enabled by a later generation with the same semaphores: this
-	 * thread's cache of the last probe it fired must not keep the old
+	 * thread's caches of the last probe it fired must not keep the old
 	 * ECBs (other threads' caches are theirs: docs/runtime.md, "Libraries
 	 * loaded after the attach", says what remains).
 	 */
-	udt__tls.hit_session = 0;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		if (udt__tls.slot[s])
+			udt__tls.slot[s]->hit_session = 0;
 }
 
 /* The "udtrace" notes of one loaded object: register what they point to. */

@@ -1,37 +1,58 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sessions: the control block, the shared buffer memory, the deadman and
- * fork.
+ * Sessions: the control block's slots, the shared buffer memory, the
+ * deadman and fork.
  *
  * A session is one consumer's time with this process (docs/runtime.md). The
- * consumer opens it by writing the control block (udt__control) from outside
- * and setting the probes' semaphores; nothing runs here until a probe fires.
- * The first fire of a session makes the shared memory: a memfd, sized for
+ * consumer opens it by taking a free slot of the control block
+ * (udt__control.slots) and writing it from outside, then setting the
+ * probes' semaphores; nothing runs here until a probe fires. Up to
+ * UDT_SLOT_MAX sessions run at once, each with its own enablings, buffers
+ * and deadman; a fire runs every ACTIVE slot's ECBs of its probe (fire.c).
+ * The first fire of a session makes its shared memory: a memfd, sized for
  * tbuf_max threads of two bufsize halves each (sparse: pages exist only once
  * written), mapped MAP_SHARED, its descriptor published for the consumer to
- * open through /proc/PID/fd. One thread makes it (a compare-and-swap on
- * shm_state); fires that meet it being made are counted as lost. Once the
- * consumer has mapped it (shm_acked), the descriptor is closed at the next
- * fire, so the process's descriptor table is left as it was.
+ * open through /proc/PID/fd; and, private to the process, the threads'
+ * states in that session (struct udt_tslot, one per thread buffer), so that
+ * the static TLS holds a pointer per slot. One thread makes them (a
+ * compare-and-swap on shm_state); fires that meet them being made are
+ * counted as lost. Once the consumer has mapped the memory (shm_acked), the
+ * descriptor is closed at the next fire, so the process's descriptor table
+ * is left as it was.
  *
- * The previous session's mapping is never unmapped: a thread that entered a
- * fire before that session ended may still be writing into it. Its memory is
- * given back (MADV_REMOVE) when the next session makes its own.
+ * A slot's previous session's mappings are never unmapped: a thread that
+ * entered a fire before that session ended may still be writing into them.
+ * Their memory is given back (MADV_REMOVE, MADV_DONTNEED) when the slot's
+ * next session makes its own.
  *
- * The deadman: every fire compares the time with the consumer's last
- * heartbeat. Past the deadman interval, the session is over: the first
- * thread to notice (a compare-and-swap on state) restores the semaphores
- * and clears the dispatch pointers the consumer set, so the process runs as
- * if never traced. A process that fires nothing pays nothing in the
- * meantime (its sites test the semaphore only).
+ * What sessions share is counted or kept, never overwritten: a semaphore is
+ * a counter (each session adds one, and its undo takes one off, never below
+ * zero: SystemTap's and bpftrace's users count on it too), and an object's
+ * dispatch pointer is cleared only when no other ACTIVE session's undo lists
+ * hold it. Consumers change semaphores with a read and a write from
+ * outside; they serialize among themselves with a lock, flock() on
+ * /proc/PID/mem (which only those who may trace the process can open), and
+ * the runtime takes the same lock (non-blocking, on /proc/self/mem) before
+ * it undoes a session: a consumer at work defers it to a later fire.
+ *
+ * The deadman: every fire compares the time with its session's consumer's
+ * last heartbeat. Past the deadman interval, that session is over: the
+ * first thread to notice (a compare-and-swap on the slot's state byte)
+ * restores the semaphores and dispatch pointers its consumer set, so the
+ * process runs as if that session had never been. The other sessions go
+ * on. A process that fires nothing pays nothing in the meantime (its sites
+ * test the semaphore only).
  *
  * fork(): the child must not write into the parent's buffers. The first fire
  * of a session in a process compares the kernel's pid with the one the
- * consumer attached to, and then makes a "fork canary": a page that
- * MADV_WIPEONFORK zeroes in a child. Every later fire reads it (one load):
- * a zero means we are a fork child, which marks its copy of the session
- * FORKED, undoes its copies of the semaphores and dispatch pointers, and
- * unmaps its view of the parent's shared memory. No atfork handler is
+ * consumer attached to, and a "fork canary" (a page that MADV_WIPEONFORK
+ * zeroes in a child, made once) tells a later fire that the process is
+ * still the one that compared. A fork child, which sees the canary zeroed,
+ * forgets what was compared and compares again: the sessions it inherited
+ * (the pid differs) are skipped at once and their views of the parent's
+ * memory unmapped; under the lock, they are marked FORKED and their copies
+ * of the semaphores and dispatch pointers undone. A session a consumer
+ * started in the child itself is the child's. No atfork handler is
  * registered: nothing runs before a consumer comes but the -c handshake
  * below (when dtrace -c asks for it): no thread, no signal handler, no
  * memory written.
@@ -46,26 +67,27 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-UDT_EXPORT struct udt_control udt__control;
+UDT_EXPORT struct udt_ctlblock udt__control;
 
 UDT_EXPORT const struct udt_runtime_id udt__runtime_id = {
 	.size = sizeof(struct udt_runtime_id),
 	.magic = UDT_CONTROL_MAGIC,
 	.version = UDT_ABI_VERSION,
-	.control_size = sizeof(struct udt_control),
+	.control_size = sizeof(struct udt_ctlblock),
+	.slot_cnt = UDT_SLOT_MAX,
+	.slot_size = sizeof(struct udt_control),
 };
 
-/* The fork canary (see above) and the session it was made for. */
-volatile uint64_t *udt__fork_canary;
-uint32_t udt__canary_session;
+struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX];
 
-/* The current session's shared memory, for counting lost fires (relaxed). */
-static struct udt_shm_hdr *cur_shm;
+/* The fork canary (see above and internal.h), once made. */
+struct udt_canary *udt__fork_canary;
 
 __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
 
@@ -89,17 +111,77 @@ uint32_t udt__getcpu_slow(void)
 	return cpu < 0 ? 0 : (uint32_t)cpu;
 }
 
-/* Restore one undo list: dispatch pointers cleared, semaphores down by one. */
+/*
+ * The consumers' lock (see above), without waiting: a descriptor to give to
+ * attach_unlock(); -1 while a consumer holds it; -2 when there is none to
+ * take (no /proc, no descriptor left): then we go on without it.
+ */
+static int attach_trylock(void)
+{
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -2;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	int busy = errno == EWOULDBLOCK;
+	close(fd);
+	return busy ? -1 : -2;
+}
+
+static void attach_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* (releases the lock) */
+}
+
+/* Is address addr in an undo list of kind is_disp (find_in_lists())? */
+struct find_addr {
+	uint64_t addr;
+	bool is_disp;
+	bool found;
+};
+
+static void find_in_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
+{
+	struct find_addr *f = arg;
+
+	for (uint32_t i = 0; i < n && is_disp == f->is_disp && !f->found; i++)
+		f->found = LOAD_RELAXED(&list[i]) == f->addr;
+}
+
+/* Does an ACTIVE slot other than self hold dispatch pointer addr in its undo lists? */
+static bool disp_in_use(uint32_t self, uint64_t addr)
+{
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *o = &udt__control.slots[s];
+		struct find_addr f = { addr, true, false };
+
+		if (s == self || !udt__active(o))
+			continue;
+		udt__area_undo_lists(udt__area(o, LOAD_RELAXED(&o->area)), find_in_list, &f);
+		if (f.found)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Restore one undo list of slot *arg: its dispatch pointers cleared unless
+ * another session holds them, its semaphores down by one.
+ */
 static void undo_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 {
-	(void)arg;
+	uint32_t self = *(const uint32_t *)arg;
+
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t a = LOAD_RELAXED(&list[i]);
 
 		if (!a)
 			continue; /* struck: its object was unloaded (registry.c) */
 		if (is_disp) {
-			STORE_RELAXED((void **)(uintptr_t)a, NULL);
+			if (!disp_in_use(self, a))
+				STORE_RELAXED((void **)(uintptr_t)a, NULL);
 			continue;
 		}
 		/* never below zero: another tracer may have reset it */
@@ -111,25 +193,44 @@ static void undo_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 	}
 }
 
-/* Restore what the consumer set, in every generation of the session's enablings. */
-static void undo_enablings(struct udt_control *c, uint32_t area)
+/* Restore what slot c's consumer set, in every generation of its session's enablings. */
+static void undo_enablings(struct udt_control *c)
 {
-	udt__area_undo_lists(c->areas[area & 1], undo_list, NULL);
+	uint32_t self = udt__slot_of(c);
+
+	udt__area_undo_lists(udt__area(c, LOAD_RELAXED(&c->area)), undo_list, &self);
+}
+
+/*
+ * End slot c's session, if it is still session: its live byte from 1 to 0
+ * (the thread that does is the one that ends it), then its state why.
+ */
+static bool end_state(struct udt_control *c, uint32_t session, uint32_t why)
+{
+	uint8_t live = 1;
+
+	if (LOAD_ACQUIRE(&c->session) != session)
+		return false;
+	/* pairs with the loads of the live bytes in udt__fire() */
+	if (!__atomic_compare_exchange_n(udt__live_of(c), &live, 0, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return false;
+	STORE_RELAXED(&c->state, why);
+	return true;
 }
 
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why)
 {
-	uint32_t st = UDT_STATE_ACTIVE;
+	int lock = attach_trylock();
 
-	if (LOAD_ACQUIRE(&c->session) != session)
-		return;
-	/* one thread ends it; pairs with the loads of state in udt__fire() */
-	if (!__atomic_compare_exchange_n(&c->state, &st, why, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return;
-	undo_enablings(c, c->area);
-	STORE_RELAXED(&c->deadman_session, session);
-	udt__sites_sync(false); /* the SystemTap sites' bytes, if it had any */
+	if (lock == -1)
+		return; /* a consumer is changing semaphores: the next fire ends it */
+	if (end_state(c, session, why)) {
+		undo_enablings(c);
+		STORE_RELAXED(&c->deadman_session, session);
+	}
+	attach_unlock(lock);
+	udt__sites_sync(false); /* the SystemTap sites' bytes no live session has */
 }
 
 /* The layout: header, thread buffers, their halves, their aggregation tables, their variables. */
@@ -204,7 +305,16 @@ static uint64_t ring_chunk(uint64_t B, const uint8_t *area)
 	return B / n;
 }
 
-/* Make the shared memory of a session. Called by the one thread that won the CAS. */
+/* The bytes of a session's threads' states (struct udt_tslot), whole pages. */
+static uint64_t tslots_bytes(uint32_t tmax)
+{
+	return ((uint64_t)tmax * sizeof(struct udt_tslot) + 4095) & ~4095ull;
+}
+
+/*
+ * Make the shared memory of slot c's session, and its threads' states.
+ * Called by the one thread that won the CAS.
+ */
 static int shm_create(struct udt_control *c, uint32_t session)
 {
 	uint64_t bufsize = LOAD_RELAXED(&c->bufsize);
@@ -212,7 +322,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	uint64_t tvarsize = LOAD_RELAXED(&c->tvarsize);
 	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
 	/* the global variables start as the session's area gives them (BEGIN's values) */
-	const uint8_t *area = c->areas[LOAD_RELAXED(&c->area) & 1];
+	const uint8_t *area = udt__area(c, LOAD_RELAXED(&c->area));
 	const struct udt_area_hdr *ah = (const void *)area;
 	uint32_t ngvars = ah->ngvars;
 	bool bad_vars;
@@ -221,7 +331,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	bool resize = LOAD_RELAXED(&c->flags) & UDT_CTL_BUFRESIZE;
 	bool ring = LOAD_RELAXED(&c->policy) == UDT_POLICY_RING;
 	int fd = -1, err = 0;
-	void *m = MAP_FAILED;
+	void *m = MAP_FAILED, *ts;
 
 	uint32_t nspec = ah->nspec;
 	const struct udt_area_spec *as = (const void *)(area + ah->spec_off);
@@ -236,10 +346,17 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	    bad_vars)
 		return -EINVAL;
 	uint64_t specsize = nspec ? as->specsize : 0;
+	ts = mmap(NULL, tslots_bytes(tmax), PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ts == MAP_FAILED)
+		return -errno;
 	/* sealed below: the consumer maps only a memory that can neither shrink nor grow */
 	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = -errno;
+		munmap(ts, tslots_bytes(tmax));
+		return err;
+	}
 	for (;;) {
 		/* ring: whole chunks (ring_chunk()) */
 		if (ring)
@@ -256,6 +373,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		err = -errno;
 		if (!resize || bufsize <= 4096) {
 			close(fd);
+			munmap(ts, tslots_bytes(tmax));
 			return err;
 		}
 		bufsize /= 2; /* bufresize=auto: halve until it fits */
@@ -302,15 +420,19 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	if (udt__vars_setup(h, m, h->tlocal_off + (uint64_t)tmax * tlocal, area, vars)) {
 		munmap(m, h->total_sz);
 		close(fd);
+		munmap(ts, tslots_bytes(tmax));
 		return -EINVAL;
 	}
 
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);
 	STORE_RELAXED(&c->shm_size, h->total_sz);
 	STORE_RELAXED(&c->shm_addr, (uint64_t)(uintptr_t)m);
 	STORE_RELAXED(&c->shm_session, session);
-	STORE_RELAXED(&cur_shm, h);
+	r->tslots = ts;
+	r->tslots_sz = tslots_bytes(tmax);
+	STORE_RELAXED(&r->shm, h);
 	/* pairs with the acquire loads of shm_state (here and in the consumer) */
 	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
 	register_membarrier(h);
@@ -319,10 +441,11 @@ static int shm_create(struct udt_control *c, uint32_t session)
 
 void udt__lost(struct udt_control *c)
 {
-	struct udt_shm_hdr *s = LOAD_RELAXED(&cur_shm);
+	struct udt_shm_hdr *s = LOAD_RELAXED(&udt__slot_rt[udt__slot_of(c)].shm);
 
-	/* the shared memory's count outlives the process; the control block's does not */
-	if (s)
+	/* the shared memory's count outlives the process; the control block's does not (the
+	   slot's previous session's memory, given back, reads 0) */
+	if (s && LOAD_RELAXED(&s->session) == LOAD_RELAXED(&c->session))
 		__atomic_fetch_add(&s->lost, 1, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
@@ -348,9 +471,12 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
 	if (st == UDT_SHM_READY) {
-		/* the previous session's: keep the mapping, give back its memory */
+		/* the previous session's: keep the mappings, give back their memory */
+		struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 		int fd = LOAD_RELAXED(&c->shm_fd);
 		(void)madvise((void *)(uintptr_t)c->shm_addr, c->shm_size, MADV_REMOVE);
+		if (r->tslots)
+			(void)madvise(r->tslots, r->tslots_sz, MADV_DONTNEED);
 		if (fd >= 0)
 			close(fd);
 		STORE_RELAXED(&c->shm_fd, -1);
@@ -365,75 +491,96 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 	return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
 }
 
-/* We are a fork child of a traced process: untrace this copy of it. */
-static void forked(struct udt_control *c)
+/*
+ * We are a fork child (the canary was wiped): what the parent compared is
+ * not ours. One thread forgets it (the others, started in the child, have
+ * nothing to forget); each slot's session is compared again at its next
+ * fire.
+ */
+static void forget_parent(struct udt_canary *k)
 {
-	int pid = udt__safe_getpid();
+	struct udt_tls *t = &udt__tls;
 
-	udt__safe_set_pid(pid);
-	udt__tls.session = 0;
-	udt__tls.hit_session = 0;
-	udt__tls.shape_session = 0;
-	udt__tls.tb = NULL;
-	udt__tls.data = NULL;
-	udt__tls.agg = NULL;
-	udt__tls.shm = NULL;
-	udt__tls.tid = 0;
-	STORE_RELAXED(&cur_shm, NULL);
-	STORE_RELAXED(&udt__fork_canary, NULL);
-	STORE_RELAXED(&udt__canary_session, 0);
-	uint32_t st = UDT_STATE_ACTIVE;
-	if (__atomic_compare_exchange_n(&c->state, &st, UDT_STATE_FORKED, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		undo_enablings(c, c->area);
-	if (LOAD_RELAXED(&c->shm_state) == UDT_SHM_READY) {
-		/* the parent's buffers: not ours to write */
+	if (!__atomic_compare_exchange_n(&udt__fork_canary, &k, NULL, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	(void)munmap(k, 4096);
+	udt__safe_set_pid(udt__safe_getpid());
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		t->slot[s] = NULL;
+	t->tid = 0;
+}
+
+/*
+ * Slot c's session is our parent's (a fork child, or a child of clone
+ * without CLONE_VM): its buffers are not ours to write, so this process's
+ * view of them goes at once; its copies of the semaphores and dispatch
+ * pointers are undone, and the slot marked FORKED, under the consumers'
+ * lock (while one holds it, the slot is only skipped: the next fire of the
+ * slot tries again).
+ */
+static void leave_inherited(struct udt_control *c, uint32_t session)
+{
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
+	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
+
+	/* (being made: by the parent, when it forked) */
+	if (st == UDT_SHM_CREATING)
+		(void)__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
+						  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	else if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session &&
+		 __atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
+					     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		STORE_RELAXED(&r->shm, NULL);
 		(void)munmap((void *)(uintptr_t)c->shm_addr, c->shm_size);
 		if (c->shm_fd >= 0)
 			close(c->shm_fd);
+		STORE_RELAXED(&c->shm_fd, -1);
+		if (r->tslots)
+			(void)munmap(r->tslots, r->tslots_sz); /* (our private copy) */
+		r->tslots = NULL;
 	}
-	STORE_RELAXED(&c->shm_fd, -1);
-	STORE_RELAXED(&c->shm_state, UDT_SHM_NONE);
-	udt__sites_sync(false); /* our int3s in this copy of the text go too */
+	int lock = attach_trylock();
+	if (lock != -1) {
+		if (end_state(c, session, UDT_STATE_FORKED))
+			undo_enablings(c);
+		attach_unlock(lock);
+	}
+	udt__sites_sync(false); /* our int3s in this copy of the text: those no session of ours has */
 }
 
 bool udt__forked_slow(struct udt_control *c, uint32_t session)
 {
-	volatile uint64_t *canary = LOAD_ACQUIRE(&udt__fork_canary);
+	struct udt_canary *k = LOAD_ACQUIRE(&udt__fork_canary);
 
-	if (canary && LOAD_RELAXED(&udt__canary_session) == session) {
-		if (*canary)
+	if (k && !LOAD_RELAXED(&k->alive))
+		forget_parent(k);
+	/* this session's first fire here: are we the process it attached to? */
+	int pid = udt__safe_getpid();
+	if (pid != LOAD_RELAXED(&c->pid)) {
+		leave_inherited(c, session);
+		return true;
+	}
+	udt__safe_set_pid(pid);
+	if (!(k = LOAD_ACQUIRE(&udt__fork_canary))) {
+		struct udt_canary *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED)
 			return false;
-		forked(c); /* the page was wiped: we are a fork child */
-		return true;
-	}
-	/* the first fire of this session here: are we the process it attached to? */
-	if (udt__safe_getpid() != LOAD_RELAXED(&c->pid)) {
-		forked(c);
-		return true;
-	}
-	udt__safe_set_pid(c->pid);
-	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (page == MAP_FAILED)
-		return false;
-	if (madvise(page, 4096, MADV_WIPEONFORK)) {
-		/* an old kernel: no canary, so every fire asks for the pid (slower, still right) */
-		munmap(page, 4096);
-		return false;
-	}
-	*(volatile uint64_t *)page = 1;
-	void *expected = NULL;
-	if (!__atomic_compare_exchange_n((void **)&udt__fork_canary, &expected, page, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		/* another thread made one first (or one of an older session remains) */
-		if (LOAD_RELAXED(&udt__canary_session) == session) {
+		if (madvise(page, 4096, MADV_WIPEONFORK)) {
+			/* an old kernel: no canary, so every fire asks for the pid (slower, still right) */
 			munmap(page, 4096);
 			return false;
 		}
-		munmap((void *)(uintptr_t)expected, 4096);
-		STORE_RELEASE(&udt__fork_canary, (volatile uint64_t *)page);
+		page->alive = 1;
+		k = NULL;
+		if (__atomic_compare_exchange_n(&udt__fork_canary, &k, page, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			k = page;
+		else
+			munmap(page, 4096); /* another thread made one first */
 	}
-	STORE_RELEASE(&udt__canary_session, session);
+	STORE_RELAXED(&k->ours[udt__slot_of(c)], session);
 	return false;
 }
 
@@ -466,11 +613,12 @@ static void sync_with_consumer(void)
 			;
 		if (n != 1 || b != 'S')
 			break;
-		struct udt_control *c = &udt__control;
-		if (LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE) {
-			(void)udt__shm_get(c, LOAD_RELAXED(&c->session));
-			udt__profile_sync(true); /* the profile provider's timers, if it has any */
+		for (uint32_t i = 0; i < UDT_SLOT_MAX; i++) {
+			struct udt_control *c = &udt__control.slots[i];
+			if (udt__active(c))
+				(void)udt__shm_get(c, LOAD_RELAXED(&c->session));
 		}
+		udt__profile_sync(true); /* the profile provider's timers, if it has any */
 		b = 'M';
 	}
 	close((int)fd);
@@ -478,21 +626,27 @@ static void sync_with_consumer(void)
 
 /*
  * At exit, a session whose buffers the consumer has not mapped yet would take
- * its records with it (a short command under dtrace -c). Give the consumer a
+ * its records with it (a short command under dtrace -c). Give the consumers a
  * moment to map them; once mapped they outlive the process.
  */
 __attribute__((destructor)) static void udt_fini(void)
 {
-	struct udt_control *c = &udt__control;
-	uint32_t session = LOAD_ACQUIRE(&c->session);
 	struct timespec ms = { 0, 1000000 };
 
-	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE ||
-	    LOAD_ACQUIRE(&c->shm_state) != UDT_SHM_READY || c->shm_session != session)
-		return;
-	for (int i = 0; i < 2000 && LOAD_ACQUIRE(&c->shm_acked) != session &&
-			LOAD_ACQUIRE(&c->state) == UDT_STATE_ACTIVE; i++)
+	for (int i = 0; i < 2000; i++) {
+		bool waiting = false;
+
+		for (uint32_t s = 0; s < UDT_SLOT_MAX && !waiting; s++) {
+			struct udt_control *c = &udt__control.slots[s];
+			uint32_t session = LOAD_ACQUIRE(&c->session);
+
+			waiting = udt__active(c) && LOAD_ACQUIRE(&c->shm_state) == UDT_SHM_READY &&
+				  c->shm_session == session && LOAD_ACQUIRE(&c->shm_acked) != session;
+		}
+		if (!waiting)
+			return;
 		nanosleep(&ms, NULL);
+	}
 }
 
 __attribute__((constructor(101))) static void udt_init(void)

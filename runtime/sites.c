@@ -8,9 +8,10 @@
  * Mechanism. The consumer lists the session's sites in its area (struct
  * udt_sites: address, the key of its probe's ECBs, its arguments as the
  * note's operands say) and increments their semaphores like any other.
- * udt__sites_sync() then makes the text agree with what the session wants:
- * it installs the handler, patches the sites the session has and restores
- * those it no longer has. It runs from udt__profile_sync(), so wherever the
+ * udt__sites_sync() then makes the text agree with what the live sessions
+ * want (several sessions may trace the process, each with its table:
+ * docs/runtime.md, "Several sessions"): it installs the handler, patches
+ * the sites any of them has and restores those none has any more. It runs from udt__profile_sync(), so wherever the
  * consumer has the runtime sync (the -c handshake, the injected call of -p,
  * at the start and at the end of a session: consumer/inject.c), and at the
  * end of a session the runtime ends itself (the deadman, a fork child, a bad
@@ -83,8 +84,8 @@ static struct {
 	char dents[16384];
 } st;
 
-/* The sites of the session the handler last verified: session << 32 | 1 (acquire). */
-static uint64_t verified;
+/* Each slot's sites the handler last verified: session << 32 | 1 (acquire). */
+static uint64_t verified[UDT_SLOT_MAX];
 
 static int32_t gettid_raw(void)
 {
@@ -238,19 +239,20 @@ static bool arg_ok(const struct udt_note_arg *a)
 }
 
 /*
- * The sites of session in area a, checked (once per session: published
- * areas never change): extent, order, arguments. Their count, with *ret the
- * array; 0 when there are none, -1 when they are bad (the session is then
- * ended as a bad ECB ends it).
+ * The sites of slot's session in area a, checked (once per session:
+ * published areas never change): extent, order, arguments. Their count,
+ * with *ret the array; 0 when there are none, -1 when they are bad (the
+ * session is then ended as a bad ECB ends it).
  */
-static int sites_of(const uint8_t *a, uint32_t session, const struct udt_site **ret)
+static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
+		    const struct udt_site **ret)
 {
 	const struct udt_area_hdr *ah = (const void *)a;
 	const struct udt_sites *ss;
 	const struct udt_site *s;
 
 	*ret = NULL;
-	if (LOAD_ACQUIRE(&verified) == ((uint64_t)session << 32 | 1)) {
+	if (LOAD_ACQUIRE(&verified[slot]) == ((uint64_t)session << 32 | 1)) {
 		ss = (const void *)(a + ah->sites_off);
 		*ret = (const void *)(a + ss->site_off);
 		return (int)ss->cnt;
@@ -272,7 +274,7 @@ static int sites_of(const uint8_t *a, uint32_t session, const struct udt_site **
 				return -1;
 	}
 	*ret = s;
-	STORE_RELEASE(&verified, (uint64_t)session << 32 | 1);
+	STORE_RELEASE(&verified[slot], (uint64_t)session << 32 | 1);
 	return (int)ss->cnt;
 }
 
@@ -343,24 +345,38 @@ static const int greg_of[UDT_NREG_CNT] = {
 	REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
 };
 
-/* Our int3 at pc, still there, in thread context uc: fire its site's probe. */
+/* The sites of slot's session if it is live and this process's (not a fork child's parent's). */
+static int live_sites(uint32_t slot, const struct udt_site **ret)
+{
+	struct udt_control *c = &udt__control.slots[slot];
+	uint32_t session = LOAD_RELAXED(&c->session);
+
+	*ret = NULL;
+	if (!udt__active(c) || !session || LOAD_RELAXED(&c->pid) != udt__safe_getpid())
+		return 0;
+	return sites_of(slot, udt__area(c, LOAD_RELAXED(&c->area)), session, ret);
+}
+
+/*
+ * Our int3 at pc, still there, in thread context uc: fire its site's probe,
+ * in every session (each has its ECBs of the probe's key, if it enabled
+ * it). The arguments are read as the first live session with the site
+ * says: every session lays a site out from the same note.
+ */
 static void trapped(uint64_t pc, ucontext_t *uc)
 {
-	struct udt_control *c = &udt__control;
-	uint32_t session = LOAD_RELAXED(&c->session);
-	const uint8_t *a = c->areas[LOAD_RELAXED(&c->area) & 1];
-	const struct udt_site *sites, *s;
+	const struct udt_site *sites, *s = NULL;
 	uint64_t gpr[UDT_NREG_CNT], args[UDT_NOTE_MAX_ARGS];
-	int n;
+	uint32_t slot;
 
-	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE) {
-		udt__sites_sync(false); /* the session is over: its sites go */
+	for (slot = 0; slot < UDT_SLOT_MAX && !s; slot++) {
+		int n = live_sites(slot, &sites);
+		s = n > 0 ? site_search(sites, n, pc) : NULL;
+	}
+	if (!s) {
+		udt__sites_sync(false); /* no session has it now: it goes */
 		return;
 	}
-	n = sites_of(a, session, &sites);
-	s = n > 0 ? site_search(sites, n, pc) : NULL;
-	if (!s)
-		return; /* not this session's (a sync to come restores it) */
 	for (int r = 0; r < UDT_NREG_CNT; r++)
 		gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
 	udt__safe_fire_begin();
@@ -369,8 +385,8 @@ static void trapped(uint64_t pc, ucontext_t *uc)
 	udt__prof_uc = uc; /* ustack() starts at the site */
 	udt__fire_at(s->key, s->arg_cnt, args, pc + 1);
 	udt__prof_uc = NULL;
-	/* the fire found the session over (the deadman, a fork child): its sites go */
-	if (LOAD_ACQUIRE(&c->state) != UDT_STATE_ACTIVE)
+	/* the fire found the session over (the deadman, a fork child): its sites may go */
+	if (!udt__active(&udt__control.slots[slot - 1]))
 		udt__sites_sync(false);
 }
 
@@ -481,58 +497,80 @@ static int32_t sigtrap_blocker(int32_t self)
 	return who;
 }
 
+/* Is addr a site of one of the sessions' tables (n[s] sites at sites[s])? */
+static bool wanted(const struct udt_site *const *sites, const int *n, uint64_t addr)
+{
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		if (n[s] > 0 && site_search(sites[s], n[s], addr))
+			return true;
+	return false;
+}
+
 void udt__sites_sync(bool wait)
 {
-	struct udt_control *c = &udt__control;
 	int saved_errno = errno;
 	int32_t tid = gettid_raw();
-	const struct udt_site *sites = NULL;
-	int n = 0, err = 0, fd = -1;
-	uint32_t patched = 0;
+	const struct udt_site *sites[UDT_SLOT_MAX];
+	int n[UDT_SLOT_MAX], err = 0, fd = -1;
+	uint32_t patched[UDT_SLOT_MAX] = { 0 };
+	bool any = false;
 
 	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;
 		return;
 	}
-	uint32_t state = LOAD_ACQUIRE(&c->state), session = LOAD_RELAXED(&c->session);
-	/* (a fork child is not the process the session is for: it patches nothing) */
-	if (state == UDT_STATE_ACTIVE && session && LOAD_RELAXED(&c->pid) == udt__safe_getpid())
-		n = sites_of(c->areas[LOAD_RELAXED(&c->area) & 1], session, &sites);
-	if (n < 0) {
-		STORE_RELAXED(&c->bad_session, session);
-		udt__session_end(c, session, UDT_STATE_DETACHED);
-		n = 0;
+	/* every live session's sites (a fork child's parent's are not ours: none of them) */
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		n[s] = live_sites(s, &sites[s]);
+		if (n[s] < 0) {
+			struct udt_control *c = &udt__control.slots[s];
+			uint32_t session = LOAD_RELAXED(&c->session);
+			STORE_RELAXED(&c->bad_session, session);
+			udt__session_end(c, session, UDT_STATE_DETACHED);
+			n[s] = 0;
+		}
+		any |= n[s] > 0;
 	}
-	if (!n && !st.npatch)
+	if (!any && !st.npatch)
 		goto out; /* (nothing was ever patched: nothing to do, not even a file to open) */
 	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
-	/* what the session no longer has */
+	/* what no session has any more */
 	for (uint32_t i = 0; i < st.npatch; i++) {
 		struct patch *p = &st.patch[i];
-		if (LOAD_RELAXED(&p->state) == P_PATCHED && !site_search(sites, n, p->addr))
+		if (LOAD_RELAXED(&p->state) == P_PATCHED && !wanted(sites, n, p->addr))
 			restore_site(fd, p);
 	}
-	if (n) {
+	if (any) {
 		int32_t blocker = sigtrap_blocker(tid);
 		if (blocker) {
 			err = -EDEADLK;
-			STORE_RELAXED(&c->site_tid, blocker);
+			for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+				if (n[s] > 0)
+					STORE_RELAXED(&udt__control.slots[s].site_tid, blocker);
 		} else {
 			err = install_handler();
 		}
 	}
-	for (int i = 0; i < n && !err; i++) {
-		/* (the area's only field the runtime writes: the consumer reads why, per site) */
-		uint8_t status = patch_site(fd, sites[i].addr);
-		STORE_RELAXED((uint8_t *)&sites[i].status, status);
-		patched += status == UDT_SITE_PATCHED;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		for (int i = 0; i < n[s] && !err; i++) {
+			/* (the area's only field the runtime writes: the consumer reads why, per site;
+			   a site two sessions have is patched once, and both say so) */
+			uint8_t status = patch_site(fd, sites[s][i].addr);
+			STORE_RELAXED((uint8_t *)&sites[s][i].status, status);
+			patched[s] += status == UDT_SITE_PATCHED;
+		}
 	}
 out:
 	if (fd >= 0)
 		close(fd);
-	STORE_RELAXED(&c->site_errno, -err);
-	STORE_RELAXED(&c->site_cnt, patched);
-	STORE_RELEASE(&c->site_armed, n && patched ? session : 0);
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+		if (n[s] <= 0 && !LOAD_RELAXED(&c->site_armed))
+			continue; /* (nothing of it to say, nor to take back) */
+		STORE_RELAXED(&c->site_errno, n[s] > 0 ? -err : 0);
+		STORE_RELAXED(&c->site_cnt, patched[s]);
+		STORE_RELEASE(&c->site_armed, n[s] > 0 && patched[s] ? LOAD_RELAXED(&c->session) : 0);
+	}
 	STORE_RELEASE(&st.lock, 0);
 	errno = saved_errno;
 }

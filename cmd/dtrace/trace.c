@@ -498,8 +498,18 @@ static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program 
 	tg->have = true;
 	if (p && o->pid && needs_runtime(p, &tg->proc)) {
 		char *rt = cs_runtime_path(), *why = NULL;
-		err = cs_runtime_load(&tg->proc, rt, &why);
+		/* (one dtrace at a time injects: another may be loading it now) */
+		int lock = cs_attach_lock(pid, &why);
+		err = lock < 0 ? lock : cs_runtime_load(&tg->proc, rt, &why);
+		cs_attach_unlock(lock);
 		free(rt);
+		if (lock < 0) {
+			fprintf(stderr, "%s: %s\n", udt__progname, why);
+			free(why);
+			cs_proc_close(&tg->proc);
+			tg->have = false;
+			return -1;
+		}
 		if (err < 0) {
 			fprintf(stderr, "%s: failed to grab pid %d: %s\n", udt__progname, (int)pid, why);
 			free(why);

@@ -155,7 +155,7 @@ out=$("$DTRACE" -q -n 'inj$target:::result { printf("result %d\n", arg0); }' -c 
 expect_eq "libudtrace.a: traced (-c)" "$out" "result 0"
 if cc -static -o s_prog injprog.o inj_prov.o -L"$BUILD/lib" -ludtrace 2>s.err; then
 	expect_eq "-static -ludtrace: a static program with the runtime in it" \
-		"$(nm s_prog | grep -cw 'udt__fire'):$(readelf -l s_prog | grep -c INTERP)" "1:0"
+		"$(nm s_prog | grep -c ' T udt__fire$'):$(readelf -l s_prog | grep -c INTERP)" "1:0"
 	out=$("$DTRACE" -q -n 'inj$target:::result { printf("result %d\n", arg0); }' \
 		-c './s_prog sleep 10' 2>/dev/null | grep '^result')
 	expect_eq "-static -ludtrace: traced (-c)" "$out" "result 0"

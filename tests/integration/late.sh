@@ -92,6 +92,37 @@ exec 4>&-
 wait "$pid"
 expect_eq "-p: the program ran on and exited 0" "$?" 0
 
+# Two sessions: each enables the library's probes in a generation of its own
+start_prog
+"$DTRACE" -Z -q -n 'late*:::enter { printf("A %d\n", arg0); }' -p "$pid" >a.txt 2>a.err &
+da=$!
+"$DTRACE" -Z -q -n 'late*:::enter /arg0 % 2 == 0/ { printf("B %d\n", arg0); }
+	sdtlate*:::tick { @t = count(); }' -p "$pid" >b.txt 2>b.err &
+db=$!
+cmd open opened
+for _ in $(seq 200); do
+	cmd sems sems
+	[ "$(tail -1 prog.out)" = "sems 2 0 1 main 0" ] && break
+	sleep 0.05
+done
+expect_eq "two sessions: each counted in the library's semaphores" "$(tail -1 prog.out)" \
+	"sems 2 0 1 main 0"
+cmd "work 4" "worked 4"
+cmd close closed
+kill -INT "$da" "$db"
+wait "$da"
+ra=$?
+wait "$db"
+expect_eq "two sessions: each has its own records of the library" \
+	"$ra:$?:$(tr '\n' '|' <a.txt):$(tr '\n' '|' <b.txt | tr -s ' ')" \
+	"0:0:A 0|A 1|A 2|A 3||:B 0|B 2|| 4|"
+cmd open opened
+cmd sems sems
+expect_eq "two sessions: detached after the unload, the library loaded again is untraced" \
+	"$(tail -1 prog.out)" "sems 0 0 0 main 0"
+exec 4>&-
+wait "$pid"
+
 # -c: the command loads the library after main() started
 printf 'open\nwait\nwork 3\n' >cmds
 "$DTRACE" -Z -q -s late.d -c "./lateprog $LIB" <cmds >out.txt 2>err.txt

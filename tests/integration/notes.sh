@@ -225,6 +225,38 @@ trace_checks() {
 		release
 		expect_eq "$who: -p: the program's output is unchanged" "$(grep sum stp.out)" "sum=10 hist=10"
 
+		# two sessions at once: each site patched once, each semaphore counted twice; the
+		# first to leave leaves the other's sites and its share of the semaphores
+		start "$as" st2 "$WORK/stapprog" 5 wait
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		s0=$(sem_values "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >st2a.trace 2>st2a.err &
+		da=$!
+		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >st2b.trace 2>st2b.err &
+		db=$!
+		for _ in $(seq 200); do
+			[ "$(sem_values "$PID" "$WORK/stapprog")" = "2 2 " ] && break
+			sleep 0.05
+		done
+		expect_eq "$who: two sessions: each site one int3, each semaphore two more" \
+			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
+			"cc cc cc cc  / 2 2 "
+		go
+		wait_for st2.out '^done'
+		kill -INT "$da"
+		wait "$da"
+		expect_eq "$who: two sessions: the first gone, the other's sites stay, one more each" \
+			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
+			"cc cc cc cc  / 1 1 "
+		kill -INT "$db"
+		wait "$db"
+		expect_eq "$who: two sessions: each has every probe's arguments" \
+			"$(grep -v '^$' st2a.trace | tr '\n' '|'):$(grep -v '^$' st2b.trace | tr '\n' '|')" \
+			"$(stap_want 5 | tr '\n' '|'):$(stap_want 5 | tr '\n' '|')"
+		expect_eq "$who: two sessions: after both, the text and the semaphores are as before" \
+			"$(text_sum "$PID" "$WORK/stapprog")/ $(sem_values "$PID" "$WORK/stapprog")" "$t0/ $s0"
+		release
+
 		# the application's own SIGTRAP handler, its raise() and its own int3: untouched
 		start "$as" trp "$WORK/stapprog" 50 wait traps
 		t0=$(text_sum "$PID" "$WORK/stapprog")

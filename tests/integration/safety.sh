@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The target's safety: a consumer killed or stopped mid-trace, a target that
-# crashes or execs, fork, probes in signal handlers, two consumers on one
-# process, a consumer of another uid, and the footprint of an untraced
-# process.
+# crashes or execs, fork, probes in signal handlers, a consumer of another
+# uid, and the footprint of an untraced process. (Several consumers on one
+# process: multi.sh.)
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
@@ -53,21 +53,6 @@ expect_eq "SIGSTOP: the consumer, continued, stops with DTrace's message, exit 1
 	"$rc:$(grep -c 'Abort due to systemic unresponsiveness' s.err)" "1:1"
 stop_loop
 expect_eq "SIGSTOP: the deadman restored the semaphore" "$(cat loop.out)" "enabled=0"
-
-# Two consumers on one process: the second gets a clear error.
-start_loop
-"$DTRACE" -q -n 'rt*:::tick { trace("t\n"); }' -p "$lpid" >a.out 2>a.err &
-dpid=$!
-wait_for a.out t
-out=$("$DTRACE" -q -n 'rt*:::tick { trace("u\n"); }' -p "$lpid" 2>&1)
-rc=$?
-expect_eq "a second consumer is refused" "$rc:$out" \
-	"1:dtrace: failed to grab pid $lpid: it is being traced by another dtrace (pid $dpid)"
-kill -INT "$dpid"
-wait "$dpid"
-expect_eq "the first consumer ends normally" "$?" 0
-stop_loop
-expect_eq "after it, the semaphore is restored" "$(cat loop.out)" "enabled=0"
 
 # A target that crashes mid-trace: what it recorded is printed; dtrace ends cleanly.
 "$DTRACE" -q -n 'rt*:::tick { trace(arg1); trace("\n"); }' -c './rtprog crash 5000' \

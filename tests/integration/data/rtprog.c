@@ -36,6 +36,13 @@
  *   copyout  fire rt:::once(1, buf) with buf a writable 32-byte "original", then
  *            rt:::once(2, &word) with an int 0, then print "buf=... word=..." (what a
  *            script's copyoutstr() and copyout() wrote)
+ *   cmds     run the commands of stdin, one a line, each answered on stdout (flushed):
+ *            "wait K [step]": until K sessions have enabled rt:::once (or rt:::step;
+ *            its semaphore, 20 s at most): "ok K" or "timeout K"; "fire N T": rt:::tick N times in each of T
+ *            threads (arg0 = thread, arg1 = seq 0..N-1): "fired"; "once X":
+ *            rt:::once(X, "once"): "onced"; "sems": "tick=A once=B", the semaphores;
+ *            "fork N": a child fires rt:::tick N times and says "child tick=A once=B",
+ *            the parent waits for it: "forked"
  * It says "ready <pid>" once started and "done" at the end on stderr; what
  * the tests check of it goes to stdout.
  */
@@ -85,6 +92,53 @@ __attribute__((noinline)) int try_open(const char *path)
 	errno = err; /* what D's errno shows at the return */
 	RT_OPEN_RETURN(fd);
 	return fd;
+}
+
+/* The commands of mode cmds (see above), until stdin ends. */
+static void cmds(void)
+{
+	char line[128];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), stdin)) {
+		long a = 0, b = 1;
+		char what[8] = "once";
+		if (sscanf(line, "wait %ld %7s", &a, what) >= 1) {
+			volatile unsigned short *sem = !strcmp(what, "step") ? &rt_step_semaphore
+									      : &rt_once_semaphore;
+			for (int i = 0; i < 20000 && *sem < a; i++)
+				usleep(1000);
+			printf("%s %ld\n", *sem >= a ? "ok" : "timeout", a);
+		} else if (sscanf(line, "fire %ld %ld", &a, &b) >= 1) {
+			pthread_t t[64];
+			n = a;
+			if (b < 1 || b > 64)
+				b = 1;
+			for (long i = 0; i < b; i++)
+				pthread_create(&t[i], NULL, ticker, (void *)i);
+			for (long i = 0; i < b; i++)
+				pthread_join(t[i], NULL);
+			printf("fired\n");
+		} else if (sscanf(line, "once %ld", &a) == 1) {
+			RT_ONCE((int)a, "once");
+			printf("onced\n");
+		} else if (!strncmp(line, "sems", 4)) {
+			printf("tick=%d once=%d\n", *(volatile unsigned short *)&rt_tick_semaphore,
+			       *(volatile unsigned short *)&rt_once_semaphore);
+		} else if (sscanf(line, "fork %ld", &a) == 1) {
+			pid_t child = fork();
+			if (child == 0) {
+				for (long i = 0; i < a; i++)
+					RT_TICK(9, i);
+				printf("child tick=%d once=%d\n",
+				       *(volatile unsigned short *)&rt_tick_semaphore,
+				       *(volatile unsigned short *)&rt_once_semaphore);
+				_exit(0);
+			}
+			waitpid(child, NULL, 0);
+			printf("forked\n");
+		}
+	}
 }
 
 static volatile sig_atomic_t sigs;
@@ -258,6 +312,8 @@ int main(int argc, char **argv)
 		printf("alive\n");
 	} else if (!strcmp(mode, "narrow")) {
 		RT_NARROW(1, 200, 65000, -56, -536);
+	} else if (!strcmp(mode, "cmds")) {
+		cmds();
 	} else if (!strcmp(mode, "idle")) {
 		char c;
 		while (read(0, &c, 1) > 0)

@@ -116,13 +116,15 @@ static int scribble_named(uint8_t *base, const struct field *fs, size_t n, const
 
 int main(void)
 {
-	struct udt_control *c = dlsym(RTLD_DEFAULT, "udt__control");
+	struct udt_ctlblock *cb = dlsym(RTLD_DEFAULT, "udt__control");
 	const char *w = what();
 
-	if (!c) {
+	if (!cb) {
 		fprintf(stderr, "scribbler: no runtime\n");
 		return 2;
 	}
+	/* (the one session's slot: dtrace -c takes the first) */
+	struct udt_control *c = &cb->slots[0];
 	RT_ONCE(1, "before");
 	if (c->shm_state != UDT_SHM_READY) {
 		fprintf(stderr, "scribbler: no shared memory\n");
