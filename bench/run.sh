@@ -6,10 +6,11 @@
 # bench/enabled.sh, the enabled-probe benchmark (3 to 5, against LTTng-UST and
 # a uprobe), bench/http.sh, the sample HTTP server's throughput with and
 # without tracing (6), bench/dynprov.sh, dynamic probes (7), bench/dlang.sh,
-# what D clauses cost at a probe (8), and bench/profile.sh, what profiling at
-# 997 Hz costs (9), and bench/inject.sh, what loading the runtime into a
-# running process costs (12). Prints ratios; never fails on a number. Builds
-# into $BUILD/bench/.
+# what D clauses cost at a probe (8), bench/profile.sh, what profiling at
+# 997 Hz costs (9), bench/dynvar.sh (11), bench/inject.sh, what loading the
+# runtime into a running process costs (12), and bench/notes.sh, an enabled
+# SystemTap site against a uprobe (13). Prints ratios; never fails on a
+# number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -52,6 +53,10 @@ run_dlang() {
 run_dynvar() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/dynvar.sh" || echo "bench: bench/dynvar.sh failed"
 }
+# run_notes: an enabled SystemTap site, jumped and trapped, against a uprobe (bench/notes.sh)
+run_notes() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/notes.sh" || echo "bench: bench/notes.sh failed"
+}
 # run_profile: what profiling costs (bench/profile.sh), which needs none either
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
@@ -77,6 +82,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo
 	run_dlang
 	echo
+	run_notes
+	echo
 	run_profile
 	echo
 	run_inject
@@ -92,6 +99,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_dynprov
 	echo
 	run_dlang
+	echo
+	run_notes
 	echo
 	run_profile
 	echo
@@ -356,6 +365,8 @@ echo
 run_dlang
 echo
 run_dynvar
+echo
+run_notes
 echo
 run_profile
 echo

@@ -56,6 +56,7 @@ struct cs_opts {
 	uint32_t version;          /* -x version, encoded as DTrace's (major << 24 | minor << 12
 				      | micro); 0: not set */
 	bool compile_only;         /* -e: compiled, never enabled (so -w is not needed) */
+	bool note_traps;           /* notesites=trap: SystemTap sites trapped, never jumped */
 };
 
 /* How profile-n's samples are timed (profclock; docs/profile.md). */
@@ -119,6 +120,16 @@ struct cs_probes {
 	bool borrowed_types;
 	uint32_t id_base;          /* the probes are numbered from id_base + 1 */
 };
+
+/*
+ * cs__site_plan() - plan a jump for SystemTap site (of module mod) in place
+ * of a trap: its mode, len, insn[] and bytes[] filled in (consumer/reloc.c;
+ * docs/notes.md, "Trampolines"). shstk: the process has shadow stacks.
+ * Return: true, or false with *ret_why (a constant string) when it is to be
+ * trapped.
+ */
+struct udt_site;
+bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why);
 
 /* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);

@@ -495,6 +495,7 @@ int cs__runtime_check(struct cs_proc *p, char **ret_err);
  * restored at the end.
  */
 uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems);
+
 int cs__sites_arm(struct cs_trace *t, char **ret_err);
 void cs__sites_detach(struct cs_trace *t);
 

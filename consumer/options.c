@@ -332,6 +332,14 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			o->agg_folded = false;
 		else
 			return BAD_VALUE;
+	} else if (!strcmp(name, "notesites")) {
+		/* SystemTap sites: a jump where sound, else a trap (docs/notes.md); or traps only */
+		if (value && !strcmp(value, "auto"))
+			o->note_traps = false;
+		else if (value && !strcmp(value, "trap"))
+			o->note_traps = true;
+		else
+			return BAD_VALUE;
 	} else if (!strcmp(name, "profclock")) {
 		/* how profile-n samples are timed (docs/profile.md) */
 		if (value && !strcmp(value, "auto"))

@@ -17,6 +17,7 @@
  * arguments are typed from the operands' sizes (int32_t for "-4@...").
  */
 #include "consumer/consumer.h"
+#include "runtime/abi.h"
 #include "util/util.h"
 
 #include <fnmatch.h>
@@ -449,6 +450,13 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 				fprintf(out, " semaphore 0x%llx", (unsigned long long)s->sem);
 			fprintf(out, ": %s%s\n", s->argstr[0] ? s->argstr : "(no arguments)",
 				s->bad ? " (an operand udtrace cannot read)" : "");
+			/* how it would be enabled (a process with shadow stacks traps more) */
+			struct udt_site site = { .addr = s->pc };
+			const char *why;
+			if (cs__site_plan(pr->module, &site, false, &why))
+				fprintf(out, "\t\t\tenabled by a jump to a trampoline\n");
+			else
+				fprintf(out, "\t\t\tenabled by a trap: %s\n", why);
 		}
 	}
 	fprintf(out, "\n");

@@ -1029,7 +1029,7 @@ static int sym_cmp(const void *a, const void *b)
 }
 
 /* The module's file, as cs_proc_open() opened it (or the plain path, if the target is gone). */
-static int open_module_file(const struct cs_module *mod)
+int cs_module_open(const struct cs_module *mod)
 {
 	int fd = udt__open_regular(mod->file, O_RDONLY, NULL);
 	size_t fl, pl;
@@ -1059,7 +1059,7 @@ static int load_syms(struct cs_module *mod)
 	if (mod->syms_loaded)
 		return 0;
 	(void)elf_version(EV_CURRENT);
-	if (!mod->file || (fd = open_module_file(mod)) < 0)
+	if (!mod->file || (fd = cs_module_open(mod)) < 0)
 		goto done;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
@@ -1157,14 +1157,24 @@ int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_m
 		      const struct cs_sym **ret_sym)
 {
 	struct cs_module *mod = cs_proc_module_at(p, addr);
+	int err;
+
+	if (!mod)
+		return -ENOENT;
+	err = cs_module_symbolize(mod, addr, ret_sym);
+	if (!err && ret_mod)
+		*ret_mod = mod;
+	return err;
+}
+
+int cs_module_symbolize(struct cs_module *mod, uint64_t addr, const struct cs_sym **ret_sym)
+{
 	const struct cs_sym *unsized = NULL;
 	size_t lo = 0, hi, i;
 	uint64_t at;
 	bool sized = false;
 	int err;
 
-	if (!mod)
-		return -ENOENT;
 	err = load_syms(mod);
 	if (err)
 		return err;
@@ -1205,8 +1215,6 @@ int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_m
 		return -ENOENT;
 	i = (size_t)(unsized - mod->syms);
 found:
-	if (ret_mod)
-		*ret_mod = mod;
 	if (ret_sym)
 		*ret_sym = &mod->syms[i];
 	return 0;

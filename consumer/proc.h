@@ -206,10 +206,20 @@ int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_m
 		      const struct cs_sym **ret_sym);
 
 /*
+ * cs_module_open() - open mod's file for reading, as cs_proc_open() found
+ * it (or by its path, if the target is gone). Return: a descriptor, or a
+ * negative value.
+ */
+int cs_module_open(const struct cs_module *mod);
+
+/*
  * cs_module_sym_addr() - the address in the target of symbol name (any kind,
  * .symtab or .dynsym) of mod. Return: 0 with *ret_addr, or -ENOENT.
  */
 int cs_module_sym_addr(struct cs_module *mod, const char *name, uint64_t *ret_addr);
+
+/* cs_proc_symbolize() within module mod: the function symbol covering addr. 0 or -ENOENT. */
+int cs_module_symbolize(struct cs_module *mod, uint64_t addr, const struct cs_sym **ret_sym);
 
 /*
  * cs_module_func_range() - the address range of function name in mod.

@@ -89,11 +89,27 @@ static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struc
 		return false;
 	}
 	/* (an int3 may be our own runtime's, left by a consumer that died: the runtime knows) */
-	if (b != UDT_SITE_NOP && b != INT3) {
+	if (b != UDT_SITE_NOP && b != INT3 && b != 0xe9) {
 		left_out(pr, n, "it is not the nop its note describes");
 		return false;
 	}
 	return true;
+}
+
+/* Does the process have shadow stacks (x86 CET)? Then a call is not moved for a jump. */
+static bool shadow_stack(pid_t pid)
+{
+	char path[64], *status = NULL;
+	size_t len;
+	bool on = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!udt__read_file(path, &status, &len)) {
+		const char *f = strstr(status, "\nx86_Thread_features:");
+		on = f && strstr(f, "shstk") && strstr(f, "shstk") < strchr(f + 1, '\n');
+	}
+	free(status);
+	return on;
 }
 
 /* The probe and note of the site at addr, for messages. */
@@ -123,7 +139,8 @@ static void report_statuses(struct cs_trace *t)
 		for (size_t i = 0; i < t->site_cnt; i++) {
 			const struct cs_probe *pr;
 			const struct cs_note *n;
-			if (v[i].status == UDT_SITE_PATCHED || !site_note(t, v[i].addr, &pr, &n))
+			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
+			    !site_note(t, v[i].addr, &pr, &n))
 				continue;
 			left_out(pr, n, v[i].status == UDT_SITE_BUSY ? "another tracer's breakpoint is on it"
 					: v[i].status == UDT_SITE_NOT_NOP ? "it is not the nop its note describes"
@@ -141,6 +158,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 	size_t ndone = 0, done_cap = 0;
 	struct udt_sites hdr = { .size = sizeof(hdr) };
 	uint32_t off = 0;
+	bool shstk = false, checked = false;
 
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
 		const struct cs_probe *pr = t->ecbs[i].probe;
@@ -153,6 +171,10 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		if (seen)
 			continue;
 		UDT__PUSH(done, ndone, done_cap, pr);
+		if (!checked) {
+			shstk = shadow_stack(t->proc->pid);
+			checked = true;
+		}
 		for (uint32_t s = 0; s < pr->note_cnt; s++) {
 			const struct cs_note *n = &pr->notes[s];
 			struct udt_site site;
@@ -163,6 +185,11 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			}
 			if (!make_site(t, pr, n, &site))
 				continue;
+			/* a jump where it is sound (else the trap stays: dtrace -l -v says why),
+			   unless traps are asked for */
+			const char *why;
+			if (!t->o.note_traps)
+				(void)cs__site_plan(pr->module, &site, shstk, &why);
 			UDT__PUSH(v, cnt, cap, site);
 			if (n->sem)
 				cs__addrs_add(sems, n->sem);

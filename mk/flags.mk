@@ -8,6 +8,7 @@ CC      ?= cc
 CXX     ?= c++
 AR      ?= ar
 PKG_CONFIG ?= pkg-config
+OBJCOPY ?= objcopy
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wundef -Wpointer-arith -Wvla
@@ -35,6 +36,13 @@ LIBELF_LIBS   := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
 ifeq ($(strip $(LIBELF_LIBS)),)
 LIBELF_LIBS := -lelf
 endif
+
+# Zydis (Debian: libzydis-dev) decodes what a SystemTap site's jump displaces
+# (consumer/reloc.c); built without it, dtrace traps every such site.
+ZYDIS_OK    := $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+ZYDIS_LIBS  := $(if $(ZYDIS_OK),-lZydis)
+# what a program linking libconsumer.a links too
+CONSUMER_LIBS = $(LIBELF_LIBS) $(ZYDIS_LIBS)
 
 ALL_CFLAGS  = $(CSTD) $(OPT) $(WARN) -fvisibility=hidden -D_GNU_SOURCE \
               -I. -Isdk/include -I$(BUILD)/gen $(LIBELF_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)

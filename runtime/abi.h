@@ -220,14 +220,19 @@ struct udt_area_hdr {
  * probes that only a .note.stapsdt describes, a nop each and no call into a
  * runtime. At sites_off in the area: this header, then cnt struct udt_site
  * at site_off, sorted by address. The runtime (runtime/sites.c) replaces
- * each nop with an int3 and, at the trap, finds the site, reads its
- * arguments as its args say from the interrupted thread, and fires the
- * probe whose ECBs are keyed by key (the probe's first site: udt_ecb.sem);
- * the thread resumes after the nop. A site's semaphore, if it has one, is
- * in the undo list like any other.
+ * each nop with an int3 or, where the consumer found it sound (mode
+ * UDT_SITE_JUMP), with a jump to a trampoline that fires the probe and runs
+ * the instructions the jump displaces, relocated as insn[] says. Either way
+ * it reads the arguments as args say from the interrupted thread, and fires
+ * the probe whose ECBs are keyed by key (the probe's first site:
+ * udt_ecb.sem); the thread resumes after the nop. A site's semaphore, if it
+ * has one, is in the undo list like any other.
  */
 #define UDT_SITES_MAX 4096
 #define UDT_SITE_NOP 0x90         /* what sys/sdt.h puts at a site on x86 */
+#define UDT_SITE_JMP_LEN 5        /* a jump: e9 and a 32-bit displacement */
+#define UDT_SITE_INSN_MAX 4       /* instructions a jump displaces, after the nop */
+#define UDT_SITE_BYTES_MAX 24     /* the nop and the instructions displaced */
 
 struct udt_sites {
 	uint32_t size;            /* sizeof(struct udt_sites) */
@@ -236,21 +241,51 @@ struct udt_sites {
 	uint32_t reserved;
 };
 
+/* How an instruction the jump displaces runs in the trampoline. */
+enum udt_reloc_kind {
+	UDT_RELOC_COPY = 1,       /* as it is */
+	UDT_RELOC_RIPREL = 2,     /* its 32-bit displacement (at fix) made to name target again */
+	UDT_RELOC_JMP = 3,        /* a jump to target */
+	UDT_RELOC_JCC = 4,        /* a conditional jump (condition fix, 0-15) to target */
+	UDT_RELOC_CALL = 5,       /* a call of target that returns to the instruction after it, in
+				     the object (its return address pushed, then a jump) */
+};
+
+struct udt_site_insn {
+	uint8_t off;              /* where it starts, from the nop (1...) */
+	uint8_t len;              /* its bytes */
+	uint8_t kind;             /* enum udt_reloc_kind */
+	uint8_t fix;              /* RIPREL: where its displacement is in it; JCC: the condition */
+	uint32_t pad;
+	uint64_t target;          /* RIPREL: the address it names; JMP, JCC, CALL: the destination */
+};
+
+enum udt_site_mode {
+	UDT_SITE_TRAP = 0,        /* an int3 */
+	UDT_SITE_JUMP = 1,        /* a jump, insn[] and bytes[] filled in (the int3 if it cannot be) */
+};
+
 struct udt_site {
 	uint64_t addr;            /* its nop */
 	uint64_t key;             /* the ECBs' key of its probe */
 	uint8_t arg_cnt;          /* at most UDT_NOTE_MAX_ARGS */
 	uint8_t status;           /* R: enum udt_site_status, what the last sync did */
-	uint8_t pad[6];
+	uint8_t mode;             /* enum udt_site_mode */
+	uint8_t insn_cnt;         /* JUMP: the instructions displaced, at most UDT_SITE_INSN_MAX */
+	uint8_t len;              /* JUMP: the bytes displaced, the nop's included: 5 or more */
+	uint8_t pad[3];
+	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* JUMP: those bytes, as the consumer read them */
+	struct udt_site_insn insn[UDT_SITE_INSN_MAX];
 	struct udt_note_arg args[UDT_NOTE_MAX_ARGS];
 };
 
 enum udt_site_status {
 	UDT_SITE_PENDING = 0,     /* not synced yet */
-	UDT_SITE_PATCHED = 1,
+	UDT_SITE_PATCHED = 1,     /* an int3 */
 	UDT_SITE_BUSY = 2,        /* an int3 that is not ours is there (another tracer's) */
-	UDT_SITE_NOT_NOP = 3,     /* neither the nop nor our int3 */
+	UDT_SITE_NOT_NOP = 3,     /* neither the nop nor ours */
 	UDT_SITE_FAILED = 4,      /* could not be written, or too many sites patched in the process */
+	UDT_SITE_JUMPED = 5,      /* a jump to its trampoline */
 };
 
 /*

@@ -7,9 +7,13 @@ RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/ag
 		runtime/spec.c runtime/subr.c runtime/area.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c \
-		runtime/vm_str.c runtime/dynvar.c runtime/vars.c runtime/sites.c runtime/sigchain.c
-# The direct loads of safe.c (x86-64 only), in assembly
-RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
+		runtime/vm_str.c runtime/dynvar.c runtime/vars.c runtime/sigchain.c \
+		runtime/string.c \
+		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c,runtime/sites_none.c)
+# The runtime's assembly (x86-64 only): the direct loads of safe.c (which the
+# consumer's copy of the VM has too), the SystemTap sites' trampolines' stub
+RUNTIME_SAFE_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
+RUNTIME_ASM := $(RUNTIME_SAFE_ASM) $(if $(filter x86_64,$(shell uname -m)),runtime/tramp_x86_64.S)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
 		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
@@ -25,10 +29,17 @@ RUNTIME_CFLAGS = $(CSTD) -O2 -g $(WARN) -fPIC -fvisibility=hidden -D_GNU_SOURCE 
 		 -Isdk/include $(LIBFFI_CFLAGS) -DUDT_LIBFFI_SONAME='"$(LIBFFI_SONAME)"' \
 		 $(CFLAGS) $(EXTRA_CFLAGS)
 
-$(BUILD)/obj-pic/%.o: %.c
+# Every object's memory and string functions are the runtime's own (runtime/string.c says why).
+$(BUILD)/obj-pic/%.o: %.c runtime/string.syms
 	$(call msg,CC,$< [pic])
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(RUNTIME_CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(OBJCOPY) --redefine-syms=runtime/string.syms $@
+
+# (GCC turns loops into memset and memmove calls: here, they would call themselves)
+NO_LOOP_CALLS := $(shell $(CC) -Werror -fno-tree-loop-distribute-patterns -E -x c /dev/null \
+			 >/dev/null 2>&1 && echo -fno-tree-loop-distribute-patterns)
+$(BUILD)/obj-pic/runtime/string.o: RUNTIME_CFLAGS += -fno-builtin $(NO_LOOP_CALLS)
 
 $(BUILD)/obj-pic/%.o: %.S
 	$(call msg,AS,$< [pic])

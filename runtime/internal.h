@@ -234,6 +234,12 @@ void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t
 #include <signal.h>
 void udt__sig_chain(struct sigaction *o, bool forced, int sig, siginfo_t *si, void *uc);
 
+/*
+ * sites.c: the general registers (the x86 encoding's order) of the thread
+ * at the trampolined SystemTap site whose fire runs in it, or NULL: ustack()
+ * starts there.
+ */
+extern __thread const uint64_t *udt__site_gpr __attribute__((tls_model("initial-exec")));
 /* The signal context of the fire running in this thread (a profile sample, a trapped
    SystemTap site), or NULL. */
 extern __thread const void *udt__prof_uc __attribute__((tls_model("initial-exec")));

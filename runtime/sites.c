@@ -31,10 +31,17 @@
  * raise(SIGTRAP), the application's own int3) goes where it would have gone
  * without us: the handler we replaced, or the default action.
  *
+ * A site the consumer found sound for it (mode UDT_SITE_JUMP) gets a jump to
+ * a trampoline instead, which costs a fraction of a trap: runtime/tramp.c.
+ * The handler serves those too: a thread that meets the int3s their
+ * patching puts in place for a moment, or that resumes inside the bytes a
+ * jump displaced, is sent to the trampoline's copy of the instruction it was
+ * to run.
+ *
  * Safety while other threads run: a site is one byte, and so is int3: a
  * thread executing it sees the nop or the trap, never a mix. What is
- * patched is remembered for the life of the process (struct patch: the
- * address, the byte, whether our int3 is there), since a trap can be
+ * patched is remembered for the life of the process (struct patch in
+ * sites.h: the address, the bytes, the trampoline), since a trap can be
  * delivered after its site was restored; entries are only added, and
  * published to the handler with a release store. The handler stays
  * installed once installed, transparent to every other SIGTRAP.
@@ -49,7 +56,7 @@
  * gets our traps. The text pages of patched sites stay copies (anonymous
  * memory) after the bytes are restored.
  */
-#include "runtime/internal.h"
+#include "runtime/sites.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,25 +67,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define INT3 0xcc
-#define MAX_PATCH 4096
-#define PATCH_HASH 8192           /* slots of the address -> patch hash: twice MAX_PATCH */
-
-enum { P_FREE, P_PATCHED, P_RESTORED };
-
-/* A site this process has had patched: never forgotten (see the design comment). */
-struct patch {
-	uint64_t addr;            /* set once, before the entry is published */
-	uint32_t state;           /* P_PATCHED while our int3 is there (relaxed in the handler) */
-	uint8_t orig;             /* the byte the int3 replaced */
-};
+#define PATCH_HASH 8192           /* slots of the address -> patch hash: twice UDT_PATCH_MAX */
 
 static struct {
 	int32_t lock;             /* 0 free, else the tid that holds it */
 	bool handler;             /* ours is installed */
 	struct sigaction old;     /* the action we replaced, for the traps that are not ours */
 	uint32_t npatch;
-	struct patch patch[MAX_PATCH];
+	struct patch patch[UDT_PATCH_MAX];
 	uint16_t hash[PATCH_HASH]; /* index + 1 of the patch of this address, 0 empty (release) */
 	char status[4096];        /* a thread's /proc status, read by the sync */
 	char dents[16384];
@@ -86,6 +82,9 @@ static struct {
 
 /* Each slot's sites the handler last verified: session << 32 | 1 (acquire). */
 static uint64_t verified[UDT_SLOT_MAX];
+
+/* The general registers of the trampolined site whose fire runs in this thread (ustack.c). */
+__thread const uint64_t *udt__site_gpr __attribute__((tls_model("initial-exec")));
 
 static int32_t gettid_raw(void)
 {
@@ -121,7 +120,7 @@ static uint32_t addr_slot(uint64_t addr)
 	return (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 51) & (PATCH_HASH - 1);
 }
 
-static struct patch *patch_find(uint64_t addr)
+struct patch *udt__patch_find(uint64_t addr)
 {
 	for (uint32_t s = addr_slot(addr), n = 0; n < PATCH_HASH; n++, s = (s + 1) & (PATCH_HASH - 1)) {
 		uint16_t h = LOAD_ACQUIRE(&st.hash[s]);
@@ -133,79 +132,116 @@ static struct patch *patch_find(uint64_t addr)
 	return NULL;
 }
 
+struct patch *udt__patch_at(uint32_t i)
+{
+	return i < LOAD_ACQUIRE(&st.npatch) ? &st.patch[i] : NULL;
+}
+
+uint32_t udt__patch_index(const struct patch *p)
+{
+	return (uint32_t)(p - st.patch);
+}
+
 /* Under the lock: the entry of addr, made if need be (NULL when full). */
 static struct patch *patch_get(uint64_t addr, uint8_t orig)
 {
-	struct patch *p = patch_find(addr);
+	struct patch *p = udt__patch_find(addr);
 	uint32_t s;
 
 	if (p)
 		return p;
-	if (st.npatch == MAX_PATCH)
+	if (st.npatch == UDT_PATCH_MAX)
 		return NULL;
 	p = &st.patch[st.npatch];
 	p->addr = addr;
-	p->orig = orig;
+	p->bytes[0] = orig;
+	p->bound = 1;
 	p->state = P_RESTORED;
 	for (s = addr_slot(addr); st.hash[s]; s = (s + 1) & (PATCH_HASH - 1))
 		;
-	/* pairs with the handler's acquire load of the slot */
-	STORE_RELEASE(&st.hash[s], (uint16_t)(++st.npatch));
+	/* pairs with the handler's acquire load of the slot, and udt__patch_at()'s of npatch */
+	STORE_RELEASE(&st.npatch, st.npatch + 1);
+	STORE_RELEASE(&st.hash[s], (uint16_t)st.npatch);
 	return p;
 }
 
 /* -- Writing the text ------------------------------------------------------------------------ */
 
-/*
- * Write byte b at addr: through /proc/self/mem (fd, opened by the caller, or
- * -1), else by making the page writable for the moment (text is read and
- * execute). 0 or -errno.
- */
-static int text_write(int fd, uint64_t addr, uint8_t b)
+int udt__text_write(int fd, uint64_t addr, const void *b, size_t n)
 {
-	uint64_t page = addr & ~4095ull;
+	uint64_t page = addr & ~4095ull, end = (addr + n + 4095) & ~4095ull;
 
-	if (fd >= 0 && syscall(SYS_pwrite64, fd, &b, 1, (long)addr) == 1)
+	if (fd >= 0 && syscall(SYS_pwrite64, fd, b, n, (long)addr) == (long)n)
 		return 0;
-	if (mprotect((void *)(uintptr_t)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (mprotect((void *)(uintptr_t)page, end - page, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
-	__atomic_store_n((uint8_t *)(uintptr_t)addr, b, __ATOMIC_RELAXED);
-	(void)mprotect((void *)(uintptr_t)page, 4096, PROT_READ | PROT_EXEC);
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n((uint8_t *)(uintptr_t)addr + i, ((const uint8_t *)b)[i],
+				 __ATOMIC_RELAXED);
+	(void)mprotect((void *)(uintptr_t)page, end - page, PROT_READ | PROT_EXEC);
 	return 0;
 }
 
-/* Patch the site at addr (or find it patched already): its enum udt_site_status. */
+/* Our int3 over the nop at addr (or find it there, or a jump of ours): its udt_site_status. */
 static uint8_t patch_site(int fd, uint64_t addr)
 {
-	uint8_t cur;
+	uint8_t cur, int3 = UDT_INT3;
 	struct patch *p;
 
 	if (udt__safe_copy(&cur, addr, 1))
 		return UDT_SITE_FAILED;
-	p = patch_find(addr);
-	if (p && LOAD_RELAXED(&p->state) == P_PATCHED && cur == INT3)
+	p = udt__patch_find(addr);
+	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
+		return UDT_SITE_JUMPED; /* (an earlier session's: it stays) */
+	if (p && LOAD_RELAXED(&p->state) == P_TRAP && cur == UDT_INT3)
 		return UDT_SITE_PATCHED; /* (an earlier session's, a consumer that died) */
 	if (cur != UDT_SITE_NOP)
-		return cur == INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
+		return cur == UDT_INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
 	p = patch_get(addr, cur);
 	if (!p)
 		return UDT_SITE_FAILED;
 	/* the state first: a trap at the int3 must find it ours */
-	STORE_RELEASE(&p->state, P_PATCHED);
-	if (text_write(fd, addr, INT3)) {
+	STORE_RELEASE(&p->state, P_TRAP);
+	if (udt__text_write(fd, addr, &int3, 1)) {
 		STORE_RELAXED(&p->state, P_RESTORED);
 		return UDT_SITE_FAILED;
 	}
 	return UDT_SITE_PATCHED;
 }
 
+/* The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it cannot be. */
+static uint8_t jump_site(int fd, const struct udt_site *s)
+{
+	struct patch *p = udt__patch_find(s->addr);
+	uint8_t cur;
+
+	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
+		return UDT_SITE_JUMPED;
+	if (udt__safe_copy(&cur, s->addr, 1))
+		return UDT_SITE_FAILED;
+	/* from the nop, or from our own int3 (an earlier session's trap) */
+	if (cur == UDT_SITE_NOP)
+		p = patch_get(s->addr, cur);
+	else if (!p || LOAD_RELAXED(&p->state) != P_TRAP || cur != UDT_INT3)
+		return patch_site(fd, s->addr); /* (says what is there) */
+	if (!p)
+		return UDT_SITE_FAILED;
+	if (!udt__tramp_patch(fd, p, s))
+		return UDT_SITE_JUMPED;
+	return patch_site(fd, s->addr);
+}
+
 static void restore_site(int fd, struct patch *p)
 {
 	uint8_t cur;
 
+	if (LOAD_RELAXED(&p->state) == P_JUMP) {
+		udt__tramp_restore(fd, p);
+		return;
+	}
 	/* an object unloaded meanwhile, or a byte that is no longer ours: nothing to write */
-	if (!udt__safe_copy(&cur, p->addr, 1) && cur == INT3)
-		(void)text_write(fd, p->addr, p->orig);
+	if (!udt__safe_copy(&cur, p->addr, 1) && cur == UDT_INT3)
+		(void)udt__text_write(fd, p->addr, &p->bytes[0], 1);
 	STORE_RELEASE(&p->state, P_RESTORED);
 }
 
@@ -358,55 +394,104 @@ static int live_sites(uint32_t slot, const struct udt_site **ret)
 }
 
 /*
- * Our int3 at pc, still there, in thread context uc: fire its site's probe,
- * in every session (each has its ECBs of the probe's key, if it enabled
- * it). The arguments are read as the first live session with the site
- * says: every session lays a site out from the same note.
+ * The site p is in a live session's table: the one the sync last put in p
+ * (its slot and session in site_tag, published after site), else the first
+ * live session's that has it (a session gone since the sync). Every session
+ * lays a site out from the same note, so any of them says how to read its
+ * arguments. NULL when no live session has it.
  */
-static void trapped(uint64_t pc, ucontext_t *uc)
+static const struct udt_site *site_of(struct patch *p)
 {
-	const struct udt_site *sites, *s = NULL;
-	uint64_t gpr[UDT_NREG_CNT], args[UDT_NOTE_MAX_ARGS];
-	uint32_t slot;
+	/* pairs with the sync's release of site_tag after site */
+	uint64_t tag = LOAD_ACQUIRE(&p->site_tag);
+	uint32_t slot = (uint32_t)(tag & 0xff);
+	const struct udt_site *s = LOAD_RELAXED(&p->site), *sites;
 
+	if (s && slot < UDT_SLOT_MAX) {
+		struct udt_control *c = &udt__control.slots[slot];
+		if (udt__active(c) && LOAD_RELAXED(&c->session) == (uint32_t)(tag >> 8))
+			return s;
+	}
+	s = NULL;
 	for (slot = 0; slot < UDT_SLOT_MAX && !s; slot++) {
 		int n = live_sites(slot, &sites);
-		s = n > 0 ? site_search(sites, n, pc) : NULL;
+		s = n > 0 ? site_search(sites, n, p->addr) : NULL;
 	}
+	return s;
+}
+
+void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, const void *uc)
+{
+	const struct udt_site *s = site_of(p);
+	uint64_t args[UDT_NOTE_MAX_ARGS];
+
 	if (!s) {
 		udt__sites_sync(false); /* no session has it now: it goes */
 		return;
 	}
-	for (int r = 0; r < UDT_NREG_CNT; r++)
-		gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
 	udt__safe_fire_begin();
-	udt__site_args(s, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, args);
+	udt__site_args(s, gpr, fx, args);
 	udt__safe_fire_end();
-	udt__prof_uc = uc; /* ustack() starts at the site */
-	udt__fire_at(s->key, s->arg_cnt, args, pc + 1);
+	/* ustack() starts at the site: from the signal's context, or from the trampoline's */
+	udt__prof_uc = uc;
+	udt__site_gpr = uc ? NULL : gpr;
+	/* in every session: each has its ECBs of the probe's key, if it enabled it */
+	udt__fire_at(s->key, s->arg_cnt, args, p->addr + 1);
 	udt__prof_uc = NULL;
-	/* the fire found the session over (the deadman, a fork child): its sites may go */
-	if (!udt__active(&udt__control.slots[slot - 1]))
+	udt__site_gpr = NULL;
+	/* the fire found a session over (the deadman, a fork child): its sites may go */
+	if (!site_of(p))
 		udt__sites_sync(false);
+}
+
+/*
+ * The patch of a site with a trampoline (jumped now, or before) whose jump
+ * covers pc, where an instruction it displaced starts (at offset *ret_k).
+ */
+static struct patch *displaced_at(uint64_t pc, uint32_t *ret_k)
+{
+	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++) {
+		struct patch *p = udt__patch_find(pc - k);
+		if (p && (p->bound & (1u << k)) && LOAD_ACQUIRE(&p->tramp)) {
+			*ret_k = k;
+			return p;
+		}
+	}
+	return NULL;
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved_errno = errno;
-	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
-	struct patch *p = si->si_code == SI_KERNEL ? patch_find(pc) : NULL;
-	uint8_t cur = 0;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1, gpr[UDT_NREG_CNT];
+	struct patch *p = NULL;
+	uint32_t k = 0;
 
-	if (!p || udt__safe_copy(&cur, pc, 1)) {
+	if (si->si_code == SI_KERNEL && !(p = udt__patch_find(pc)))
+		p = displaced_at(pc, &k);
+	uint32_t state = p ? LOAD_ACQUIRE(&p->state) : P_RESTORED;
+	/*
+	 * (The byte at pc is read directly: this thread ran it a moment ago, and an
+	 * object is not unloaded from under a thread that runs its code.)
+	 */
+	if (!p) {
 		chain(sig, si, ucv);
-	} else if (cur != INT3) {
-		/* restored since it trapped: run what is there now */
+	} else if (*(volatile uint8_t *)(uintptr_t)pc != UDT_INT3) {
+		/* restored (or jumped) since it trapped: run what is there now */
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	} else if (LOAD_ACQUIRE(&p->state) != P_PATCHED) {
-		chain(sig, si, ucv); /* an int3 of someone else's where ours was */
+	} else if (state == P_RESTORED || (k && state != P_JUMP)) {
+		chain(sig, si, ucv); /* someone else's int3 where ours was */
+	} else if (k) {
+		/* a thread resuming inside the bytes a jump displaced: their copy */
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->at[k];
 	} else {
-		trapped(pc, uc);
+		for (int r = 0; r < UDT_NREG_CNT; r++)
+			gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
+		udt__site_fire(p, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, uc);
+		/* after the nop, or (a site on its way to or from a jump) in its trampoline */
+		if (state == P_JUMP)
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->resume;
 	}
 	errno = saved_errno;
 }
@@ -465,11 +550,12 @@ static int32_t sigtrap_blocker(int32_t self)
 			memcpy(&reclen, st.dents + off + 16, sizeof(reclen));
 			const char *name = st.dents + off + 19;
 			char path[64];
+			size_t nl = strlen(name);
 			off += reclen ? reclen : n;
-			if (*name < '0' || *name > '9' || strlen(name) > 16)
+			if (*name < '0' || *name > '9' || nl > 16)
 				continue;
-			memcpy(path, name, strlen(name) + 1);
-			strcat(path, "/status");
+			memcpy(path, name, nl);
+			memcpy(path + nl, "/status", sizeof("/status"));
 			int fd = (int)syscall(SYS_openat, dfd, path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
 				continue;
@@ -537,8 +623,12 @@ void udt__sites_sync(bool wait)
 	/* what no session has any more */
 	for (uint32_t i = 0; i < st.npatch; i++) {
 		struct patch *p = &st.patch[i];
-		if (LOAD_RELAXED(&p->state) == P_PATCHED && !wanted(sites, n, p->addr))
-			restore_site(fd, p);
+		if (!wanted(sites, n, p->addr)) {
+			STORE_RELAXED(&p->site, NULL);
+			STORE_RELEASE(&p->site_tag, 0);
+			if (LOAD_RELAXED(&p->state) != P_RESTORED)
+				restore_site(fd, p);
+		}
 	}
 	if (any) {
 		int32_t blocker = sigtrap_blocker(tid);
@@ -551,13 +641,23 @@ void udt__sites_sync(bool wait)
 			err = install_handler();
 		}
 	}
+	bool jumps = any && !err && udt__tramp_ready();
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		for (int i = 0; i < n[s] && !err; i++) {
+			const struct udt_site *site = &sites[s][i];
+			uint8_t status = jumps && site->mode == UDT_SITE_JUMP ? jump_site(fd, site)
+									      : patch_site(fd, site->addr);
+			struct patch *p = udt__patch_find(site->addr);
+			if (p) {
+				/* for the trap and the trampoline: the site's arguments, from here */
+				STORE_RELAXED(&p->site, site);
+				STORE_RELEASE(&p->site_tag, (uint64_t)LOAD_RELAXED(
+					&udt__control.slots[s].session) << 8 | s);
+			}
 			/* (the area's only field the runtime writes: the consumer reads why, per site;
 			   a site two sessions have is patched once, and both say so) */
-			uint8_t status = patch_site(fd, sites[s][i].addr);
-			STORE_RELAXED((uint8_t *)&sites[s][i].status, status);
-			patched[s] += status == UDT_SITE_PATCHED;
+			STORE_RELAXED((uint8_t *)&site->status, status);
+			patched[s] += status == UDT_SITE_PATCHED || status == UDT_SITE_JUMPED;
 		}
 	}
 out:

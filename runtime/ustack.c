@@ -14,6 +14,14 @@
  * return address, so the first frame is the function that holds the probe,
  * as DTrace's ustack() shows it.
  *
+ * A SystemTap site fires from its int3's signal context (udt__prof_uc, the
+ * first PC the one after the site's nop) or from its trampoline, whose
+ * saved registers (udt__site_gpr) make the context the walk starts from.
+ * The trampoline saved only what the runtime's own code changes
+ * (tramp_x86_64.S): libunwind and the C library it calls may change any
+ * vector register, so around its use the whole extended state is saved
+ * (XSAVE) and put back (struct xstate).
+ *
  * Safety: async-signal-safe (libunwind's local unwinder takes no lock a
  * signal could interrupt: it blocks signals while it holds one; it
  * allocates from its own mmap'ed pool; its one-time setup, at the first
@@ -34,6 +42,99 @@
 
 #define MAX_SKIP 32
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+/*
+ * The extended state of a trampolined fire, kept around libunwind's use:
+ * x87, SSE, AVX, AVX-512 (not AMX's tiles, which nothing here touches) in
+ * XSAVE's standard layout, or FXSAVE's 512 bytes where there is no XSAVE.
+ */
+#define XSTATE_MASK 0xe7u
+#define XSTATE_BUF 4096
+
+struct xstate {
+	uint8_t buf[XSTATE_BUF + 64];
+	uint8_t *x;               /* 64-aligned in buf; NULL: nothing saved */
+	uint64_t mask;            /* XSAVE's components, 0: FXSAVE */
+};
+
+/* The components to save, and the bytes XSAVE needs for them; 0 without XSAVE. */
+static uint64_t xsave_mask(uint32_t *ret_size)
+{
+	unsigned a, b, c, d;
+	uint32_t lo, hi, size = 576; /* the legacy area and the header */
+
+	*ret_size = 512;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return 0;
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	uint64_t mask = ((uint64_t)hi << 32 | lo) & XSTATE_MASK;
+	for (unsigned i = 2; i < 8; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (b + a > size)
+			size = b + a; /* offset + size of component i */
+	}
+	*ret_size = size;
+	return mask;
+}
+
+/* Save the extended state if this fire is a trampoline's. False: it cannot be (walk nothing). */
+static bool xstate_save(struct xstate *s)
+{
+	uint32_t size;
+
+	s->x = NULL;
+	if (!udt__site_gpr)
+		return true;
+	s->mask = xsave_mask(&size);
+	if (size > XSTATE_BUF)
+		return false;
+	s->x = (uint8_t *)(((uintptr_t)s->buf + 63) & ~(uintptr_t)63);
+	memset(s->x + 512, 0, 64); /* the XSAVE header */
+	if (s->mask)
+		__asm__ __volatile__("xsave (%0)" : : "r"(s->x), "a"((uint32_t)s->mask),
+				     "d"((uint32_t)(s->mask >> 32)) : "memory");
+	else
+		__asm__ __volatile__("fxsave (%0)" : : "r"(s->x) : "memory");
+	return true;
+}
+
+static void xstate_restore(const struct xstate *s)
+{
+	if (!s->x)
+		return;
+	if (s->mask)
+		__asm__ __volatile__("xrstor (%0)" : : "r"(s->x), "a"((uint32_t)s->mask),
+				     "d"((uint32_t)(s->mask >> 32)) : "memory");
+	else
+		__asm__ __volatile__("fxrstor (%0)" : : "r"(s->x) : "memory");
+}
+
+/* The order of the signal context's registers, from the x86 encoding's (sites.c's). */
+static const int greg_of[16] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+#else
+struct xstate {
+	int none;
+};
+
+static bool xstate_save(struct xstate *s)
+{
+	(void)s;
+	return true;
+}
+
+static void xstate_restore(const struct xstate *s)
+{
+	(void)s;
+}
+#endif
+
 /*
  * A cursor at the first frame of the fire's stack (where the profile signal
  * interrupted the thread, or the function that holds the probe site): 0,
@@ -46,6 +147,17 @@ static inline __attribute__((always_inline)) int first_frame(unw_cursor_t *cur,
 	const void *uc = udt__prof_uc;
 	unw_word_t ip = 0;
 
+#if defined(__x86_64__)
+	if (udt__site_gpr) {
+		/* a trampolined SystemTap site: its registers, and the PC after its nop */
+		ucontext_t *u = (ucontext_t *)(void *)ctx;
+		memset(ctx, 0, sizeof(*ctx));
+		for (int r = 0; r < 16; r++)
+			u->uc_mcontext.gregs[greg_of[r]] = (greg_t)udt__site_gpr[r];
+		u->uc_mcontext.gregs[REG_RIP] = (greg_t)site_pc;
+		uc = u;
+	}
+#endif
 	if (uc)
 		return unw_init_local2(cur, (unw_context_t *)(uintptr_t)uc,
 				       UNW_INIT_SIGNAL_FRAME) < 0 ? -1 : 0;
@@ -84,10 +196,14 @@ void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc)
 {
 	unw_context_t ctx;
 	unw_cursor_t cur;
+	struct xstate xs;
 
 	memset(pcs, 0, (size_t)n * 8);
+	if (!xstate_save(&xs))
+		return;
 	if (!first_frame(&cur, &ctx, site_pc))
 		(void)walk(&cur, pcs, n);
+	xstate_restore(&xs);
 }
 
 /*
@@ -96,13 +212,28 @@ void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc)
  * pointers, the callee-saved registers, the PC: the site's return address),
  * recovered by the unwinder; the others, which the call itself changes, 0.
  */
-static uint64_t ureg(unw_cursor_t *cur, uint32_t r)
+static uint64_t ureg(unw_cursor_t *cur, uint32_t r, uint64_t site)
 {
 	const void *uc = udt__prof_uc;
 	unw_word_t v = 0;
 	int reg = -1;
 
 #if defined(__x86_64__)
+	if (udt__site_gpr) {
+		/* a trampolined SystemTap site: its registers as the trampoline saved them */
+		static const int8_t gpr[UDT_UREG_CNT] = {
+			[UDT_UREG_R15] = 16, [UDT_UREG_R14] = 15, [UDT_UREG_R13] = 14,
+			[UDT_UREG_R12] = 13, [UDT_UREG_RBP] = 6, [UDT_UREG_RBX] = 4,
+			[UDT_UREG_R11] = 12, [UDT_UREG_R10] = 11, [UDT_UREG_R9] = 10,
+			[UDT_UREG_R8] = 9, [UDT_UREG_RAX] = 1, [UDT_UREG_RCX] = 2,
+			[UDT_UREG_RDX] = 3, [UDT_UREG_RSI] = 7, [UDT_UREG_RDI] = 8,
+			[UDT_UREG_RSP] = 5, [UDT_UREG_RFL] = 17,
+		};
+		/* (index + 1 into the frame: rax... r15, then the flags; 0 none) */
+		if (r == UDT_UREG_RIP)
+			return site;
+		return gpr[r] ? udt__site_gpr[gpr[r] - 1] : 0;
+	}
 	if (uc) {
 		/* glibc's gregs[] for each of D's registers */
 		static const int8_t greg[UDT_UREG_CNT] = {
@@ -159,12 +290,17 @@ uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *r
 	unw_context_t ctx;
 	unw_cursor_t cur;
 	uint64_t pcs[2];
+	struct xstate xs;
 
 	if (which == UDT_SUBR_UREGS && arg >= UDT_UREG_CNT)
 		return UDT_FAULT_ILLOP_ARG; /* (DTrace's illegal operation) */
 	*ret = 0;
-	if (first_frame(&cur, &ctx, site))
+	if (!xstate_save(&xs))
 		return 0;
+	if (first_frame(&cur, &ctx, site)) {
+		xstate_restore(&xs);
+		return 0;
+	}
 	switch (which) {
 	case UDT_SUBR_UCALLER:
 		/* the frame after the probe's function's */
@@ -175,10 +311,11 @@ uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *r
 		*ret = walk(&cur, NULL, UDT_USTACK_MAX);
 		break;
 	case UDT_SUBR_UREGS:
-		*ret = ureg(&cur, (uint32_t)arg);
+		*ret = ureg(&cur, (uint32_t)arg, site);
 		break;
 	default:
 		break;
 	}
+	xstate_restore(&xs);
 	return 0;
 }

@@ -14,7 +14,7 @@ $(BUILD)/tests/tabledump: $(BUILD)/obj/tests/tools/tabledump.o $(BUILD)/lib/libc
 		$(BUILD)/lib/libdlang.a $(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONSUMER_LIBS)
 
 $(BUILD)/obj/tests/unit/test_dlang.o: ALL_CFLAGS += -DCORPUS_DIR='"$(CURDIR)/tests/corpus"'
 

@@ -6,7 +6,7 @@ DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/li
 $(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) -lpthread
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONSUMER_LIBS) -lpthread
 
 ALL_TARGETS += $(BUILD)/bin/dtrace $(RUNTIME_TARGETS)
 

@@ -12,7 +12,7 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/lib/libconsumer.
 		$(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBELF_LIBS) -ldl -lpthread
+	$(Q)$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(CONSUMER_LIBS) -ldl -lpthread
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_BINS)

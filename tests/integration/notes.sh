@@ -31,6 +31,8 @@ if [ -n "$STAP_DTRACE" ]; then
 		gcc stapprog.o stapprog_lib.o stap.o -o stapprog -lpthread) >build.err 2>&1 ||
 		{ fail "build stapprog with SystemTap's dtrace -G" "$(cat build.err)"; STAP_DTRACE=; STAP_WHY="not built"; }
 fi
+gcc -O2 -g "$D/hop.c" -o hop 2>build.err && gcc -O2 -g "$D/vecs.c" -o vecs 2>>build.err ||
+	{ fail "build hop.c and vecs.c" "$(cat build.err)"; finish; exit; }
 CXX_OK=1
 g++ -O2 -g "$D/throw.cc" -o throw 2>build.err || { fail "build throw.cc" "$(cat build.err)"; CXX_OK=; }
 LIBSTDCXX=$( [ -n "$CXX_OK" ] && readlink -f "$(ldd ./throw | awk '/libstdc\+\+/ { print $3 }')")
@@ -210,9 +212,10 @@ trace_checks() {
 		$as "$DTRACE" -q -s stap.trace.d -p "$PID" >stp.trace 2>stp.terr &
 		dpid=$!
 		until_patched "$PID" "$WORK/stapprog" "$t0"
-		expect_eq "$who: -p: each site's nop is an int3 while enabled, each semaphore one more" \
+		# (frame's nop is followed by nosem's: its jump would copy it, so it traps)
+		expect_eq "$who: -p: jumps where sound, an int3 elsewhere, each semaphore one more" \
 			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
-			"cc cc cc cc  / 1 1 "
+			"e9 e9 cc e9  / 1 1 "
 		go
 		wait_for stp.out '^done'
 		kill -INT "$dpid"
@@ -238,16 +241,16 @@ trace_checks() {
 			[ "$(sem_values "$PID" "$WORK/stapprog")" = "2 2 " ] && break
 			sleep 0.05
 		done
-		expect_eq "$who: two sessions: each site one int3, each semaphore two more" \
+		expect_eq "$who: two sessions: each site patched once, each semaphore two more" \
 			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
-			"cc cc cc cc  / 2 2 "
+			"e9 e9 cc e9  / 2 2 "
 		go
 		wait_for st2.out '^done'
 		kill -INT "$da"
 		wait "$da"
 		expect_eq "$who: two sessions: the first gone, the other's sites stay, one more each" \
 			"$(site_bytes "$PID" "$WORK/stapprog") / $(sem_values "$PID" "$WORK/stapprog")" \
-			"cc cc cc cc  / 1 1 "
+			"e9 e9 cc e9  / 1 1 "
 		kill -INT "$db"
 		wait "$db"
 		expect_eq "$who: two sessions: each has every probe's arguments" \
@@ -255,6 +258,23 @@ trace_checks() {
 			"$(stap_want 5 | tr '\n' '|'):$(stap_want 5 | tr '\n' '|')"
 		expect_eq "$who: two sessions: after both, the text and the semaphores are as before" \
 			"$(text_sum "$PID" "$WORK/stapprog")/ $(sem_values "$PID" "$WORK/stapprog")" "$t0/ $s0"
+		release
+
+		# traps only, when asked
+		start "$as" stt "$WORK/stapprog" 5 wait
+		t0=$(text_sum "$PID" "$WORK/stapprog")
+		$as "$DTRACE" -q -x notesites=trap -s stap.trace.d -p "$PID" >stt.trace 2>stt.terr &
+		dpid=$!
+		until_patched "$PID" "$WORK/stapprog" "$t0"
+		expect_eq "$who: -x notesites=trap: each site's nop is an int3" \
+			"$(site_bytes "$PID" "$WORK/stapprog")" "cc cc cc cc "
+		go
+		wait_for stt.out '^done'
+		kill -INT "$dpid"
+		wait "$dpid"
+		expect_eq "$who: -x notesites=trap: the same arguments, the text as before after" \
+			"$(grep -v '^$' stt.trace | tr '\n' '|') $(text_sum "$PID" "$WORK/stapprog")" \
+			"$(stap_want 5 | tr '\n' '|') $t0"
 		release
 
 		# the application's own SIGTRAP handler, its raise() and its own int3: untouched
@@ -313,11 +333,11 @@ trace_checks() {
 			-p "$PID" >nxt.trace 2>&1 &
 		dpid=$!
 		for _ in $(seq 100); do
-			[ "$(site_bytes "$PID" "$WORK/stapprog")" = "90 90 90 cc " ] && break
+			[ "$(site_bytes "$PID" "$WORK/stapprog")" = "90 90 90 e9 " ] && break
 			sleep 0.05
 		done
 		expect_eq "$who: the next dtrace: only its own site is patched" \
-			"$(site_bytes "$PID" "$WORK/stapprog")" "90 90 90 cc "
+			"$(site_bytes "$PID" "$WORK/stapprog")" "90 90 90 e9 "
 		go
 		wait_for nxt.out '^done'
 		kill -INT "$dpid"
@@ -328,6 +348,38 @@ trace_checks() {
 	else
 		skip "$who: tracing a SystemTap-built program" "$STAP_WHY"
 	fi
+
+	# a site entered past its nop by a jump nothing in its function shows: the runtime's
+	# int3 where the displaced instruction started sends the thread to its copy
+	start "$as" hop "$WORK/hop" 20000 wait
+	t0=$(text_sum "$PID" "$WORK/hop")
+	$as "$DTRACE" -q -n 'hop$target:::site { @ = count(); @s = sum(arg0); }' \
+		-n 'END { printa("fired %@d sum %@d\n", @, @s); }' -p "$PID" >hop.trace 2>&1 &
+	dpid=$!
+	until_patched "$PID" "$WORK/hop" "$t0"
+	base=$(load_base "$PID" "$WORK/hop")
+	at=$(note_field "$WORK/hop" Location)
+	expect_eq "$who: hop: a jump whose displacement has int3s where instructions start" \
+		"$(dd if="/proc/$PID/mem" bs=1 skip=$((base + at)) count=5 2>/dev/null | od -An -tx1 |
+		   awk '{ print $1, $2, $5 }')" "e9 cc cc"
+	go
+	wait_for hop.out '^done'
+	kill -INT "$dpid"
+	wait "$dpid"
+	expect_eq "$who: hop: each call fires, each entry past the nop runs its copy, and the text is back" \
+		"$(grep -v '^$' hop.trace) $(grep sum hop.out) $(text_sum "$PID" "$WORK/hop")" \
+		"fired 20000 sum 199990000 sum=800000000 $t0"
+	release
+
+	# what the program holds at a site: vector registers (AVX, AVX-512), general
+	# registers, flags, the red zone; whatever the clause does, through a jump and a trap
+	for mode in auto trap; do
+		out=$($as "$DTRACE" -q -x notesites=$mode -n 'vecs$target:::site { @[ustack(2)] = count(); }' \
+			-n 'vecs$target:::site { @s[strjoin("r", lltostr(arg0 & 0xff))] = count(); }' \
+			-n 'vecs$target:::site { @m = max(arg1); printf("%s", ""); }' -c './vecs 300' 2>&1)
+		expect_eq "$who: notesites=$mode: the program's registers, flags and red zone as before the site" \
+			"$(echo "$out" | head -1) $(echo "$out" | grep -c '^ *r[0-9]')" "ok 300 256"
+	done
 
 	if [ -n "$CXX_OK" ]; then
 		# the throws' stacks, from the right function; rethrows and catches counted
@@ -417,6 +469,14 @@ EOF
 		skip "$who: tracing python3" "$PY_WHY"
 	fi
 }
+
+# The runtime calls no memory or string function of the C library (runtime/string.c):
+# their AVX and AVX-512 versions would change registers a trampoline does not save.
+imports=$(nm -D --undefined-only "$BUILD/lib/libudtrace.so.1" | grep ' U ')
+[ -n "$imports" ] || fail "nm lists what libudtrace.so.1 imports"
+expect_eq "libudtrace imports no memory or string function" \
+	"$(echo "$imports" | awk '{ print $2 }' | grep -E '^(mem|str|stp|wmem|wcs)' |
+	   grep -vE '^(memfd_create|strdup|strerror|strtol)@' | tr '\n' ' ')" ""
 
 list_checks "" root
 if [ "$(id -u)" = 0 ] && have setpriv; then

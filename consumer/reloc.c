@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Planning a SystemTap site's jump (docs/notes.md, "Trampolines"): can the
+ * runtime replace the site's nop and the instructions after it, five bytes
+ * at least, with a jump to a trampoline that runs those instructions
+ * elsewhere? The consumer decides, with Zydis (Debian's libzydis-dev), and
+ * the runtime carries it out (runtime/tramp.c) or traps the site.
+ *
+ * The instructions are read from the object's file (the process's text
+ * may hold a patch of ours), decoded from the byte after the nop until the
+ * five bytes are covered, and each one planned (struct udt_site_insn):
+ *
+ *  - copied as it is, if nothing in it depends on where it is;
+ *  - a RIP-relative operand (disp32) made to name the same address from
+ *    the trampoline;
+ *  - a jmp or a jcc (rel8 or rel32) made a rel32 one to the same place;
+ *  - a call rel32 made a push of its return address in the object and a
+ *    jump: the callee returns into the object, whose unwind information
+ *    describes the frame as before. Only when its return address is past
+ *    the jump's five bytes, and not in a process that has shadow stacks,
+ *    whose return would not match.
+ *
+ * Refused (the site is trapped instead): another site's nop among them
+ * (it would be copied, and never fire); an instruction that cannot be
+ * decoded; loop, jrcxz and the like (rel8 only); any other relative
+ * operand (xbegin); an indirect call (its return address would be the
+ * trampoline's); the traps (int3, int n, ud2...), which must happen where
+ * they are; more than four instructions; and, above all, a jump target:
+ * an instruction of the site's function that jumps, calls or points
+ * (lea ...(%rip)) into the bytes the jump displaces would land in the
+ * middle of the jump. The function is the symbol that covers the site
+ * (when it has a size), or the .eh_frame entry that does (a stripped
+ * object); without either, its jumps are unknown, and the site is trapped.
+ * Targets that no instruction names (a jump table's, a landing pad's) are
+ * not seen here: a thread that lands there meets an int3 (the runtime puts
+ * one wherever a displaced instruction started) and is sent to the copy,
+ * correct but slow.
+ *
+ * The file is another program's: every read is bounded by its section or
+ * segment, a function is decoded up to MAX_FUNC bytes.
+ */
+#include "consumer/internal.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(UDT_HAVE_ZYDIS)
+#include <Zydis/Zydis.h>
+
+#define MAX_FUNC (4u << 20)
+
+/* The object's file, open, for a plan's reads. */
+struct obj {
+	int fd;
+	Elf *e;
+	uint64_t base;            /* load bias of the module */
+};
+
+/* Read n bytes at target address addr from the file's executable segments: how many (0: none). */
+static size_t read_text(const struct obj *o, uint64_t addr, void *buf, size_t n)
+{
+	size_t phnum;
+	uint64_t v = addr - o->base;
+
+	if (elf_getphdrnum(o->e, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(o->e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    v < ph.p_vaddr || v - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		uint64_t left = ph.p_filesz - (v - ph.p_vaddr);
+		ssize_t got = pread(o->fd, buf, n < left ? n : (size_t)left,
+				    (off_t)(ph.p_offset + (v - ph.p_vaddr)));
+		return got > 0 ? (size_t)got : 0;
+	}
+	return 0;
+}
+
+/* -- The function's extent, from .eh_frame --------------------------------------------------- */
+
+/* DWARF's pointer encodings (DW_EH_PE_*) that GNU ld and gcc write. */
+enum { PE_ABS = 0x00, PE_ULEB = 0x01, PE_U2 = 0x02, PE_U4 = 0x03, PE_U8 = 0x04, PE_SLEB = 0x09,
+       PE_S2 = 0x0a, PE_S4 = 0x0b, PE_S8 = 0x0c, PE_PCREL = 0x10, PE_DATAREL = 0x30,
+       PE_OMIT = 0xff };
+
+/* A section's bytes, its address, and a cursor in them. */
+struct cur {
+	const uint8_t *b;
+	size_t n, at;
+	uint64_t addr;            /* of b[0] */
+	bool bad;
+};
+
+static uint64_t rd(struct cur *c, size_t sz)
+{
+	uint64_t v = 0;
+
+	if (c->at > c->n || sz > c->n - c->at) {
+		c->bad = true;
+		return 0;
+	}
+	memcpy(&v, c->b + c->at, sz); /* little-endian, x86-64 only */
+	c->at += sz;
+	return v;
+}
+
+static uint64_t leb(struct cur *c, bool is_signed)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t byte;
+
+	do {
+		byte = (uint8_t)rd(c, 1);
+		if (shift < 64)
+			v |= (uint64_t)(byte & 0x7f) << shift;
+		shift += 7;
+	} while ((byte & 0x80) && !c->bad && shift < 70);
+	if (is_signed && shift < 64 && (byte & 0x40))
+		v |= ~0ull << shift;
+	return v;
+}
+
+/* A pointer of encoding enc at the cursor; data: the address datarel is relative to. */
+static uint64_t ptr(struct cur *c, uint8_t enc, uint64_t data)
+{
+	uint64_t where = c->addr + c->at, v;
+
+	switch (enc & 0x0f) {
+	case PE_ABS: case PE_U8: case PE_S8: v = rd(c, 8); break;
+	case PE_U4: v = rd(c, 4); break;
+	case PE_S4: v = (uint64_t)(int64_t)(int32_t)rd(c, 4); break;
+	case PE_U2: v = rd(c, 2); break;
+	case PE_S2: v = (uint64_t)(int64_t)(int16_t)rd(c, 2); break;
+	case PE_ULEB: v = leb(c, false); break;
+	case PE_SLEB: v = leb(c, true); break;
+	default: c->bad = true; return 0;
+	}
+	switch (enc & 0x70) {
+	case 0: return v;
+	case PE_PCREL: return v + where;
+	case PE_DATAREL: return v + data;
+	default: c->bad = true; return 0;
+	}
+}
+
+/* The section named name: its data as a cursor. */
+static bool section(Elf *e, const char *name, struct cur *ret)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name) || sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf)
+			continue;
+		*ret = (struct cur){ .b = d->d_buf, .n = d->d_size, .addr = sh.sh_addr };
+		return true;
+	}
+	return false;
+}
+
+/* The FDE's R encoding, from its CIE at cie (an offset in fr). */
+static uint8_t fde_encoding(const struct cur *fr, size_t cie)
+{
+	struct cur c = *fr;
+	uint32_t len;
+	uint8_t version, enc = PE_ABS;
+	const char *aug;
+	size_t aug_len;
+
+	c.at = cie;
+	len = (uint32_t)rd(&c, 4);
+	if (c.bad || len == 0xffffffffu || rd(&c, 4) != 0)
+		return PE_OMIT; /* (64-bit entries, or not a CIE) */
+	version = (uint8_t)rd(&c, 1);
+	aug = (const char *)c.b + c.at;
+	aug_len = c.at < c.n ? strnlen(aug, c.n - c.at) : c.n;
+	if (c.bad || c.at + aug_len >= c.n || aug[0] != 'z')
+		return aug_len == 0 && !c.bad ? PE_ABS : PE_OMIT;
+	c.at += aug_len + 1;
+	(void)leb(&c, false); /* code alignment */
+	(void)leb(&c, true);  /* data alignment */
+	if (version == 1)
+		(void)rd(&c, 1);
+	else
+		(void)leb(&c, false); /* return address register */
+	(void)leb(&c, false); /* the augmentation data's length */
+	for (size_t i = 1; i < aug_len && !c.bad; i++) {
+		switch (aug[i]) {
+		case 'R': enc = (uint8_t)rd(&c, 1); return c.bad ? PE_OMIT : enc;
+		case 'L': (void)rd(&c, 1); break;
+		case 'P': { uint8_t pe = (uint8_t)rd(&c, 1); (void)ptr(&c, pe & 0x7f, 0); break; }
+		case 'S': case 'B': break;
+		default: return PE_OMIT;
+		}
+	}
+	return PE_ABS;
+}
+
+/*
+ * The extent [*lo, *hi) (ELF addresses) of the .eh_frame entry covering v,
+ * through .eh_frame_hdr's sorted table. False when there is none to read.
+ */
+static bool fde_range(Elf *e, uint64_t v, uint64_t *lo, uint64_t *hi)
+{
+	struct cur h, fr;
+	uint8_t cnt_enc, tab_enc;
+	uint64_t cnt;
+
+	if (!section(e, ".eh_frame_hdr", &h) || !section(e, ".eh_frame", &fr))
+		return false;
+	if (rd(&h, 1) != 1)
+		return false;
+	uint8_t frame_enc = (uint8_t)rd(&h, 1);
+	cnt_enc = (uint8_t)rd(&h, 1);
+	tab_enc = (uint8_t)rd(&h, 1);
+	(void)ptr(&h, frame_enc, h.addr);
+	cnt = ptr(&h, cnt_enc, h.addr);
+	/* the table: pairs of datarel sdata4 (what GNU ld writes), sorted */
+	if (h.bad || tab_enc != (PE_DATAREL | PE_S4) || cnt > (h.n - h.at) / 8)
+		return false;
+	size_t a = 0, b = (size_t)cnt, tab = h.at;
+	while (b - a > 1) {
+		size_t mid = a + (b - a) / 2;
+		h.at = tab + mid * 8;
+		if (ptr(&h, tab_enc, h.addr) <= v)
+			a = mid;
+		else
+			b = mid;
+	}
+	if (!cnt)
+		return false;
+	h.at = tab + a * 8;
+	(void)ptr(&h, tab_enc, h.addr);
+	uint64_t fde = ptr(&h, tab_enc, h.addr);
+	if (h.bad || fde < fr.addr || fde - fr.addr >= fr.n)
+		return false;
+	/* the FDE: length, CIE pointer (back from here), pc_begin, pc_range */
+	fr.at = (size_t)(fde - fr.addr);
+	uint32_t len = (uint32_t)rd(&fr, 4);
+	size_t here = fr.at;
+	uint32_t cie_ptr = (uint32_t)rd(&fr, 4);
+	if (fr.bad || len == 0xffffffffu || !cie_ptr || cie_ptr > here)
+		return false;
+	uint8_t enc = fde_encoding(&fr, here - cie_ptr);
+	if (enc == PE_OMIT)
+		return false;
+	*lo = ptr(&fr, enc, fr.addr);
+	*hi = *lo + ptr(&fr, enc & 0x0f, 0);
+	return !fr.bad && v >= *lo && v < *hi;
+}
+
+/* -- Decoding -------------------------------------------------------------------------------- */
+
+static bool is_trap(ZydisMnemonic m)
+{
+	return m == ZYDIS_MNEMONIC_INT3 || m == ZYDIS_MNEMONIC_INT || m == ZYDIS_MNEMONIC_INTO ||
+	       m == ZYDIS_MNEMONIC_INT1 || m == ZYDIS_MNEMONIC_UD0 || m == ZYDIS_MNEMONIC_UD1 ||
+	       m == ZYDIS_MNEMONIC_UD2;
+}
+
+/*
+ * Plan instruction in (decoded from the bytes at addr, offset off from the
+ * site) into *ret. NULL, or why it cannot be moved.
+ */
+static const char *plan_insn(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			     uint64_t addr, uint32_t off, bool shstk, struct udt_site_insn *ret)
+{
+	*ret = (struct udt_site_insn){ .off = (uint8_t)off, .len = in->length,
+				       .kind = UDT_RELOC_COPY };
+	if (is_trap(in->mnemonic))
+		return "an instruction after it is a trap";
+	if (in->meta.category == ZYDIS_CATEGORY_CALL && !(in->attributes & ZYDIS_ATTRIB_IS_RELATIVE))
+		return "an instruction after it is an indirect call";
+	for (uint32_t i = 0; i < in->operand_count_visible; i++) {
+		const ZydisDecodedOperand *o = &ops[i];
+		ZyanU64 abs;
+
+		if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
+			if (in->raw.disp.size != 32 ||
+			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, o, addr, &abs)))
+				return "an instruction after it has an operand it cannot move";
+			ret->kind = UDT_RELOC_RIPREL;
+			ret->fix = in->raw.disp.offset;
+			ret->target = abs;
+		} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative) {
+			if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, o, addr, &abs)))
+				return "an instruction after it has an operand it cannot move";
+			ret->target = abs;
+			if (in->mnemonic == ZYDIS_MNEMONIC_JMP) {
+				ret->kind = UDT_RELOC_JMP;
+			} else if (in->meta.category == ZYDIS_CATEGORY_COND_BR &&
+				   in->mnemonic != ZYDIS_MNEMONIC_JRCXZ &&
+				   in->mnemonic != ZYDIS_MNEMONIC_JECXZ &&
+				   in->mnemonic != ZYDIS_MNEMONIC_JCXZ &&
+				   in->mnemonic != ZYDIS_MNEMONIC_LOOP &&
+				   in->mnemonic != ZYDIS_MNEMONIC_LOOPE &&
+				   in->mnemonic != ZYDIS_MNEMONIC_LOOPNE) {
+				ret->kind = UDT_RELOC_JCC;
+				ret->fix = in->opcode & 0x0f; /* 70+cc, or 0f 80+cc */
+			} else if (in->meta.category == ZYDIS_CATEGORY_CALL) {
+				if (off + in->length < UDT_SITE_JMP_LEN)
+					return "a call after it would return into the jump";
+				if (shstk)
+					return "the process has shadow stacks, and a call after it "
+					       "would not return where they say";
+				ret->kind = UDT_RELOC_CALL;
+			} else {
+				return "an instruction after it branches in a way it cannot move";
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Does an instruction of [lo, hi) (ELF addresses of the file) name an
+ * address in (site, site + len), by a branch or a RIP-relative operand?
+ * NULL, or what refuses the site.
+ */
+static const char *scan_function(const struct obj *o, const ZydisDecoder *dec, uint64_t lo,
+				 uint64_t hi, uint64_t site, uint32_t len)
+{
+	size_t n = (size_t)(hi - lo);
+	uint8_t *buf;
+	const char *why = NULL;
+
+	if (hi <= lo || n > MAX_FUNC)
+		return "its function is too large to look at";
+	buf = udt__xmalloc(n);
+	if (read_text(o, o->base + lo, buf, n) != n) {
+		free(buf);
+		return "its function could not be read";
+	}
+	for (size_t at = 0; at < n && !why;) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		uint64_t ip = o->base + lo + at;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, buf + at, n - at, &in, ops))) {
+			why = "its function could not be decoded";
+			break;
+		}
+		for (uint32_t i = 0; i < in.operand_count_visible && !why; i++) {
+			ZyanU64 abs;
+			bool named = (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+				      ops[i].mem.base == ZYDIS_REGISTER_RIP) ||
+				     (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+				      ops[i].imm.is_relative);
+			if (named && ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &ops[i], ip, &abs)) &&
+			    abs > site && abs < site + len)
+				why = "an instruction of its function jumps into the bytes a jump "
+				      "would take";
+		}
+		at += in.length;
+	}
+	free(buf);
+	return why;
+}
+
+bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
+{
+	struct obj o = { .fd = -1, .base = mod->base };
+	uint8_t b[UDT_SITE_BYTES_MAX + 15];
+	uint32_t off = 1, n = 0;
+	const char *why = NULL;
+	ZydisDecoder dec;
+	uint64_t lo, hi;
+	const struct cs_sym *sym;
+	size_t got;
+
+	o.fd = cs_module_open(mod);
+	o.e = o.fd >= 0 ? elf_begin(o.fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!o.e || elf_kind(o.e) != ELF_K_ELF) {
+		why = "its object's file could not be read";
+		goto out;
+	}
+	got = read_text(&o, site->addr, b, sizeof(b));
+	if (got < UDT_SITE_JMP_LEN || b[0] != UDT_SITE_NOP) {
+		why = "its bytes are not a nop and four more in its object's file";
+		goto out;
+	}
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < UDT_SITE_JMP_LEN && !why) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+		if (n == UDT_SITE_INSN_MAX || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+							 &dec, b + off, got - off, &in, ops))) {
+			why = "the instructions after it could not be decoded";
+			break;
+		}
+		if (off + in.length > UDT_SITE_BYTES_MAX) {
+			why = "the instructions after it are too long";
+			break;
+		}
+		why = plan_insn(&in, ops, site->addr + off, off, shstk, &site->insn[n]);
+		off += in.length;
+		n++;
+	}
+	if (why)
+		goto out;
+	/* another site's nop among them would be copied, and never fire */
+	for (size_t i = 0; i < mod->note_cnt; i++) {
+		if (mod->notes[i].pc > site->addr && mod->notes[i].pc < site->addr + off) {
+			why = "another probe site is in the bytes a jump would take";
+			goto out;
+		}
+	}
+	/* the function's extent: its sized symbol, else its .eh_frame entry */
+	if (!cs_module_symbolize(mod, site->addr, &sym) && sym->size) {
+		lo = sym->addr - mod->base;
+		hi = lo + sym->size;
+	} else if (!fde_range(o.e, site->addr - mod->base, &lo, &hi)) {
+		why = "the extent of its function is unknown (no symbol with a size, no .eh_frame "
+		      "entry)";
+		goto out;
+	}
+	why = scan_function(&o, &dec, lo, hi, site->addr, off);
+	if (why)
+		goto out;
+	site->mode = UDT_SITE_JUMP;
+	site->len = (uint8_t)off;
+	site->insn_cnt = (uint8_t)n;
+	memcpy(site->bytes, b, off);
+out:
+	if (o.e)
+		elf_end(o.e);
+	if (o.fd >= 0)
+		close(o.fd);
+	*ret_why = why;
+	return !why;
+}
+
+#else
+
+bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
+{
+	(void)mod;
+	(void)site;
+	(void)shstk;
+	*ret_why = "dtrace was built without Zydis (libzydis-dev), which decodes the "
+		   "instructions a jump would displace";
+	return false;
+}
+
+#endif

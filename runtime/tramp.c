@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trampolines for SystemTap sites (docs/notes.md, "Trampolines"): a site's
+ * nop and the instructions after it, five bytes in all at least, become a
+ * jump to an entry of our own, which fires the probe (tramp_x86_64.S, then
+ * udt__tramp_fire()) and runs the instructions the jump displaced, moved
+ * (relocated as the consumer planned: struct udt_site_insn), before jumping
+ * back after them. No signal, no system call: a fraction of a trap.
+ *
+ * An entry (at T, within 2 GB of its site, in a page of ours; the eight
+ * bytes before T hold udt__tramp_entry's address):
+ *
+ *	lea -128(%rsp), %rsp        the interrupted code's red zone left alone
+ *	push $index                 the site's patch (sites.h)
+ *	call *-24(%rip)             udt__tramp_entry (T - 8): save, fire, restore
+ *	lea 136(%rsp), %rsp         the index and the red zone gone
+ *	the displaced instructions  copies; RIP-relative operands and branches
+ *	                            made to reach what they reached; a call
+ *	                            pushes its return address in the object
+ *	jmp site + len              back
+ *
+ * The jump is written while other threads run through the site, so that
+ * none ever executes a mix of old and new bytes, as the kernel patches its
+ * own text (text_poke_bp): an int3 over the nop first, then the jump's
+ * other bytes, then its first byte, with every CPU that runs the process
+ * made to serialize its instruction stream in between
+ * (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE)). A thread that
+ * meets an int3 meanwhile is sent by the handler (sites.c) where it was
+ * going: the probe, then the trampoline's copies. And a thread that was
+ * between two of the displaced instructions when the jump was written (a
+ * signal handler's, a preempted or stopped thread) would resume inside the
+ * jump's displacement: so every byte of the jump that stands where an
+ * instruction starts is 0xcc, an int3, and the trampoline's address is
+ * chosen to make it so (the displacement's bytes at those places are 0xcc:
+ * the placement below). The handler sends such a thread to the copy of the
+ * instruction it was about to run. Restoring is the same in reverse. A
+ * trampoline is never unmapped: a thread may be in it, and a site jumped
+ * again later uses it again.
+ *
+ * Where: /proc/self/maps gives the gaps within 2 GB of the site; the first
+ * address that a page of ours already has room at, or failing that, in the
+ * gap nearest the site, whose displacement has the bytes the boundaries
+ * need. A constraint on the displacement's last byte (a one-byte
+ * instruction at offset 4) puts the trampoline near 860 MB below the site:
+ * where that is not free, the site is trapped instead.
+ */
+#include "runtime/sites.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE 4096ull
+#define MAX_PAGES 1024
+#define ENTRY_MAX 184             /* bytes of an entry, at most */
+#define LIT 8                     /* before it: the address of udt__tramp_entry */
+#define MAPS_BUF 65536
+#define USER_TOP 0x7ffffffff000ull
+#define LOW_TOP 0x10000ull        /* below: never mapped (vm.mmap_min_addr's default) */
+
+/* tramp_x86_64.S */
+extern const char udt__tramp_entry[];
+void udt__tramp_fire(uint64_t *frame, const uint8_t *fx);
+
+/* The pages of trampolines, each a page of ours: under the sync's lock. */
+static struct {
+	int ready;                /* 0 unknown, 1 membarrier's core serialization works, -1 not */
+	uint32_t npages;
+	struct { uint64_t addr, used; } page[MAX_PAGES];
+	char maps[MAPS_BUF];      /* /proc/self/maps, a part at a time */
+} tr;
+
+bool udt__tramp_ready(void)
+{
+#if defined(__x86_64__)
+	if (!tr.ready)
+		tr.ready = syscall(SYS_membarrier,
+				   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) ? -1 : 1;
+	return tr.ready > 0;
+#else
+	return false;
+#endif
+}
+
+/* Every thread's next instruction fetch sees what was written before. */
+static void sync_core(void)
+{
+	(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+/* -- Where ----------------------------------------------------------------------------------- */
+
+/* The bits of c, from the lowest, put in the places of free's set bits (PDEP). */
+static uint32_t deposit(uint32_t c, uint32_t free)
+{
+	uint32_t y = 0;
+
+	for (uint32_t b = 1; free; b <<= 1, free &= free - 1)
+		if (c & b)
+			y |= free & -free;
+	return y;
+}
+
+/*
+ * The smallest u >= x whose bits in mask are val, or UINT64_MAX. Over the
+ * values with those bits, u grows with the rest, read as a number: a
+ * binary search of it.
+ */
+static uint64_t next_fixed(uint64_t x, uint32_t mask, uint32_t val)
+{
+	uint32_t free = ~mask;
+	uint64_t lo = 0, hi = ((uint64_t)1 << __builtin_popcount(free)) - 1;
+
+	if (x > 0xffffffffull || (deposit((uint32_t)hi, free) | val) < x)
+		return UINT64_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if ((deposit((uint32_t)mid, free) | val) >= x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return deposit((uint32_t)lo, free) | val;
+}
+
+/*
+ * The first T in [lo, hi] (entry bytes fitting below hi + size) whose
+ * displacement from base, T - base, is within 32 bits and has the bytes
+ * mask says equal to val's; 0 when none.
+ */
+static uint64_t fit(uint64_t lo, uint64_t hi, uint64_t base, uint32_t mask, uint32_t val)
+{
+	/* in the displacement's space biased by 2^31: [0, 2^32) */
+	int64_t dlo = (int64_t)(lo - base), dhi = (int64_t)(hi - base);
+
+	if (dlo < INT32_MIN)
+		dlo = INT32_MIN;
+	if (dhi > INT32_MAX)
+		dhi = INT32_MAX;
+	if (dlo > dhi)
+		return 0;
+	uint64_t u = next_fixed((uint64_t)(dlo + 0x80000000ll), mask, val ^ (0x80000000u & mask));
+	if (u == UINT64_MAX || (int64_t)u - 0x80000000ll > dhi)
+		return 0;
+	return base + (uint64_t)((int64_t)u - 0x80000000ll);
+}
+
+/* A hexadecimal number at *s (moved past it). */
+static uint64_t hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return v;
+		v = v << 4 | (uint64_t)d;
+	}
+}
+
+/* An entry's address in the free range [lo, hi) leaving LIT bytes before it, or 0. */
+static uint64_t fit_in(uint64_t lo, uint64_t hi, uint64_t base, uint32_t mask, uint32_t val)
+{
+	if (hi < lo + LIT + ENTRY_MAX)
+		return 0;
+	return fit(lo + LIT, hi - ENTRY_MAX, base, mask, val);
+}
+
+/*
+ * A new page (or two) of ours for an entry whose displacement from base has
+ * the bytes of mask equal to val's: in the first gap of /proc/self/maps,
+ * in address order, that has such an address within 2 GB of base (fit()
+ * keeps to that). The entry's address, or 0.
+ */
+static uint64_t map_near(uint64_t base, uint32_t mask, uint32_t val)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	uint64_t prev_end = LOW_TOP, t = 0;
+	size_t have = 0;
+	bool eof = false;
+
+	if (fd < 0)
+		return 0;
+	/* each gap between two mappings, in address order; the last one up to the top */
+	while (!t && (!eof || have)) {
+		if (!eof) {
+			long n = syscall(SYS_read, fd, tr.maps + have, MAPS_BUF - 1 - have);
+			if (n <= 0)
+				eof = true;
+			else
+				have += (size_t)n;
+		}
+		char *nl = memchr(tr.maps, '\n', have);
+		uint64_t start = USER_TOP, end = USER_TOP;
+		if (!nl && !eof && have < MAPS_BUF - 1)
+			continue;
+		if (nl) {
+			const char *p = tr.maps;
+			start = hex(&p);
+			end = *p == '-' ? (p++, hex(&p)) : start;
+			size_t used = (size_t)(nl + 1 - tr.maps);
+			memmove(tr.maps, nl + 1, have - used);
+			have -= used;
+		} else {
+			have = 0; /* (a line longer than the buffer, or the end: the last gap) */
+		}
+		if (start > prev_end)
+			t = fit_in(prev_end, start, base, mask, val);
+		if (end > prev_end)
+			prev_end = end;
+	}
+	close(fd);
+	uint64_t pg = (t - LIT) & ~(PAGE - 1), len = ((t + ENTRY_MAX + PAGE - 1) & ~(PAGE - 1)) - pg;
+	if (!t || tr.npages + len / PAGE > MAX_PAGES)
+		return 0;
+	void *m = mmap((void *)(uintptr_t)pg, len, PROT_READ | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	if ((uint64_t)(uintptr_t)m != pg) {
+		munmap(m, len); /* (a kernel that took MAP_FIXED_NOREPLACE for a hint) */
+		return 0;
+	}
+	/* the room after the entry, in its last page, is the next one's */
+	for (uint64_t a = pg; a < pg + len; a += PAGE) {
+		tr.page[tr.npages].addr = a;
+		tr.page[tr.npages].used = a + PAGE < t + ENTRY_MAX ? PAGE : t + ENTRY_MAX - a;
+		tr.npages++;
+	}
+	return t;
+}
+
+/*
+ * Where the entry of the site at addr goes: in a page of ours with room at
+ * an address that suits it, else in new pages. mask, val: the bytes of the
+ * displacement that must be 0xcc. 0 when nowhere.
+ */
+static uint64_t place(uint64_t addr, uint32_t mask, uint32_t val)
+{
+	uint64_t base = addr + UDT_SITE_JMP_LEN;
+
+	for (uint32_t i = 0; i < tr.npages; i++) {
+		uint64_t a = tr.page[i].addr;
+		uint64_t t = fit_in(a + tr.page[i].used, a + PAGE, base, mask, val);
+		if (t) {
+			tr.page[i].used = t + ENTRY_MAX - a;
+			return t;
+		}
+	}
+	return map_near(base, mask, val);
+}
+
+/* -- Building an entry ---------------------------------------------------------------------- */
+
+struct emit {
+	uint8_t b[LIT + ENTRY_MAX];
+	size_t n;
+	uint64_t at;              /* where b goes: the entry's address less LIT */
+	bool bad;                 /* something did not fit, or out of reach */
+};
+
+static void put(struct emit *e, const void *p, size_t n)
+{
+	if (e->n + n > sizeof(e->b)) {
+		e->bad = true;
+		return;
+	}
+	memcpy(e->b + e->n, p, n);
+	e->n += n;
+}
+
+/* A 32-bit displacement from the end of the bytes emitted so far plus after to target. */
+static void rel32(struct emit *e, uint64_t target, size_t after)
+{
+	int64_t d = (int64_t)(target - (e->at + e->n + after));
+	int32_t v = (int32_t)d;
+
+	if (d != v)
+		e->bad = true;
+	put(e, &v, 4);
+}
+
+/* The bytes of s's trampoline at t for patch index idx, and each instruction's place. */
+static bool build(struct emit *e, uint64_t t, uint32_t idx, const struct udt_site *s,
+		  uint64_t *at)
+{
+	static const uint8_t skip_red[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };
+	static const uint8_t back_red[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0 };
+	uint8_t push = 0x68, call[2] = { 0xff, 0x15 }, jmp = 0xe9;
+
+	memset(e, 0, sizeof(*e));
+	uint64_t entry = (uint64_t)(uintptr_t)udt__tramp_entry;
+
+	/* the literal the call reads, just before the entry */
+	e->at = t - LIT;
+	put(e, &entry, LIT);
+	put(e, skip_red, sizeof(skip_red));
+	put(e, &push, 1);
+	put(e, &idx, 4);
+	put(e, call, 2);
+	rel32(e, t - LIT, 4);
+	put(e, back_red, sizeof(back_red));
+	for (uint32_t i = 0; i < s->insn_cnt; i++) {
+		const struct udt_site_insn *in = &s->insn[i];
+		const uint8_t *b = s->bytes + in->off;
+
+		if (in->off < UDT_SITE_JMP_LEN)
+			at[in->off] = e->at + e->n;
+		switch (in->kind) {
+		case UDT_RELOC_COPY:
+			put(e, b, in->len);
+			break;
+		case UDT_RELOC_RIPREL:
+			put(e, b, in->fix);
+			rel32(e, in->target, 4 + (size_t)(in->len - in->fix - 4));
+			put(e, b + in->fix + 4, (size_t)(in->len - in->fix - 4));
+			break;
+		case UDT_RELOC_JMP:
+			put(e, &jmp, 1);
+			rel32(e, in->target, 4);
+			break;
+		case UDT_RELOC_JCC: {
+			uint8_t jcc[2] = { 0x0f, (uint8_t)(0x80 | in->fix) };
+			put(e, jcc, 2);
+			rel32(e, in->target, 4);
+			break;
+		}
+		case UDT_RELOC_CALL: {
+			/* its return address, the one in the object, then the callee:
+			   lea -8(%rsp),%rsp; push %rax; movabs $ret,%rax; mov %rax,8(%rsp);
+			   pop %rax; jmp target (no flag changed, no register) */
+			static const uint8_t a[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50, 0x48, 0xb8 };
+			static const uint8_t c[] = { 0x48, 0x89, 0x44, 0x24, 0x08, 0x58 };
+			uint64_t ret = s->addr + in->off + in->len;
+			put(e, a, sizeof(a));
+			put(e, &ret, 8);
+			put(e, c, sizeof(c));
+			put(e, &jmp, 1);
+			rel32(e, in->target, 4);
+			break;
+		}
+		default:
+			e->bad = true;
+		}
+	}
+	put(e, &jmp, 1);
+	rel32(e, s->addr + s->len, 4);
+	return !e->bad;
+}
+
+/* The plan of site s is one this runtime can carry out: its instructions tile its bytes. */
+static bool plan_ok(const struct udt_site *s, uint8_t *ret_bound)
+{
+	uint32_t off = 1;
+	uint8_t bound = 1;
+
+	if (s->len < UDT_SITE_JMP_LEN || s->len > UDT_SITE_BYTES_MAX || !s->insn_cnt ||
+	    s->insn_cnt > UDT_SITE_INSN_MAX || s->bytes[0] != UDT_SITE_NOP)
+		return false;
+	for (uint32_t i = 0; i < s->insn_cnt; i++) {
+		const struct udt_site_insn *in = &s->insn[i];
+		if (in->off != off || off >= UDT_SITE_JMP_LEN || !in->len || in->len > 15 ||
+		    in->kind < UDT_RELOC_COPY || in->kind > UDT_RELOC_CALL ||
+		    (in->kind == UDT_RELOC_RIPREL && in->fix + 4u > in->len) ||
+		    (in->kind == UDT_RELOC_JCC && in->fix > 15))
+			return false;
+		bound |= (uint8_t)(1u << off);
+		off += in->len;
+	}
+	*ret_bound = bound;
+	return off == s->len;
+}
+
+/* -- Jumping and back ----------------------------------------------------------------------- */
+
+/* Write, at the site, offsets [1, 5) where the bits of which are set: from bytes. */
+static int write_some(int fd, const struct patch *p, unsigned which, const uint8_t *bytes)
+{
+	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++) {
+		int err = (which >> k) & 1 ? udt__text_write(fd, p->addr + k, &bytes[k], 1) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
+{
+	uint8_t bound, cur[UDT_SITE_BYTES_MAX], jmp[UDT_SITE_JMP_LEN], int3 = UDT_INT3;
+	uint32_t state = LOAD_RELAXED(&p->state);
+	int err;
+
+	if (!plan_ok(s, &bound) || udt__safe_copy(cur, s->addr, s->len))
+		return -EINVAL;
+	/* the bytes are the plan's (the nop, or our int3 over it) */
+	if ((cur[0] != UDT_SITE_NOP && !(cur[0] == UDT_INT3 && state == P_TRAP)) ||
+	    memcmp(cur + 1, s->bytes + 1, s->len - 1u))
+		return -ESTALE;
+	/* a trampoline of its own: the one it had, if it displaced the same */
+	if (!p->tramp || p->len != s->len || p->bound != bound || memcmp(p->bytes, s->bytes, s->len)) {
+		uint32_t mask = 0, val = 0;
+		uint64_t at[UDT_SITE_JMP_LEN] = { 0 };
+		struct emit e;
+		for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++)
+			if (bound & (1u << k)) {
+				mask |= 0xffu << (8 * (k - 1));
+				val |= (uint32_t)UDT_INT3 << (8 * (k - 1));
+			}
+		uint64_t t = place(s->addr, mask, val);
+		if (!t || !build(&e, t, udt__patch_index(p), s, at) ||
+		    udt__text_write(fd, t - LIT, e.b, e.n))
+			return -ENOSPC;
+		p->len = s->len;
+		p->bound = bound;
+		memcpy(p->bytes, s->bytes, s->len);
+		memcpy(p->at, at, sizeof(at));
+		p->resume = at[1];
+		STORE_RELEASE(&p->tramp, t); /* (pairs with nothing yet: the state says P_JUMP later) */
+	}
+	int32_t d = (int32_t)(p->tramp - (s->addr + UDT_SITE_JMP_LEN));
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &d, 4);
+	/* from here a trap at the site or at a boundary is the jump's (sites.c) */
+	STORE_RELEASE(&p->state, P_JUMP);
+	err = cur[0] == UDT_INT3 ? 0 : udt__text_write(fd, s->addr, &int3, 1);
+	if (err) {
+		STORE_RELEASE(&p->state, state);
+		return err;
+	}
+	sync_core();
+	/* the boundaries (their bytes of the jump are int3s), then the rest, then the e9 */
+	err = write_some(fd, p, bound, jmp);
+	sync_core();
+	if (!err)
+		err = write_some(fd, p, ~bound & 0x1e, jmp);
+	sync_core();
+	if (!err)
+		err = udt__text_write(fd, s->addr, &jmp[0], 1);
+	sync_core();
+	if (err) {
+		udt__tramp_restore(fd, p); /* as far as it went */
+		return err;
+	}
+	return 0;
+}
+
+void udt__tramp_restore(int fd, struct patch *p)
+{
+	uint8_t cur, int3 = UDT_INT3;
+
+	/* an object unloaded meanwhile: nothing to write */
+	if (!udt__safe_copy(&cur, p->addr, 1)) {
+		if (cur != UDT_INT3 && cur != UDT_SITE_NOP) {
+			(void)udt__text_write(fd, p->addr, &int3, 1);
+			sync_core();
+		}
+		(void)write_some(fd, p, ~p->bound & 0x1e, p->bytes);
+		sync_core();
+		(void)write_some(fd, p, p->bound, p->bytes);
+		sync_core();
+		(void)udt__text_write(fd, p->addr, &p->bytes[0], 1);
+		sync_core();
+	}
+	STORE_RELEASE(&p->state, P_RESTORED);
+}
+
+/* -- The fire --------------------------------------------------------------------------------- */
+
+/*
+ * From udt__tramp_entry: frame is the interrupted thread's general
+ * registers (rsp's slot to fill in), its flags, the entry's return address,
+ * the site's index, then the red zone; fx its %xmm registers and MXCSR.
+ */
+void udt__tramp_fire(uint64_t *frame, const uint8_t *fx)
+{
+	struct patch *p = udt__patch_at((uint32_t)frame[18]);
+
+	if (!p)
+		return;
+	frame[UDT_NREG_RSP] = (uint64_t)(uintptr_t)&frame[19] + 128;
+	udt__site_fire(p, frame, fx, NULL);
+}
