@@ -951,8 +951,12 @@ static void read_buffers(struct cs_trace *t, bool final)
 		fill_round(t, final);
 		break;
 	case UDT_POLICY_RING:
+		/* read at the end only; exit() says the end has come by stopping the recording
+		   (DTrace's dtst_exiting: its exit record is in the ring, to be read then) */
 		if (final)
 			ring_final(t);
+		else if (LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->stopped))
+			t->done = true;
 		break;
 	default: {
 		/*

@@ -12,9 +12,10 @@ cd "$WORK" || exit 1
 D=$TOP/tests/integration/data
 
 # the probes dtrace lists for DIR/rtprog, the pid taken out of the provider names
+# (and the columns' padding, which follows the pid's width)
 list() {
 	(cd "$1" && "$DTRACE" -l -c "./rtprog idle" </dev/null >out 2>err; echo "exit $?" >>err)
-	sed 's/rt[0-9][0-9]*/rtPID/' "$1/out"
+	sed 's/rt[0-9][0-9]*/rtPID/; s/  */ /g' "$1/out"
 }
 
 mkdir good && cp rtprog good/

@@ -176,6 +176,18 @@ if [ "$(tail -1 out.txt)" = "99999 99999 99999" ] && [ "$gaps" = 0 ] && [ "$byte
 else
 	fail "ring, two record sizes" "first $first, $bytes bytes, $gaps out of order" "$(tail -2 out.txt)"
 fi
+# ring: exit() ends the session (the ring is read then), with the exit() status and END
+timeout 20 "$DTRACE" -q -x bufpolicy=ring -b 4k -n 'rt*:::tick { n++; trace(arg1); trace("\n"); }
+	rt*:::tick /n == 500/ { exit(3); } END { printf("end %d\n", n); }' \
+	-c './rtprog ticks 100000000 1' >out.txt 2>err.txt
+rc=$?
+drop_final_empty out.txt
+if [ $rc = 3 ] && [ "$(tail -1 out.txt)" = "end 500" ] &&
+	[ "$(tail -2 out.txt | head -1)" = 499 ]; then
+	ok "ring: exit() ends the session, the ring's newest records then END's"
+else
+	fail "ring: exit() ends the session" "exit $rc" "$(tail -3 out.txt)" "$(tail -3 err.txt)"
+fi
 
 # -p: attach to a running process
 mkfifo ctl
