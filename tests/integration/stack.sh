@@ -85,19 +85,23 @@ expect_eq "printa %a of an address key: module\`function+0xoff and its count" \
 
 # -- The hot function, and the flame graph's input -----------------------------------------
 
+# 2000 samples, however long a busy machine takes to give the program that much CPU
+# (the shares' spread is then 1% of the total)
 cat >hot.d <<'EOF'
 profile-997
 /pid == $target/
 {
 	@[ustack()] = count();
+	n++;
 }
 
-tick-2sec
+profile-997
+/n == 2000/
 {
 	exit(0);
 }
 EOF
-"$DTRACE" -s hot.d -c './profprog hot 5' >hot.out 2>hot.err
+"$DTRACE" -s hot.d -c './profprog hot 60' >hot.out 2>hot.err
 expect_eq "@[ustack()]: DTrace's output, as stackcollapse.pl reads it" "$(stack_format hot.out)" ""
 stackcollapse hot.out >hot.folded
 total=$(awk '{ n += $NF } END { print n + 0 }' hot.folded)
