@@ -225,31 +225,6 @@ int cs__act_check_destructive(struct cs_trace *t, char **ret_err)
 	return -1;
 }
 
-/*
- * As DTrace's dt_print_bytes() prints tracemem()'s bytes: a heading of
- * offsets within a row, then rows of 16 bytes, each its offset, the bytes in
- * hex and as characters ('.' for those outside ' '...'~'), after a newline.
- */
-void cs__print_tracemem(FILE *out, const uint8_t *bytes, uint64_t size)
-{
-	fprintf(out, "\n%5s      ", "");
-	for (int i = 0; i < 16; i++)
-		fprintf(out, "  %c", "0123456789abcdef"[i]);
-	fprintf(out, "  0123456789abcdef\n");
-	for (uint64_t i = 0; i < size; i += 16) {
-		uint64_t j;
-		fprintf(out, "%5s%5llx:", "", (unsigned long long)i);
-		for (j = i; j < i + 16 && j < size; j++)
-			fprintf(out, " %02x", bytes[j]);
-		for (; j % 16; j++)
-			fputs("   ", out);
-		fputs("  ", out);
-		for (j = i; j < i + 16 && j < size; j++)
-			fputc(bytes[j] < ' ' || bytes[j] > '~' ? '.' : bytes[j], out);
-		fputc('\n', out);
-	}
-}
-
 /* -- setopt() ------------------------------------------------------------------------------ */
 
 /*

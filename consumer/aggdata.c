@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Aggregation data in the consumer: the totals of every aggregation,
- * snapshots of the threads' tables into them, and printing.
+ * snapshots of the threads' tables into them, and what printa() and the end
+ * hand to the output (output.h), sorted as DTrace sorts.
  *
  * Each thread of the target has two tables (runtime/agg.c) and updates the
  * one its buffer's agg_active names. A snapshot (at aggrate, before records
@@ -13,13 +14,12 @@
  * in a canonical form (the variable, then each component: an integer cut to
  * its display size, or a string), so that the entries of different clauses
  * and threads meet; printa(), clear(), trunc() and normalize() work on them,
- * and so does the printing at exit, as dtrace(1) prints.
+ * and so does the printing at exit.
  */
 #include "consumer/internal.h"
 #include "runtime/agg.h"
 #include "util/util.h"
 
-#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +27,8 @@
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
-/* A key component, merged: an integer (cut to its display size) or a string. */
-struct kval {
-	uint64_t v;
-	const char *s;
-};
-
-struct merged {
-	const struct cs_aggvar *var;
-	struct kval *keys;
-	int64_t *val;
-	size_t vcnt;
-	uint8_t *ck;               /* the canonical key */
-	size_t cklen;
-	uint64_t hash;
-};
-
 struct cs_aggstate {
-	struct merged *v;
+	struct cs_aggent *v;
 	size_t cnt, cap;
 	uint32_t *slots;           /* index + 1 into v, open addressing */
 	size_t nslots;
@@ -61,11 +45,6 @@ static struct cs_aggstate *state(struct cs_trace *t)
 	return t->aggst;
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -80,7 +59,7 @@ static uint64_t cut(uint64_t v, unsigned size)
 	return size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
 }
 
-static void combine(struct merged *e, const int64_t *val, size_t vcnt)
+static void combine(struct cs_aggent *e, const int64_t *val, size_t vcnt)
 {
 	switch (e->var->func) {
 	case UDT_AGG_MIN:
@@ -114,11 +93,11 @@ static void combine(struct merged *e, const int64_t *val, size_t vcnt)
  * string key may fill its strsize bytes with no NUL), and its canonical form:
  * the variable, then each component, for merging.
  */
-static struct kval *entry_key(struct cs_trace *t, const struct cs_aggact *ag, const uint8_t *key,
+static struct cs_aggkv *entry_key(struct cs_trace *t, const struct cs_aggact *ag, const uint8_t *key,
 			      uint8_t **ret_ck, size_t *ret_cklen)
 {
 	const struct cs_aggvar *var = ag->var;
-	struct kval *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
+	struct cs_aggkv *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
 	size_t cklen = 4;
 
 	for (size_t k = 0; k < var->nkeys; k++) {
@@ -166,7 +145,7 @@ static struct kval *entry_key(struct cs_trace *t, const struct cs_aggact *ag, co
 	return keys;
 }
 
-static void free_keys(struct kval *keys, size_t n)
+static void free_keys(struct cs_aggkv *keys, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
 		free((char *)keys[k].s);
@@ -197,8 +176,8 @@ static void init_value(const struct cs_aggvar *var, int64_t *val, size_t vcnt)
 }
 
 /* The entry of variable var and key keys (canonically ck), made if new. */
-static struct merged *lookup(struct cs_aggstate *m, const struct cs_aggvar *var, const uint8_t *ck,
-			     size_t cklen, const struct kval *keys, size_t vcnt)
+static struct cs_aggent *lookup(struct cs_aggstate *m, const struct cs_aggvar *var, const uint8_t *ck,
+			     size_t cklen, const struct cs_aggkv *keys, size_t vcnt)
 {
 	uint64_t h = hash_bytes(ck, cklen);
 
@@ -206,11 +185,11 @@ static struct merged *lookup(struct cs_aggstate *m, const struct cs_aggvar *var,
 		rehash(m, m->nslots ? m->nslots * 2 : 256);
 	size_t s = h & (m->nslots - 1);
 	for (; m->slots[s]; s = (s + 1) & (m->nslots - 1)) {
-		struct merged *e = &m->v[m->slots[s] - 1];
+		struct cs_aggent *e = &m->v[m->slots[s] - 1];
 		if (e->hash == h && e->cklen == cklen && !memcmp(e->ck, ck, cklen))
 			return e;
 	}
-	struct merged e = { .var = var, .cklen = cklen, .hash = h, .vcnt = vcnt };
+	struct cs_aggent e = { .var = var, .cklen = cklen, .hash = h, .vcnt = vcnt };
 	e.ck = udt__xmalloc(cklen);
 	memcpy(e.ck, ck, cklen);
 	e.keys = udt__xcalloc(var->nkeys + 1, sizeof(*e.keys));
@@ -226,7 +205,7 @@ static struct merged *lookup(struct cs_aggstate *m, const struct cs_aggvar *var,
 	return &m->v[m->cnt - 1];
 }
 
-static void free_entry(struct merged *e)
+static void free_entry(struct cs_aggent *e)
 {
 	free_keys(e->keys, e->var->nkeys);
 	free(e->val);
@@ -272,7 +251,7 @@ static bool take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 
 		uint8_t *ck;
 		size_t cklen;
-		struct kval *keys = entry_key(t, ag, key, &ck, &cklen);
+		struct cs_aggkv *keys = entry_key(t, ag, key, &ck, &cklen);
 		combine(lookup(m, var, ck, cklen, keys, vs / 8), val, vs / 8);
 		free_keys(keys, var->nkeys);
 		free(ck);
@@ -291,10 +270,7 @@ static void report_drops(struct cs_trace *t, const uint8_t *table, int32_t tid)
 {
 	uint32_t n = ((const struct udt_agghdr *)(const void *)table)->drops;
 
-	if (!n)
-		return;
-	fflush(t->out);
-	fprintf(stderr, "dtrace: %u aggregation drop%s on thread %d\n", n, plural(n), (int)tid);
+	cs__out_drop(t, CS_DROP_AGG, tid, n);
 }
 
 uint64_t cs__agg_last_snap(struct cs_trace *t)
@@ -484,7 +460,7 @@ static long double llquantized_sum(const struct cs_aggvar *v, const int64_t *b)
 
 #define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
 
-static int valcmp(const struct merged *x, const struct merged *y)
+static int valcmp(const struct cs_aggent *x, const struct cs_aggent *y)
 {
 	const int64_t *a = x->val, *b = y->val;
 	const struct cs_aggvar *v = x->var;
@@ -527,7 +503,7 @@ struct sortopts {
 };
 
 /* Keys compared component by component, from keypos round to it. */
-static int keycmp(const struct merged *x, const struct merged *y, unsigned keypos)
+static int keycmp(const struct cs_aggent *x, const struct cs_aggent *y, unsigned keypos)
 {
 	size_t n = x->var->nkeys;
 
@@ -544,8 +520,8 @@ static int keycmp(const struct merged *x, const struct merged *y, unsigned keypo
 /* As dt_aggregate.c sorts: variable, then value and key (or key and value), reversed with rev. */
 static int entcmp(const void *pa, const void *pb, void *arg)
 {
-	const struct merged *x = *(const struct merged *const *)pa;
-	const struct merged *y = *(const struct merged *const *)pb;
+	const struct cs_aggent *x = *(const struct cs_aggent *const *)pa;
+	const struct cs_aggent *y = *(const struct cs_aggent *const *)pb;
 	const struct sortopts *so = arg;
 	int r = CMP(x->var->id, y->var->id);
 
@@ -558,72 +534,35 @@ static int entcmp(const void *pa, const void *pb, void *arg)
 	return so->rev ? -r : r;
 }
 
-/* -- Printing, as dt_consume.c prints ------------------------------------------------------- */
+/* -- Printing (the backends: output.h) ---------------------------------------------------- */
 
-static void print_key(FILE *out, const struct cs_aggkey *k, const struct kval *v)
+bool cs__agg_is_dist(const struct cs_aggvar *var)
 {
-	if (k->sym == CS_ADDR_USTACK) {
-		fputs(v->s, out); /* a newline, then a frame a line (stack.c) */
-		return;
-	}
-	if (k->is_str) {
-		fprintf(out, "  %-50s", v->s);
-		return;
-	}
-	switch (k->size) {
-	case 1:
-		fprintf(out, " %3d", (int)(uint8_t)v->v);
-		break;
-	case 2:
-		fprintf(out, " %5d", (int)(uint16_t)v->v);
-		break;
-	case 4:
-		fprintf(out, " %8d", (int)(uint32_t)v->v);
-		break;
+	return var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
+	       var->func == UDT_AGG_LLQUANTIZE;
+}
+
+uint64_t cs__agg_value(const struct cs_aggent *e)
+{
+	int64_t normal = e->var->normal ? e->var->normal : 1;
+
+	switch (e->var->func) {
+	case UDT_AGG_AVG:
+		return (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
+	case UDT_AGG_STDDEV:
+		return stddev_of(e->val, normal);
 	default:
-		fprintf(out, " %16lld", (long long)v->v);
-		break;
+		return (uint64_t)(e->val[0] / normal);
 	}
 }
 
-/* One row's bar: 40 columns of '@' for all of total, half each way when counts have both signs. */
-static void print_bar(FILE *out, int64_t val, int64_t normal, long double total, bool positives,
-		      bool negatives)
-{
-	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
-	static const char spaces[] = "                                        ";
-	unsigned len = 40, depth;
-
-	if (!negatives) {
-		depth = positives ? (unsigned)(fabsl((long double)val) * len / total + 0.5) : 0;
-		fprintf(out, "|%s%s %-9lld\n", ats + len - depth, spaces + depth, (long long)(val / normal));
-		return;
-	}
-	if (!positives) {
-		depth = (unsigned)(fabsl((long double)val) * len / total + 0.5);
-		fprintf(out, "%s%s| %-9lld\n", spaces + depth, ats + len - depth, (long long)(val / normal));
-		return;
-	}
-	len /= 2;
-	depth = (unsigned)(fabsl((long double)val) * len / total + 0.5);
-	if (val <= 0)
-		fprintf(out, "%s%s|%*s %-9lld\n", spaces + 40 - len + depth, ats + 40 - depth,
-			(int)len, "", (long long)(val / normal));
-	else
-		fprintf(out, "%20s|%s%s %-9lld\n", "", ats + 40 - depth, spaces + 40 - len + depth,
-			(long long)(val / normal));
-}
-
-/* A distribution, from one bucket below the first used to one above the last. */
-static void print_distribution(FILE *out, const struct merged *e)
+void cs__agg_dist_range(const struct cs_aggent *e, int *ret_n, int *ret_first, int *ret_last,
+			int64_t **ret_lo)
 {
 	const struct cs_aggvar *v = e->var;
 	const int64_t *b = e->val;
 	int n = dist_buckets(v);
-	int64_t normal = v->normal ? v->normal : 1;
 	int first = 0, last = n - 1;
-	long double total = 0;
-	bool positives = false, negatives = false;
 
 	while (first < n - 1 && !b[first])
 		first++;
@@ -639,63 +578,25 @@ static void print_distribution(FILE *out, const struct merged *e)
 		if (last < n - 1)
 			last++;
 	}
-	for (int i = first; i <= last; i++) {
-		positives |= b[i] > 0;
-		negatives |= b[i] < 0;
-		total += fabsl((long double)b[i]);
-	}
-	int64_t *lo = bucket_bounds(v, n);
-	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
-		"count");
-	for (int i = first; i <= last; i++) {
-		char c[64];
-		if (v->func != UDT_AGG_QUANTIZE && (i == 0 || i == n - 1)) {
-			snprintf(c, sizeof(c), "%s %lld", i ? ">=" : "<", (long long)lo[i]);
-			fprintf(out, "%16s ", c);
-		} else {
-			fprintf(out, "%16lld ", (long long)lo[i]);
-		}
-		print_bar(out, b[i], normal, total, positives, negatives);
-	}
-	free(lo);
-}
-
-static void print_value(FILE *out, const struct merged *e)
-{
-	const struct cs_aggvar *v = e->var;
-	int64_t normal = v->normal ? v->normal : 1;
-
-	switch (v->func) {
-	case UDT_AGG_AVG:
-		fprintf(out, " %16lld", e->val[0] ? (long long)(e->val[1] / normal / e->val[0]) : 0);
-		break;
-	case UDT_AGG_STDDEV:
-		fprintf(out, " %16llu", (unsigned long long)stddev_of(e->val, normal));
-		break;
-	case UDT_AGG_QUANTIZE:
-	case UDT_AGG_LQUANTIZE:
-	case UDT_AGG_LLQUANTIZE:
-		print_distribution(out, e);
-		break;
-	default:
-		fprintf(out, " %16lld", (long long)(e->val[0] / normal));
-		break;
-	}
+	*ret_n = n;
+	*ret_first = first;
+	*ret_last = last;
+	*ret_lo = bucket_bounds(v, n);
 }
 
 /*
  * The entries of var (all variables when NULL), sorted as the options say
  * (by value when by_value); *ret_n of them.
  */
-static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, bool by_value,
-			      size_t *ret_n)
+static struct cs_aggent **sorted(struct cs_trace *t, const struct cs_aggvar *var, bool by_value,
+				 size_t *ret_n)
 {
 	struct sortopts so = { 0 };
 	if (!by_value)
 		so = (struct sortopts){ .bykey = t->o.aggsortkey, .keypos = t->o.aggsortkeypos,
 					.rev = t->o.aggsortrev };
 	struct cs_aggstate *m = state(t);
-	struct merged **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
+	struct cs_aggent **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->cnt; i++)
@@ -707,171 +608,37 @@ static struct merged **sorted(struct cs_trace *t, const struct cs_aggvar *var, b
 	return v;
 }
 
-/* One entry as dt_print_aggs prints it: each key, the value, a newline. */
-static void print_entry(FILE *out, const struct merged *e)
-{
-	for (size_t k = 0; k < e->var->nkeys; k++)
-		print_key(out, &e->var->keys[k], &e->keys[k]);
-	print_value(out, e);
-	fputc('\n', out);
-}
-
-/* A folded line and its value (-x aggfmt=folded). */
-struct folded {
-	char *text;
-	int64_t val;
-};
-
-static int folded_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
-}
-
-/*
- * The n entries at v (of one variable keyed by a stack) as FlameGraph's
- * folded lines, "frame;frame;... value", ordered by their text; entries
- * that fold to the same line (stacks that differ only in offsets) are one.
- */
-static void print_folded(FILE *out, struct merged *const *v, size_t n)
-{
-	const struct cs_aggvar *var = n ? v[0]->var : NULL;
-	int64_t normal = var && var->normal ? var->normal : 1;
-	struct folded *f = udt__xcalloc(n + 1, sizeof(*f));
-	const char **keys = udt__xcalloc(var ? var->nkeys + 1 : 1, sizeof(*keys));
-	uint64_t *ints = udt__xcalloc(var ? var->nkeys + 1 : 1, sizeof(*ints));
-
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < var->nkeys; k++) {
-			keys[k] = v[i]->keys[k].s;
-			ints[k] = v[i]->keys[k].v;
-		}
-		f[i] = (struct folded){ cs__stack_fold(var, keys, ints), v[i]->val[0] };
-	}
-	if (n > 1)
-		qsort(f, n, sizeof(*f), folded_cmp);
-	for (size_t i = 0; i < n;) {
-		int64_t val = f[i].val;
-		size_t j = i + 1;
-		for (; j < n && !strcmp(f[j].text, f[i].text); j++) {
-			if (var->func == UDT_AGG_MIN)
-				val = f[j].val < val ? f[j].val : val;
-			else if (var->func == UDT_AGG_MAX)
-				val = f[j].val > val ? f[j].val : val;
-			else
-				val += f[j].val;
-		}
-		fprintf(out, "%s %lld\n", f[i].text, (long long)(val / normal));
-		i = j;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(f[i].text);
-	free(f);
-	free(keys);
-	free(ints);
-}
-
-/* The entries at v (sorted, so a variable's are together), folded where they can be. */
-static void print_entries(struct cs_trace *t, struct merged **v, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		const struct cs_aggvar *var = v[i]->var;
-		size_t j = i + 1;
-
-		while (j < n && v[j]->var == var)
-			j++;
-		if (t->o.agg_folded && cs__stack_foldable(var)) {
-			print_folded(t->out, v + i, j - i);
-		} else {
-			for (size_t k = i; k < j; k++)
-				print_entry(t->out, v[k]);
-		}
-		i = j;
-	}
-}
-
 void cs__agg_print_all(struct cs_trace *t)
 {
-	size_t n, m = 0;
-	struct merged **v = sorted(t, NULL, false, &n);
+	size_t n;
+	struct cs_aggent **v = sorted(t, NULL, false, &n);
 
-	for (size_t i = 0; i < n; i++)
-		if (!v[i]->var->printed)
-			v[m++] = v[i];
-	print_entries(t, v, m);
-	free(v);
-}
-
-/* %@ of a distribution prints the whole of it. */
-static void print_dist_arg(FILE *out, const void *arg)
-{
-	print_distribution(out, arg);
-}
-
-/* %@ of entry e: its value as printf() takes it (a distribution prints whole). */
-static void agg_arg(struct cs_pfarg *a, const struct merged *e)
-{
-	const struct cs_aggvar *var = e->var;
-	int64_t normal = var->normal ? var->normal : 1;
-
-	a->size = 8;
-	if (var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
-	    var->func == UDT_AGG_LLQUANTIZE) {
-		a->fn = print_dist_arg;
-		a->fn_arg = e;
-	} else if (var->func == UDT_AGG_STDDEV) {
-		a->v = stddev_of(e->val, normal);
-	} else if (var->func == UDT_AGG_AVG) {
-		a->v = (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
-	} else {
-		a->v = (uint64_t)(e->val[0] / normal);
-	}
-}
-
-/*
- * printa(fmt, ...) of one row: the conversions take the keys (those of
- * ents[0]) in order, and each %@ the value of the next aggregation (the
- * last one again if there are more %@ than aggregations).
- */
-static void print_formatted(struct cs_trace *t, const struct cs_printf *fmt,
-			    const struct merged *const *ents, size_t nents)
-{
-	const struct cs_aggvar *var = ents[0]->var;
-	struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
-	size_t na = 0, k = 0, agg = 0;
-
-	for (size_t c = 0; c < fmt->cnt && fmt->v[c].conv; c++) {
-		const struct cs_pfconv *cv = &fmt->v[c];
-		size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
-		for (size_t j = 0; j < take; j++) {
-			struct cs_pfarg *a = &args[na++];
-			if (cv->agg && j + 1 == take) {
-				agg_arg(a, ents[agg]);
-				if (agg + 1 < nents)
-					agg++;
-			} else if (k < var->nkeys) {
-				a->size = var->keys[k].size ? var->keys[k].size : 8;
-				a->v = ents[0]->keys[k].v;
-				a->s = ents[0]->keys[k].s;
-				k++;
-			}
+	/* (sorted by variable first: each one's entries are together) */
+	for (size_t i = 0; i < n;) {
+		struct cs_aggvar *var = (struct cs_aggvar *)v[i]->var;
+		size_t j = i + 1;
+		while (j < n && v[j]->var == var)
+			j++;
+		if (!var->printed) {
+			struct cs_aggprint ap = { .vars = &var, .nvars = 1,
+						  .ents = (const struct cs_aggent *const *)v + i,
+						  .nrows = j - i, .at_exit = true };
+			cs__out_agg(t, &ap);
 		}
+		i = j;
 	}
-	cs_printf_print(t->out, fmt, args, na, fmt->names_addrs ? cs__trace_syms(t) : NULL);
-	free(args);
+	free(v);
 }
 
 void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt)
 {
 	size_t n;
-	struct merged **v = sorted(t, var, false, &n);
+	struct cs_aggent **v = sorted(t, var, false, &n);
+	struct cs_aggprint ap = { .vars = &var, .nvars = 1, .fmt = fmt,
+				  .ents = (const struct cs_aggent *const *)v, .nrows = n };
 
 	var->printed = true;
-	if (!fmt && !(t->o.agg_folded && cs__stack_foldable(var)))
-		fputc('\n', t->out);
-	if (!fmt)
-		print_entries(t, v, n);
-	for (size_t i = 0; fmt && i < n; i++)
-		print_formatted(t, fmt, (const struct merged *const *)&v[i], 1);
+	cs__out_agg(t, &ap);
 	free(v);
 }
 
@@ -883,7 +650,7 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
  */
 struct row {
 	size_t n;
-	struct merged *ent[];      /* [n] */
+	struct cs_aggent *ent[];      /* [n] */
 };
 
 struct joinsort {
@@ -919,14 +686,14 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 
 	/* the rows: the keys any of them has, matched by the key's bytes (after the variable) */
 	for (size_t i = 0; i < m->cnt; i++) {
-		struct merged *e = &m->v[i];
+		struct cs_aggent *e = &m->v[i];
 		size_t j = 0, r;
 		while (j < n && e->var != vars[j])
 			j++;
 		if (j == n)
 			continue;
 		for (r = 0; r < nrows; r++) {
-			const struct merged *k = NULL;
+			const struct cs_aggent *k = NULL;
 			for (size_t q = 0; q < n && !k; q++)
 				k = rows[r]->ent[q];
 			if (k->cklen == e->cklen && !memcmp(k->ck + 4, e->ck + 4, e->cklen - 4))
@@ -942,15 +709,15 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 				rows[r]->ent[j] = e;
 	}
 	/* and a zero-valued entry where an aggregation has none, as DTrace prints them */
-	struct merged *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));
+	struct cs_aggent *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));
 	for (size_t r = 0; r < nrows; r++) {
-		const struct merged *k = NULL;
+		const struct cs_aggent *k = NULL;
 		for (size_t q = 0; q < n && !k; q++)
 			k = rows[r]->ent[q];
 		for (size_t j = 0; j < n; j++) {
 			if (rows[r]->ent[j])
 				continue;
-			struct merged *z = &zeros[r * n + j];
+			struct cs_aggent *z = &zeros[r * n + j];
 			z->var = vars[j];
 			z->keys = k->keys;
 			z->vcnt = udt_agg_valsize(vars[j]->func, vars[j]->lq_levels) / 8;
@@ -966,20 +733,13 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 	};
 	if (nrows > 1)
 		qsort_r(rows, nrows, sizeof(*rows), rowcmp, &js);
-	if (!fmt)
-		fputc('\n', t->out);
-	for (size_t r = 0; r < nrows; r++) {
-		if (fmt) {
-			print_formatted(t, fmt, (const struct merged *const *)rows[r]->ent, n);
-			continue;
-		}
-		/* dt_print_aggs(): the keys once, then each aggregation's value */
-		for (size_t k = 0; k < vars[0]->nkeys; k++)
-			print_key(t->out, &vars[0]->keys[k], &rows[r]->ent[0]->keys[k]);
-		for (size_t j = 0; j < n; j++)
-			print_value(t->out, rows[r]->ent[j]);
-		fputc('\n', t->out);
-	}
+	const struct cs_aggent **ents = udt__xcalloc(nrows * n + 1, sizeof(*ents));
+	for (size_t r = 0; r < nrows; r++)
+		memcpy(ents + r * n, rows[r]->ent, n * sizeof(*ents));
+	struct cs_aggprint ap = { .vars = vars, .nvars = n, .fmt = fmt, .ents = ents,
+				  .nrows = nrows };
+	cs__out_agg(t, &ap);
+	free(ents);
 	for (size_t j = 0; j < n; j++)
 		vars[j]->printed = true;
 	for (size_t i = 0; i < nrows * n; i++)
@@ -1007,7 +767,7 @@ void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, in
 {
 	struct cs_aggstate *m = state(t);
 	size_t n;
-	struct merged **v = sorted(t, var, true, &n);
+	struct cs_aggent **v = sorted(t, var, true, &n);
 	uint64_t want = all ? 0 : keep < 0 ? (uint64_t)0 - (uint64_t)keep : (uint64_t)keep;
 	bool *drop = udt__xcalloc(m->cnt + 1, sizeof(*drop));
 

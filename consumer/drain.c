@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading the target's buffers and printing what DTrace prints.
+ * Reading the target's buffers, and what their records say handed to the
+ * output (output.h): each action's value, printa(), drops, faults.
  *
  * Once the target has made the session's shared memory (at its first fire),
  * we map it through /proc/PID/fd/N (allowed as ptrace is) and acknowledge, so
@@ -15,7 +16,7 @@
  *         has filled (the target stopped tracing).
  * ring    nothing until the end, then each buffer oldest to newest.
  *
- * Records are printed per buffer, or merged by timestamp with -x temporal.
+ * Records are consumed per buffer, or merged by timestamp with -x temporal.
  * The mapping outlives the target: when it exits or crashes, what it
  * recorded is still here to print.
  */
@@ -71,59 +72,10 @@ int cs_trace_exit_status(const struct cs_trace *t)
 	return t->exit_status;
 }
 
-/* -- Output ----------------------------------------------------------------------------------- */
-
-static void heading(struct cs_trace *t)
-{
-	if (t->heading || t->o.quiet)
-		return;
-	fprintf(t->out, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
-	t->heading = true;
-}
-
-/*
- * trace() of an integer, formatted by its size exactly as DTrace does: 1- and
- * 2-byte values print as unsigned, 4- and 8-byte values as signed, whatever
- * the D type's sign (trace((char)-1) prints 255 under DTrace too).
- */
-static void print_int(struct cs_trace *t, unsigned size, uint64_t v)
-{
-	bool q = t->o.quiet;
-
-	switch (size) {
-	case 1:
-		fprintf(t->out, q ? "%d" : " %3d", (int)(uint8_t)v);
-		break;
-	case 2:
-		fprintf(t->out, q ? "%d" : " %5d", (int)(uint16_t)v);
-		break;
-	case 4:
-		fprintf(t->out, q ? "%d" : " %8d", (int)(uint32_t)v);
-		break;
-	default:
-		fprintf(t->out, q ? "%lld" : " %16lld", (long long)v);
-		break;
-	}
-}
-
-static void print_str(struct cs_trace *t, const char *s)
-{
-	fprintf(t->out, t->o.quiet ? "%s" : "  %-33s", s);
-}
-
-/* A constant string with -x rawbytes: the strsize bytes DTrace records for it, as tracemem(). */
-static void print_raw_const(struct cs_trace *t, const char *s)
-{
-	uint8_t *bytes = udt__xcalloc(1, t->o.strsize);
-	size_t n = strlen(s);
-
-	memcpy(bytes, s, n < t->o.strsize ? n : t->o.strsize - 1);
-	cs__print_tracemem(t->out, bytes, t->o.strsize);
-	free(bytes);
-}
+/* -- Records ------------------------------------------------------------------------------------ */
 
 /* The value of action a of a record (an integer, or a string in buf). */
-static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_rec *hdr,
+static struct cs_pfarg action_value(const struct cs_action *a, const struct cs_recinfo *ri,
 				    const uint8_t *data, char *buf, size_t bufsz)
 {
 	struct cs_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float,
@@ -139,44 +91,53 @@ static struct cs_pfarg action_value(const struct cs_action *a, const struct udt_
 		buf[n] = '\0';
 		v.s = buf;
 	} else if (a->from_hdr) {
-		v.v = hdr->timestamp;
+		v.v = ri->timestamp;
 	} else {
 		memcpy(&v.v, data + a->off, 8);
 	}
 	return v;
 }
 
-/* printf() (or system()) action k of e and the values after it, to out. */
-static void print_printf(struct cs_trace *t, FILE *out, const struct cs_ecb *e, size_t k,
-			 const struct udt_rec *hdr, const uint8_t *data)
-{
-	const struct cs_action *pa = &e->acts[k];
-	size_t n = pa->pf_nvals;
-	struct cs_pfarg *args = udt__xcalloc(n + 1, sizeof(*args));
-	char **bufs = udt__xcalloc(n + 1, sizeof(*bufs));
+/* The values printf() (or system()) action k of e takes from a record, and their strings. */
+struct pfvals {
+	struct cs_pfarg *args;
+	char **bufs;
+	size_t n;
+};
 
+static void pfvals_get(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+		       const struct cs_recinfo *ri, const uint8_t *data, struct pfvals *ret)
+{
+	size_t n = e->acts[k].pf_nvals;
+
+	ret->n = n;
+	ret->args = udt__xcalloc(n + 1, sizeof(*ret->args));
+	ret->bufs = udt__xcalloc(n + 1, sizeof(*ret->bufs));
 	for (size_t i = 0; i < n && k + 1 + i < e->act_cnt; i++) {
 		const struct cs_action *a = &e->acts[k + 1 + i];
 		if (a->kind == CS_ACT_USTACK) {
 			/* %k: the stack's text, as ustack() prints it */
-			bufs[i] = cs__stack_key_text(t, a, data);
-			args[i] = (struct cs_pfarg){ .s = bufs[i] };
+			ret->bufs[i] = cs__stack_key_text(t, a, data);
+			ret->args[i] = (struct cs_pfarg){ .s = ret->bufs[i] };
 			continue;
 		}
 		if (a->kind == CS_ACT_TRACE_STR)
-			bufs[i] = udt__xmalloc(a->size + 1);
-		args[i] = action_value(a, hdr, data, bufs[i], a->size + 1);
+			ret->bufs[i] = udt__xmalloc(a->size + 1);
+		ret->args[i] = action_value(a, ri, data, ret->bufs[i], a->size + 1);
 	}
-	cs_printf_print(out, pa->pf, args, n, pa->pf->names_addrs ? cs__trace_syms(t) : NULL);
-	for (size_t i = 0; i < n; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(args);
+}
+
+static void pfvals_free(struct pfvals *pv)
+{
+	for (size_t i = 0; i < pv->n; i++)
+		free(pv->bufs[i]);
+	free(pv->bufs);
+	free(pv->args);
 }
 
 /* printa() and the other actions on aggregations (action k of e), on fresh totals. */
 static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-		   const struct udt_rec *hdr, const uint8_t *data)
+		   const struct cs_recinfo *ri, const uint8_t *data)
 {
 	const struct cs_action *a = &e->acts[k];
 	struct cs_pfarg n = { 0 };
@@ -186,7 +147,7 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 		t->agg_fresh = true;
 	}
 	if (a->pf_nvals && k + 1 < e->act_cnt)
-		n = action_value(&e->acts[k + 1], hdr, data, NULL, 0);
+		n = action_value(&e->acts[k + 1], ri, data, NULL, 0);
 	switch (a->kind) {
 	case CS_ACT_PRINTA:
 		if (a->naggvars > 1)
@@ -209,119 +170,146 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	}
 }
 
-/*
- * tracemem(), system() and setopt() (action k of e) when the record is
- * read: the bytes printed, the command run (after what was printed before
- * it, as DTrace flushes first), the option set.
- */
-static void more_action(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-			const struct udt_rec *hdr, const uint8_t *data)
+/* system() (action k of e): the command run by /bin/sh, after what was output before it. */
+static void run_system(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+		       const struct cs_recinfo *ri, const uint8_t *data)
 {
-	const struct cs_action *a = &e->acts[k];
+	const struct cs_printf *pf = e->acts[k].pf;
+	char *cmd = NULL;
+	size_t len = 0;
+	struct pfvals pv;
+	FILE *m = open_memstream(&cmd, &len);
 
-	if (a->kind == CS_ACT_TRACEMEM) {
-		uint64_t n = a->size;
-		if (a->pf_nvals && k + 1 < e->act_cnt) {
-			int64_t dyn = (int64_t)action_value(&e->acts[k + 1], hdr, data, NULL, 0).v;
-			if (dyn > 0 && (uint64_t)dyn < n)
-				n = (uint64_t)dyn;
-		}
-		cs__print_tracemem(t->out, data + a->off, n);
-	} else if (a->kind == CS_ACT_SYSTEM) {
-		char *cmd = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&cmd, &len);
-		if (!m)
-			return;
-		print_printf(t, m, e, k, hdr, data);
-		if (fclose(m) == 0) {
-			fflush(t->out);
-			fflush(stdout);
-			if (system(cmd) == -1) {
-				fprintf(stderr, "dtrace: failed to run system(\"%s\"): %s\n", cmd,
-					strerror(errno));
-			}
-		}
-		free(cmd);
-	} else {
-		char *v[2] = { NULL, NULL };
-		for (size_t i = 0; i < a->pf_nvals && i < 2 && k + 1 + i < e->act_cnt; i++) {
-			const struct cs_action *x = &e->acts[k + 1 + i];
-			char *buf = udt__xmalloc(x->size + 1);
-			struct cs_pfarg s = action_value(x, hdr, data, buf, x->size + 1);
-			v[i] = udt__xstrdup(s.s ? s.s : "");
-			free(buf);
-		}
-		cs__setopt(t, e, v[0] ? v[0] : "", v[1]);
-		free(v[0]);
-		free(v[1]);
+	if (!m)
+		return;
+	pfvals_get(t, e, k, ri, data, &pv);
+	cs_printf_print(m, pf, pv.args, pv.n, pf->names_addrs ? cs__trace_syms(t) : NULL);
+	pfvals_free(&pv);
+	if (fclose(m) == 0) {
+		/* (as DTrace flushes first) */
+		fflush(t->out);
+		fflush(stdout);
+		if (system(cmd) == -1)
+			fprintf(stderr, "dtrace: failed to run system(\"%s\"): %s\n", cmd,
+				strerror(errno));
 	}
+	free(cmd);
 }
 
-/* One record of an ECB: the probe line, then each action's value. */
-static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
-			     const struct udt_rec *hdr, const uint8_t *data)
+/* setopt() (action k of e): the option set when the record is read. */
+static void set_option(struct cs_trace *t, const struct cs_ecb *e, size_t k,
+		       const struct cs_recinfo *ri, const uint8_t *data)
 {
-	const struct cs_probe *pr = e->probe;
+	const struct cs_action *a = &e->acts[k];
+	char *v[2] = { NULL, NULL };
 
-	if (!t->o.quiet) {
-		char name[512];
-
-		heading(t);
-		snprintf(name, sizeof(name), "%s:%s", pr->func, pr->name);
-		fprintf(t->out, "%3u %6u %32s ", hdr->cpu, pr->id, name);
+	for (size_t i = 0; i < a->pf_nvals && i < 2 && k + 1 + i < e->act_cnt; i++) {
+		const struct cs_action *x = &e->acts[k + 1 + i];
+		char *buf = udt__xmalloc(x->size + 1);
+		struct cs_pfarg s = action_value(x, ri, data, buf, x->size + 1);
+		v[i] = udt__xstrdup(s.s ? s.s : "");
+		free(buf);
 	}
+	cs__setopt(t, e, v[0] ? v[0] : "", v[1]);
+	free(v[0]);
+	free(v[1]);
+}
+
+/*
+ * One record of an ECB: each action's value handed to the output in the
+ * clause's order, the actions done when their record is read (printa() and
+ * the others on aggregations, system(), setopt(), exit()) done.
+ */
+static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
+			       const struct cs_recinfo *ri, const uint8_t *data)
+{
+	cs__out_record_begin(t, e, ri);
 	for (size_t k = 0; k < e->act_cnt; k++) {
 		const struct cs_action *a = &e->acts[k];
-		uint64_t v = 0;
+		struct cs_outval ov = { .act = a, .data = data };
 
 		if (a->pf_value)
-			continue; /* printed by its printf() */
+			continue; /* a value of the action before it */
 		if (a->is_print) {
-			cs__print_action(t, a, data);
+			ov.kind = CS_OV_PRINT;
+			cs__out_value(t, &ov);
 			continue;
 		}
-		if (a->kind == CS_ACT_PRINTF) {
-			print_printf(t, t->out, e, k, hdr, data);
-			continue;
-		}
-		if (a->kind == CS_ACT_SYSTEM || a->kind == CS_ACT_SETOPT ||
-		    a->kind == CS_ACT_TRACEMEM) {
-			more_action(t, e, k, hdr, data);
-			continue;
-		}
-		if (a->sym) {
-			cs__stack_print(t, a, data); /* ustack(), usym()... */
-			continue;
-		}
-		if (a->from_hdr)
-			v = hdr->timestamp;
-		else if (a->kind == CS_ACT_TRACE || a->kind == CS_ACT_EXIT)
-			memcpy(&v, data + a->off, 8);
 		switch (a->kind) {
+		case CS_ACT_PRINTF: {
+			struct pfvals pv;
+			pfvals_get(t, e, k, ri, data, &pv);
+			ov.kind = CS_OV_PRINTF;
+			ov.pf = a->pf;
+			ov.args = pv.args;
+			ov.nargs = pv.n;
+			cs__out_value(t, &ov);
+			pfvals_free(&pv);
+			break;
+		}
+		case CS_ACT_TRACEMEM:
+			ov.kind = CS_OV_MEM;
+			ov.bytes = data + a->off;
+			ov.size = a->size;
+			if (a->pf_nvals && k + 1 < e->act_cnt) {
+				/* tracemem(addr, size, dynsize): dynsize bytes when fewer */
+				int64_t dyn = (int64_t)action_value(&e->acts[k + 1], ri, data, NULL, 0).v;
+				if (dyn > 0 && (uint64_t)dyn < ov.size)
+					ov.size = (unsigned)dyn;
+			}
+			cs__out_value(t, &ov);
+			break;
+		case CS_ACT_SYSTEM:
+			run_system(t, e, k, ri, data);
+			break;
+		case CS_ACT_SETOPT:
+			set_option(t, e, k, ri, data);
+			break;
+		case CS_ACT_USTACK:
+			ov.kind = CS_OV_STACK;
+			ov.bytes = data + a->off;
+			ov.nframes = a->nframes;
+			cs__out_value(t, &ov);
+			break;
 		case CS_ACT_TRACE_STR: {
 			char buf[65536];
 			size_t n = a->size < sizeof(buf) ? a->size : sizeof(buf) - 1;
 			memcpy(buf, data + a->off, n);
 			buf[n] = '\0';
-			if (t->o.rawbytes) /* the record's bytes, as tracemem() prints them */
-				cs__print_tracemem(t->out, data + a->off, a->size);
-			else
-				print_str(t, buf);
+			ov.kind = CS_OV_STR;
+			ov.s = buf;
+			ov.bytes = data + a->off;
+			ov.size = a->size;
+			cs__out_value(t, &ov);
 			break;
 		}
 		case CS_ACT_TRACE:
-			print_int(t, a->size, v);
-			break;
 		case CS_ACT_TRACE_CONST:
-			if (a->is_str && t->o.rawbytes)
-				print_raw_const(t, a->cstr);
-			else if (a->is_str)
-				print_str(t, a->cstr);
-			else
-				print_int(t, a->size, (uint64_t)a->cval);
+			if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
+				ov.kind = CS_OV_STR;
+				ov.s = a->cstr;
+			} else {
+				ov.kind = a->sym ? CS_OV_ADDR : CS_OV_INT; /* usym()...: an address */
+				ov.v = action_value(a, ri, data, NULL, 0).v;
+				ov.size = a->size;
+			}
+			cs__out_value(t, &ov);
 			break;
-		case CS_ACT_PRINTF: /* above */
+		case CS_ACT_PRINTA:
+		case CS_ACT_CLEAR:
+		case CS_ACT_TRUNC:
+		case CS_ACT_NORMALIZE:
+		case CS_ACT_DENORMALIZE:
+			agg_op(t, e, k, ri, data);
+			break;
+		case CS_ACT_EXIT: {
+			uint64_t v;
+			memcpy(&v, data + a->off, 8);
+			t->exited = true;
+			t->done = true;
+			t->exit_status = (int)v;
+			break;
+		}
 		case CS_ACT_AGG:    /* in the aggregation tables */
 		case CS_ACT_STMT:   /* done in the target */
 		case CS_ACT_SPECULATE:
@@ -329,55 +317,10 @@ static void print_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 		case CS_ACT_DISCARD:
 		case CS_ACT_RAISE:  /* done in the target */
 		case CS_ACT_CHILL:
-		case CS_ACT_TRACEMEM: /* above */
-		case CS_ACT_USTACK:
-		case CS_ACT_SYSTEM:
-		case CS_ACT_SETOPT:
-			break;
-		case CS_ACT_PRINTA:
-		case CS_ACT_CLEAR:
-		case CS_ACT_TRUNC:
-		case CS_ACT_NORMALIZE:
-		case CS_ACT_DENORMALIZE:
-			agg_op(t, e, k, hdr, data);
-			break;
-		case CS_ACT_EXIT:
-			t->exited = true;
-			t->done = true;
-			t->exit_status = (int)v;
 			break;
 		}
 	}
-	if (!t->o.quiet)
-		fprintf(t->out, "\n");
-}
-
-static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t sz)
-{
-	switch (fault) {
-	case UDT_FAULT_BADADDR:
-		snprintf(buf, sz, "invalid address (0x%llx)", (unsigned long long)addr);
-		return buf;
-	case UDT_FAULT_DIVZERO:
-		return "divide-by-zero";
-	case UDT_FAULT_BADARG:
-		return "invalid argument index";
-	case UDT_FAULT_BADVAR:
-		return "invalid variable";
-	case UDT_FAULT_NOSCRATCH:
-		return "out of scratch space";
-	default:
-		return "illegal operation";
-	}
-}
-
-/* " at DIF offset N", or nothing for a fault of the action itself (as DTrace omits it). */
-static const char *dif_offset(uint32_t fault, uint32_t insn, char *buf, size_t sz)
-{
-	if (fault == UDT_FAULT_ILLOP_ARG)
-		return "";
-	snprintf(buf, sz, " at DIF offset %u", insn);
-	return buf;
+	cs__out_record_end(t);
 }
 
 /*
@@ -416,59 +359,54 @@ static uint64_t dtrace_fault(uint32_t fault)
 }
 
 /*
- * The ERROR probe (the DTrace Guide's dtrace provider): a fault in action
- * `action` (0: the predicate) of ECB epid fires it here, before dtrace
- * reports the fault as it always does. arg1 is the EPID, arg2 the action,
- * arg3 the DIF offset (-1 where the message gives none), arg4 the fault
- * type, arg5 the bad address; arg0, DTrace's kernel state, is 0. (A fault
- * in an ERROR clause fires nothing: local_error().) The probe path pays
- * nothing for it: the fault's record is what the target writes anyway.
+ * A fault in action f->action (0: the predicate) of ECB f->ecb: the ERROR
+ * probe (the DTrace Guide's dtrace provider) fires here, then the fault is
+ * reported as DTrace always reports it. The probe's arg1 is the EPID, arg2
+ * the action, arg3 the DIF offset (-1 where the message gives none), arg4
+ * the fault type, arg5 the bad address; arg0, DTrace's kernel state, is 0.
+ * (A fault in an ERROR clause fires nothing, and is not reported: DTrace
+ * drops it silently.) The probe path pays nothing for it: the fault's record
+ * is what the target writes anyway.
  */
-static void fire_error(struct cs_trace *t, uint32_t epid, uint32_t action, uint32_t fault,
-		       uint32_t insn, uint64_t addr, struct local_fire *lf)
+static void fault(struct cs_trace *t, const struct cs_fault *f)
 {
-	if (!t->error_clauses)
+	if (f->ecb->probe->id == CS_PROBE_ERROR)
 		return;
-	const uint64_t args[6] = {
-		0, epid, action, fault == UDT_FAULT_ILLOP_ARG ? UINT64_MAX : insn,
-		dtrace_fault(fault), fault == UDT_FAULT_BADADDR ? addr : 0,
-	};
-	lf->args = args;
-	lf->nargs = 6;
-	run_local(t, "ERROR", lf);
+	if (t->error_clauses) {
+		const uint64_t args[6] = {
+			0, f->ecb->epid, f->action,
+			f->fault == UDT_FAULT_ILLOP_ARG ? UINT64_MAX : f->insn,
+			dtrace_fault(f->fault), f->fault == UDT_FAULT_BADADDR ? f->addr : 0,
+		};
+		struct local_fire lf = { .args = args, .nargs = 6, .pid = f->where.pid,
+					 .tid = f->where.tid, .cpu = f->where.cpu,
+					 .timestamp = f->where.timestamp };
+		run_local(t, "ERROR", &lf);
+	}
+	cs__out_fault(t, f);
 }
 
-static void print_error(struct cs_trace *t, const struct cs_rec *cr, const struct udt_err *err)
+/* Where record cr comes from. */
+static struct cs_recinfo rec_info(const struct cs_trace *t, const struct cs_rec *cr)
 {
-	char buf[64], where[32], off[32];
-
-	if (!err->epid || err->epid > t->ecb_cnt || t->ecbs[err->epid - 1].local)
-		return;
-	const struct cs_ecb *e = &t->ecbs[err->epid - 1];
-	const struct cs_probe *pr = e->probe;
-	struct local_fire lf = { .pid = (int32_t)t->proc->pid, .tid = cr->tid,
-				 .cpu = cr->r->cpu, .timestamp = cr->r->timestamp };
-
-	fire_error(t, err->epid, err->action, err->fault, err->insn, err->addr, &lf);
-
-	if (err->action)
-		snprintf(where, sizeof(where), "action #%u", err->action);
-	else
-		snprintf(where, sizeof(where), "predicate");
-	fflush(t->out);
-	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s in %s%s\n",
-		err->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
-		fault_text(err->fault, err->addr, buf, sizeof(buf)), where,
-		dif_offset(err->fault, err->insn, off, sizeof(off)));
+	return (struct cs_recinfo){ .timestamp = cr->r->timestamp, .cpu = cr->r->cpu,
+				    .pid = t->proc ? (int32_t)t->proc->pid : 0, .tid = cr->tid };
 }
 
-static void print_record(struct cs_trace *t, const struct cs_rec *cr)
+static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
 {
 	const struct udt_rec *r = cr->r;
 
 	if (r->epid == UDT_EPID_ERROR) {
-		if (r->size >= sizeof(*r) + sizeof(struct udt_err))
-			print_error(t, cr, (const struct udt_err *)(r + 1));
+		if (r->size < sizeof(*r) + sizeof(struct udt_err))
+			return;
+		const struct udt_err *err = (const struct udt_err *)(r + 1);
+		if (!err->epid || err->epid > t->ecb_cnt || t->ecbs[err->epid - 1].local)
+			return;
+		struct cs_fault f = { .ecb = &t->ecbs[err->epid - 1], .action = err->action,
+				      .fault = err->fault, .insn = err->insn, .addr = err->addr,
+				      .where = rec_info(t, cr) };
+		fault(t, &f);
 		return;
 	}
 	if (r->epid == UDT_EPID_COMMIT) {
@@ -482,7 +420,8 @@ static void print_record(struct cs_trace *t, const struct cs_rec *cr)
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
 		return;
-	print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
+	struct cs_recinfo ri = rec_info(t, cr);
+	consume_ecb_record(t, e, &ri, (const uint8_t *)(r + 1));
 }
 
 void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
@@ -501,12 +440,14 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 		if (r->epid && r->epid <= t->ecb_cnt && t->ecbs[r->epid - 1].local) {
 			/* BEGIN's or END's: made here */
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
+			struct cs_recinfo ri = { .timestamp = r->timestamp, .cpu = r->cpu,
+						 .pid = getpid(), .tid = (int32_t)syscall(SYS_gettid) };
 			if (r->size >= sizeof(*r) + e->rec_size)
-				print_ecb_record(t, e, r, (const uint8_t *)(r + 1));
+				consume_ecb_record(t, e, &ri, (const uint8_t *)(r + 1));
 		} else if (r->epid != UDT_EPID_PAD && r->epid != UDT_EPID_COMMIT) {
 			/* (a commit record belongs in a principal buffer: in a speculation it is
 			   the target's doing, and would have one commit finish another) */
-			print_record(t, &(struct cs_rec){ r, 0 });
+			consume_record(t, &(struct cs_rec){ r, 0 });
 		}
 	}
 	free(recs);
@@ -514,30 +455,16 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 
 /* -- BEGIN and END, run here --------------------------------------------------------------- */
 
-/*
- * A fault in a clause run here (action 0: the predicate): the ERROR probe,
- * then DTrace's report; nothing for a fault in an ERROR clause, which DTrace
- * drops silently.
- */
-static void local_error(struct cs_trace *t, const struct cs_ecb *e, const char *which,
-			size_t action, const struct udt_vm_ctx *vm)
+/* A fault in a clause run here (action 0: the predicate). */
+static void local_error(struct cs_trace *t, const struct cs_ecb *e, size_t action,
+			const struct udt_vm_ctx *vm)
 {
-	char buf[64], off[32], where[32];
-	struct local_fire lf = { .pid = vm->pid, .tid = vm->tid, .cpu = vm->cpu,
-				 .timestamp = vm->timestamp };
+	struct cs_fault f = { .ecb = e, .action = (uint32_t)action, .fault = vm->fault,
+			      .insn = vm->fault_insn, .addr = vm->fault_addr,
+			      .where = { .timestamp = vm->timestamp, .cpu = vm->cpu,
+					 .pid = vm->pid, .tid = vm->tid } };
 
-	if (e->probe->id == CS_PROBE_ERROR)
-		return;
-	fire_error(t, e->epid, (uint32_t)action, vm->fault, vm->fault_insn, vm->fault_addr, &lf);
-
-	if (action)
-		snprintf(where, sizeof(where), "action #%zu", action);
-	else
-		snprintf(where, sizeof(where), "predicate");
-	fflush(t->out);
-	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: dtrace:::%s): %s in %s%s\n",
-		e->epid, e->probe->id, which, fault_text(vm->fault, vm->fault_addr, buf, sizeof(buf)),
-		where, dif_offset(vm->fault, vm->fault_insn, off, sizeof(off)));
+	fault(t, &f);
 }
 
 /*
@@ -604,7 +531,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 			if (e->pred.is_const) {
 				v = (uint64_t)e->pred.const_val;
 			} else if (udt_difo_run((const void *)e->pred.bytes, &vm, &v)) {
-				local_error(t, e, which, 0, &vm);
+				local_error(t, e, 0, &vm);
 				continue;
 			}
 			if (!v)
@@ -675,7 +602,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 				vm.fault_insn = 0;
 			}
 			if (fault) {
-				local_error(t, e, which, k + 1, &vm);
+				local_error(t, e, k + 1, &vm);
 				if (speculating)
 					udt__spec_publish(&sr, false);
 				goto next;
@@ -691,8 +618,9 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 			udt__spec_publish(&sr, true);
 		} else if (!silent) {
 			/* (a clause that records nothing prints nothing, as in the target) */
-			print_ecb_record(t, e, &(struct udt_rec){ .timestamp = vm.timestamp,
-								  .cpu = vm.cpu }, data);
+			struct cs_recinfo ri = { .timestamp = vm.timestamp, .cpu = vm.cpu,
+						 .pid = vm.pid, .tid = vm.tid };
+			consume_ecb_record(t, e, &ri, data);
 		}
 		if (sig)
 			raise(sig);
@@ -773,7 +701,7 @@ static void print_collected(struct cs_trace *t)
 	if (t->o.temporal && t->rec_cnt > 1)
 		qsort(t->recs, t->rec_cnt, sizeof(*t->recs), cmp_ts);
 	for (size_t i = 0; i < t->rec_cnt; i++)
-		print_record(t, &t->recs[i]);
+		consume_record(t, &t->recs[i]);
 	t->rec_cnt = 0;
 	for (size_t i = 0; i < t->rec_copy_cnt; i++)
 		free(t->rec_copies[i]);
@@ -783,11 +711,7 @@ static void print_collected(struct cs_trace *t)
 
 static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 {
-	if (!n)
-		return;
-	fflush(t->out);
-	fprintf(stderr, "dtrace: %llu drop%s on thread %d\n", (unsigned long long)n,
-		n == 1 ? "" : "s", (int)tid);
+	cs__out_drop(t, CS_DROP_PRINCIPAL, tid, n);
 }
 
 void cs__barrier_all(struct cs_trace *t)
@@ -990,10 +914,7 @@ static void report_lost(struct cs_trace *t)
 		t->lost_early = early;
 	lost += t->lost_early;
 	if (lost > t->lost_reported) {
-		fflush(t->out);
-		fprintf(stderr, "dtrace: %llu record%s lost: the target could not record them\n",
-			(unsigned long long)(lost - t->lost_reported),
-			lost - t->lost_reported == 1 ? "" : "s");
+		cs__out_drop(t, CS_DROP_LOST, 0, lost - t->lost_reported);
 		t->lost_reported = lost;
 	}
 }
@@ -1086,11 +1007,10 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__agg_snap(t, true);
 	run_local(t, "END", NULL);
 	cs__spec_report(t);
-	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations */
-	if (!t->o.agg_folded) /* (folded output is lines a flame graph reads, and only those) */
-		fputc('\n', t->out);
+	cs__out_end_records(t);
 	cs__agg_snap(t, false); /* (what END aggregated) */
 	cs__agg_print_all(t);
+	cs__out_finish(t);
 	fflush(t->out);
 	cs__shm_unmap(t);
 	/* (what the target corrupted was said; what could be read was printed) */

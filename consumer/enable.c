@@ -517,6 +517,8 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	t->proc = proc;
 	t->o = *o;
 	t->out = out;
+	if (cs__out_open(t, ret_err))
+		goto fail;
 	cs__clock_start(&t->clock_start);
 	cs_probes_load(&t->probes, proc);
 	if (proc)
@@ -965,6 +967,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	/* -Z and a description that matched nothing yet: a session, to enable the probes
 	   that appear (if the process has a runtime to register them) */
 	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
+	cs__out_start(t);
 	if (!target) {
 		cs__run_begin(t);
 		cs__ticks_start(t);
@@ -1266,6 +1269,7 @@ void cs_trace_close(struct cs_trace *t)
 	cs__spec_free(t);
 	cs__ticks_free(t);
 	cs__syms_free(t->syms);
+	cs__out_close(t);
 	cs_probes_free(&t->probes);
 	free(t);
 }

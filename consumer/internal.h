@@ -4,6 +4,7 @@
 #define UDT_CONSUMER_INTERNAL_H
 
 #include "consumer/consumer.h"
+#include "consumer/output.h"
 #include "runtime/abi.h"
 #include "runtime/bytecode.h"
 
@@ -158,9 +159,9 @@ void cs__agg_free(struct cs_trace *t);
 /* aggdata.c: take what the threads (and BEGIN and END) aggregated into the totals */
 void cs__agg_snap(struct cs_trace *t, bool final);
 uint64_t cs__agg_last_snap(struct cs_trace *t);
-/* Print the aggregations printa() did not, as DTrace does at exit. */
+/* The aggregations printa() did not print, to the output, as DTrace prints them at exit. */
 void cs__agg_print_all(struct cs_trace *t);
-/* printa(): DTrace's default output when fmt is NULL */
+/* printa(): the entries of var to the output, with format fmt (NULL: DTrace's default) */
 void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt);
 /* printa() of n aggregations with the same keys: keys once, a value of each (fmt: %@ in turn) */
 void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, size_t n,
@@ -177,8 +178,6 @@ bool cs__act_is_more(const char *fn);
 /* Compile such a call into actions of e (and the values they take). */
 int cs__act_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 		    const struct dl_probe_ctx *ctx, char **ret_err);
-/* tracemem()'s bytes as DTrace prints them (a hex dump), size of them. */
-void cs__print_tracemem(FILE *out, const uint8_t *bytes, uint64_t size);
 /* setopt(name, value) when its record is read; DTrace's message when it cannot be set. */
 void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, const char *value);
 /* Before anything runs: "Destructive actions not allowed" without -w. 0, or -1 with ret_err. */
@@ -379,8 +378,11 @@ struct cs_trace {
 	bool shm_failed;           /* the target could not make the buffers: said once */
 	uint64_t last_switch;      /* when buffers were last switched (CLOCK_MONOTONIC ns) */
 
-	/* output */
-	bool heading;
+	/* output (output.h) */
+	const struct cs_out_ops *out_ops;
+	void *out_priv;            /* the backend's */
+	bool out_started, out_finished;
+	uint64_t drop_totals[CS_OUT_NDROPS]; /* by kind (CS_DROP_LOST last) */
 	bool done;
 	bool exited;
 	int exit_status;
@@ -435,9 +437,8 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 		      struct cs_action *a, char **ret_err);
 /* The program names addresses: read the process's mappings now (at the attach). */
 void cs__stack_start(struct cs_trace *t);
-/* Print stack or address action a of a record (data), as dt_consume.c does. */
-void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_t *data);
-/* The text of key component a (a stack or an address) of an aggregation key (malloc'ed). */
+/* The text of stack or address action a of a record, or of key component a (a stack or an
+   address) of an aggregation key, as dt_consume.c prints it (malloc'ed). */
 char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const uint8_t *key);
 /* Is v printed folded with -x aggfmt=folded (a stack key, an integer value)? */
 bool cs__stack_foldable(const struct cs_aggvar *v);
@@ -624,8 +625,9 @@ bool cs__print_is(const char *fn);
 /* print(expr): a value action of e (an object's bytes, or a trace()d value) printed by type. */
 int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 		      const struct dl_probe_ctx *ctx, char **ret_err);
-/* print() action a of a record (data), to t->out. */
-void cs__print_action(struct cs_trace *t, const struct cs_action *a, const uint8_t *data);
+/* print() action a of a record (data), to out. */
+void cs__print_action(struct cs_trace *t, FILE *out, const struct cs_action *a,
+		      const uint8_t *data);
 /* size bytes of an object of type, as illumos's print() shows them. */
 void cs__print_typed(struct cs_trace *t, FILE *out, struct dl_qtype type, const uint8_t *bytes,
 		     uint64_t size);

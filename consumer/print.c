@@ -327,21 +327,22 @@ void cs__print_typed(struct cs_trace *t, FILE *out, struct dl_qtype type, const 
 	trailing_braces(&pa, 0);
 }
 
-void cs__print_action(struct cs_trace *t, const struct cs_action *a, const uint8_t *data)
+void cs__print_action(struct cs_trace *t, FILE *out, const struct cs_action *a,
+		      const uint8_t *data)
 {
 	if (a->kind == CS_ACT_TRACEMEM) {
-		cs__print_typed(t, t->out, a->print_type, data + a->off, a->size);
+		cs__print_typed(t, out, a->print_type, data + a->off, a->size);
 		return;
 	}
 	if (a->kind == CS_ACT_TRACE_STR || (a->kind == CS_ACT_TRACE_CONST && a->is_str)) {
 		/* D's string: a char array as DTrace's print() shows it, "string "..."" */
 		const char *s = a->kind == CS_ACT_TRACE_CONST ? a->cstr : (const char *)data + a->off;
 		size_t n = a->kind == CS_ACT_TRACE_CONST ? strlen(s) : strnlen(s, a->size);
-		fprintf(t->out, "string \"%.*s\"\n", (int)n, s);
+		fprintf(out, "string \"%.*s\"\n", (int)n, s);
 		return;
 	}
 	uint64_t v = (uint64_t)a->cval;
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&v, data + a->off, 8);
-	cs__print_typed(t, t->out, a->print_type, (const uint8_t *)&v, 8);
+	cs__print_typed(t, out, a->print_type, (const uint8_t *)&v, 8);
 }

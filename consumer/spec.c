@@ -365,11 +365,8 @@ void cs__spec_clean(struct cs_trace *t, bool final)
 
 void cs__spec_report(struct cs_trace *t)
 {
-	static const char *const what[3] = {
-		"speculative drop", "failed speculation", "failed speculation",
-	};
-	static const char *const why[3] = {
-		"", " (available buffer(s) still busy)", " (no speculative buffer available)",
+	static const enum cs_drop_kind kinds[3] = {
+		CS_DROP_SPEC, CS_DROP_SPEC_BUSY, CS_DROP_SPEC_UNAVAIL,
 	};
 	struct cs_spec *sp;
 	uint64_t now[3];
@@ -386,10 +383,7 @@ void cs__spec_report(struct cs_trace *t)
 	for (int k = 0; k < 3; k++) {
 		if (now[k] <= sp->reported[k])
 			continue;
-		uint64_t n = now[k] - sp->reported[k];
-		fflush(t->out);
-		fprintf(stderr, "dtrace: %llu %s%s%s\n", (unsigned long long)n, what[k],
-			n > 1 ? "s" : "", why[k]);
+		cs__out_drop(t, kinds[k], 0, now[k] - sp->reported[k]);
 		sp->reported[k] = now[k];
 	}
 }

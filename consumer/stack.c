@@ -3,7 +3,7 @@
  * User stacks and addresses in D (docs/profile.md, "Stacks"): ustack(),
  * ustack(n), ustack(n, strsize), uaddr(), usym(), ufunc() and umod(), as
  * actions and as aggregation keys; the kernel-only functions refused; their
- * printing, as dt_consume.c prints them; and the folded output
+ * text, as dt_consume.c prints them; and the folded output
  * (-x aggfmt=folded) of aggregations keyed by a stack.
  *
  * A stack is recorded by the target (UDT_ACT_USTACK: n return addresses,
@@ -178,22 +178,6 @@ char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const ui
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&pc, key + a->off, 8);
 	return udt__xstrdup(cs__syms_name(cs__trace_syms(t), pc, (enum cs_addrfmt)a->sym, false));
-}
-
-void cs__stack_print(struct cs_trace *t, const struct cs_action *a, const uint8_t *data)
-{
-	if (a->kind == CS_ACT_USTACK) {
-		struct udt_strbuf sb = { 0 };
-		stack_text(t, &sb, data + a->off, a->nframes);
-		fputs(sb.buf, t->out);
-		udt__sb_reset(&sb);
-		return;
-	}
-	uint64_t pc = (uint64_t)a->cval;
-	if (a->kind != CS_ACT_TRACE_CONST)
-		memcpy(&pc, data + a->off, 8);
-	/* dt_print_usym() and dt_print_umod(): quiet or not */
-	fprintf(t->out, "  %-50s", cs__syms_name(cs__trace_syms(t), pc, (enum cs_addrfmt)a->sym, false));
 }
 
 /* -- Folded stacks (-x aggfmt=folded) ------------------------------------------------------ */

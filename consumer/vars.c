@@ -231,8 +231,8 @@ bool cs__vars_image(struct cs_trace *t, struct udt_vars *ret, const void **ret_g
 
 static void report(struct cs_trace *t, const struct udt_dynhdr *h, uint64_t seen[3])
 {
-	static const char *const what[3] = { "", " with non-empty dirty list",
-					      " with non-empty rinsing list" };
+	static const enum cs_drop_kind kinds[3] = { CS_DROP_DYNVAR, CS_DROP_DYNVAR_DIRTY,
+						    CS_DROP_DYNVAR_RINSE };
 	uint64_t now[3] = { __atomic_load_n(&h->drops, __ATOMIC_RELAXED),
 			    __atomic_load_n(&h->dirty_drops, __ATOMIC_RELAXED),
 			    __atomic_load_n(&h->rinse_drops, __ATOMIC_RELAXED) };
@@ -240,10 +240,7 @@ static void report(struct cs_trace *t, const struct udt_dynhdr *h, uint64_t seen
 	for (int i = 0; i < 3; i++) {
 		if (now[i] <= seen[i])
 			continue;
-		uint64_t n = now[i] - seen[i];
-		fflush(t->out);
-		fprintf(stderr, "dtrace: %llu dynamic variable drop%s%s\n", (unsigned long long)n,
-			n == 1 ? "" : "s", what[i]);
+		cs__out_drop(t, kinds[i], 0, now[i] - seen[i]);
 		seen[i] = now[i];
 	}
 }
