@@ -267,7 +267,8 @@ static const char *const dynamic_opts[] = { "aggrate", "aggsortkey", "aggsortkey
 static const char *const runtime_opts[] = { "aggsize", "bufsize", "bufpolicy", "bufresize",
 					    "destructive", "dynvarsize", "nspec", "specsize",
 					    "strsize", "temporal", "maxthreads", "deadman",
-					    "scratchsize", "ustackframes", "maxframes" };
+					    "scratchsize", "ustackframes", "maxframes", "oformat",
+					    "ctfdir" };
 
 static bool listed(const char *const *v, size_t n, const char *name)
 {

@@ -57,6 +57,9 @@ struct cs_opts {
 				      | micro); 0: not set */
 	bool compile_only;         /* -e: compiled, never enabled (so -w is not needed) */
 	bool note_traps;           /* notesites=trap: SystemTap sites trapped, never jumped */
+	char oformat[32];          /* the output's format ("" text; docs/output.md) */
+	bool aggprint;             /* -O: with oformat, the aggregations are printed at exit */
+	char ctfdir[4096];         /* the CTF trace's directory ("": none; docs/output.md) */
 };
 
 /* How profile-n's samples are timed (profclock; docs/profile.md). */
@@ -78,6 +81,14 @@ void cs_opts_init(struct cs_opts *o);
  * "failed to set -x NAME: why".
  */
 const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value);
+
+/*
+ * cs_out_format_parse() - an oformat value: "text", "json", "jsonl" or
+ * "xml", then modifiers after commas ("pretty" for JSON's indented form).
+ * Return: 0 with the format in *ret_form (a static string) and *ret_pretty,
+ * or -1 when the value is not one of them.
+ */
+int cs_out_format_parse(const char *v, const char **ret_form, bool *ret_pretty);
 
 /* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
 int cs_parse_size(const char *s, uint64_t *ret);

@@ -76,6 +76,7 @@ int cs__check_difo(struct cs_trace *t, const struct dl_difo *d, const struct dl_
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,
 		     const struct dl_probe_ctx *ctx, struct cs_action *a, char **ret_err)
 {
+	a->expr = x;
 	/* ustack(), usym() and the others: stack.c */
 	int r = cs__stack_compile(t, x, ctx, a, ret_err);
 	if (r)

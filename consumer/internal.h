@@ -71,6 +71,7 @@ struct cs_action {
 	uint32_t nframes;          /* CS_ACT_USTACK */
 	const char *cstr;
 	int64_t cval;
+	const struct dl_node *expr; /* the D expression of a value (names a CTF field) */
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
 	uint32_t off;              /* where it is in the record's data */
 	bool pf_value;             /* a value of the action before it (printf, trunc...): not printed alone */

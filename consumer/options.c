@@ -324,6 +324,19 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		if (!value || (strcmp(value, "exec") && strcmp(value, "preinit") &&
 			       strcmp(value, "postinit") && strcmp(value, "main")))
 			return BAD_VALUE;
+	} else if (!strcmp(name, "oformat")) {
+		/* text, json, jsonl, xml (docs/output.md) */
+		const char *form;
+		bool pretty;
+		if (!value || strlen(value) >= sizeof(o->oformat) ||
+		    cs_out_format_parse(value, &form, &pretty))
+			return BAD_VALUE;
+		strcpy(o->oformat, value);
+	} else if (!strcmp(name, "ctfdir")) {
+		/* a CTF trace of the records, written into that directory (docs/output.md) */
+		if (!value || !*value || strlen(value) >= sizeof(o->ctfdir))
+			return BAD_VALUE;
+		strcpy(o->ctfdir, value);
 	} else if (!strcmp(name, "aggfmt")) {
 		/* folded: FlameGraph's folded stacks (docs/profile.md) */
 		if (value && !strcmp(value, "folded"))

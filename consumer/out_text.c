@@ -332,8 +332,8 @@ static void print_dist_arg(FILE *out, const void *arg)
  * ents[0]) in order, and each %@ the value of the next aggregation (the
  * last one again if there are more %@ than aggregations).
  */
-static void print_formatted(struct cs_trace *t, const struct cs_printf *fmt,
-			    const struct cs_aggent *const *ents, size_t nents)
+void cs__text_printa_row(struct cs_trace *t, FILE *out, const struct cs_printf *fmt,
+			 const struct cs_aggent *const *ents, size_t nents)
 {
 	const struct cs_aggvar *var = ents[0]->var;
 	struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
@@ -363,7 +363,7 @@ static void print_formatted(struct cs_trace *t, const struct cs_printf *fmt,
 			}
 		}
 	}
-	cs_printf_print(t->out, fmt, args, na, fmt->names_addrs ? cs__trace_syms(t) : NULL);
+	cs_printf_print(out, fmt, args, na, fmt->names_addrs ? cs__trace_syms(t) : NULL);
 	free(args);
 }
 
@@ -374,7 +374,7 @@ static void text_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 
 	if (ap->fmt) {
 		for (size_t r = 0; r < ap->nrows; r++)
-			print_formatted(t, ap->fmt, ap->ents + r * n, n);
+			cs__text_printa_row(t, t->out, ap->fmt, ap->ents + r * n, n);
 		return;
 	}
 	/* printa() starts on a new line (not a flame graph's lines, nor the ones at exit) */
@@ -416,7 +416,6 @@ static void text_free(struct cs_trace *t)
 }
 
 const struct cs_out_ops cs__out_text = {
-	.name = "text",
 	.end_records = text_end_records,
 	.record_begin = text_record_begin,
 	.value = text_value,

@@ -11,22 +11,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct cs_out_ops *const backends[] = {
-	&cs__out_text,
+/* The formats of -x oformat, and the backend that writes each. */
+static const struct {
+	const char *name;
+	const struct cs_out_ops *ops;
+} formats[] = {
+	{ "text", &cs__out_text },
+	{ "json", &cs__out_json },
+	{ "jsonl", &cs__out_json },
+	{ "xml", &cs__out_json },
 };
+
+int cs_out_format_parse(const char *v, const char **ret_form, bool *ret_pretty)
+{
+	size_t n = strcspn(v, ",");
+	const char *form = NULL;
+	bool pretty = false;
+
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(formats); i++)
+		if (strlen(formats[i].name) == n && !strncmp(v, formats[i].name, n))
+			form = formats[i].name;
+	if (!form)
+		return -1;
+	for (const char *m = v + n; *m;) {
+		m++;
+		size_t len = strcspn(m, ",");
+		if (len == 6 && !strncmp(m, "pretty", 6) && strcmp(form, "text"))
+			pretty = true;
+		else
+			return -1;
+		m += len;
+	}
+	*ret_form = form;
+	*ret_pretty = pretty;
+	return 0;
+}
 
 int cs__out_open(struct cs_trace *t, char **ret_err)
 {
-	const char *name = "text";
+	const char *form = "text";
+	bool pretty = false;
 
-	for (size_t i = 0; i < UDT__ARRAY_SIZE(backends); i++) {
-		if (!strcmp(backends[i]->name, name)) {
-			t->out_ops = backends[i];
-			return 0;
-		}
+	if (t->o.oformat[0] && cs_out_format_parse(t->o.oformat, &form, &pretty)) {
+		*ret_err = udt__xasprintf("failed to set -x oformat: unknown format \"%s\"",
+					  t->o.oformat);
+		return -1;
 	}
-	*ret_err = udt__xasprintf("failed to set -x oformat: unknown output format \"%s\"", name);
-	return -1;
+	if (t->o.ctfdir[0] && strcmp(form, "text")) {
+		*ret_err = udt__xstrdup("failed to set -x ctfdir: the records go to a CTF trace "
+					"or to -x oformat's output, not both");
+		return -1;
+	}
+	if (t->o.ctfdir[0])
+		t->out_ops = &cs__out_ctf;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(formats) && !t->out_ops; i++)
+		if (!strcmp(formats[i].name, form))
+			t->out_ops = formats[i].ops;
+	if (t->out_ops->open && t->out_ops->open(t, form, pretty, ret_err)) {
+		t->out_ops = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void cs__out_start(struct cs_trace *t)

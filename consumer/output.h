@@ -151,7 +151,9 @@ struct cs_fault {
 /* -- The backends --------------------------------------------------------------------------- */
 
 struct cs_out_ops {
-	const char *name;          /* the oformat value: "text", "json", ... */
+	/* the backend's state (t->out_priv) for format form ("json", "xml"...); 0, or -1
+	   with *ret_err */
+	int (*open)(struct cs_trace *t, const char *form, bool pretty, char **ret_err);
 	/* the trace starts (before BEGIN) and ends (after END; the aggregations printed at
 	   exit come between end_records and finish); finish may write the last of it */
 	void (*start)(struct cs_trace *t);
@@ -168,6 +170,12 @@ struct cs_out_ops {
 };
 
 extern const struct cs_out_ops cs__out_text;
+extern const struct cs_out_ops cs__out_json;
+extern const struct cs_out_ops cs__out_ctf;
+
+/* printa(fmt, ...)'s text of one row of nents entries (out_text.c), to out. */
+void cs__text_printa_row(struct cs_trace *t, FILE *out, const struct cs_printf *fmt,
+			 const struct cs_aggent *const *ents, size_t nents);
 
 /* The session's backend (o.oformat). 0, or -1 with *ret_err. */
 int cs__out_open(struct cs_trace *t, char **ret_err);

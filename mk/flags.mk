@@ -41,11 +41,15 @@ endif
 # (consumer/reloc.c); built without it, dtrace traps every such site.
 ZYDIS_OK    := $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 ZYDIS_LIBS  := $(if $(ZYDIS_OK),-lZydis)
+# json-c writes the consumer's JSON and XML output (consumer/out_json.c)
+JSONC_CFLAGS := $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
+JSONC_LIBS   := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
 # what a program linking libconsumer.a links too
-CONSUMER_LIBS = $(LIBELF_LIBS) $(ZYDIS_LIBS)
+CONSUMER_LIBS = $(LIBELF_LIBS) $(ZYDIS_LIBS) $(JSONC_LIBS)
 
 ALL_CFLAGS  = $(CSTD) $(OPT) $(WARN) -fvisibility=hidden -D_GNU_SOURCE \
-              -I. -Isdk/include -I$(BUILD)/gen $(LIBELF_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+              -I. -Isdk/include -I$(BUILD)/gen $(LIBELF_CFLAGS) $(JSONC_CFLAGS) $(CFLAGS) \
+              $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(SANLD) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 

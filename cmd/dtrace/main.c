@@ -30,7 +30,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [-CeFHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
+		"Usage: %s [-CeFHlOqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]] [-I path]\n"
 		"\t[-L path] [-o output] [-p pid] [-s script] [-U name] [-x opt[=val]]\n"
 		"\t[-X a|c|s|t]\n"
 		"\t[-P provider [[ predicate ] action ]] [-m [ provider: ] module [[ predicate ] action ]]\n"
@@ -56,6 +56,7 @@ static void usage(FILE *f)
 		"\t-m  enable or list probes matching the specified module name\n"
 		"\t-n  enable or list probes matching the specified probe name\n"
 		"\t-o  set output file\n"
+		"\t-O  with -x oformat, print the aggregations at exit\n"
 		"\t-p  grab specified process-ID and cache its symbol tables\n"
 		"\t-P  enable or list probes matching the specified provider name\n"
 		"\t-q  set quiet mode (only output explicitly traced data)\n"
@@ -67,6 +68,7 @@ static void usage(FILE *f)
 		"\t-x  enable or modify compiler and tracing options\n"
 		"\t-X  specify ISO C conformance settings for preprocessor\n"
 		"\t-Z  permit probe descriptions that match zero probes\n"
+		"\t--libxo FORMAT  the same as -x oformat=FORMAT (json, jsonl, xml)\n"
 		"\t-32, -64, -fpic, -fPIC, -k  accepted for compatibility\n",
 		udt__progname, udt__progname, udt__progname);
 }
@@ -195,6 +197,15 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			printf("udtrace %s (%s)\n", UDTRACE_VERSION, D_VERSION_STRING);
 			exit(0);
 		}
+		/* FreeBSD's: the same as -x oformat=FORMAT */
+		if (!strcmp(a, "--libxo") || !strncmp(a, "--libxo=", 8)) {
+			const char *v = a[7] ? a + 8 : NULL;
+			if (!v && ++i >= argc)
+				usage_error("option --libxo requires an argument");
+			UDT__PUSH(o->xopts, o->xopt_cnt, xcap,
+				  udt__xasprintf("oformat=%s", v ? v : argv[i]));
+			continue;
+		}
 		if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++)
 				UDT__PUSH(o->objects, o->object_cnt, ocap, argv[i]);
@@ -299,6 +310,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				break;
 			case 'S':
 				break; /* show compiler intermediate code: not available */
+			case 'O':
+				o->copts.aggprint = true; /* (FreeBSD's: oformat prints them at exit) */
+				break;
 			case 'H':
 				o->cpphdrs = true;
 				break;

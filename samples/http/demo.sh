@@ -5,8 +5,9 @@
 # BPF: the permission to ptrace it is enough) and runs samples/http/demo.d,
 # which reads the translated arguments of provider-support/http.d; a bounded
 # load of requests goes through; ^C (SIGINT) ends dtrace, which prints the
-# requests by URI and status and their latency. Then the same probes as the
-# other tools on this machine see them.
+# requests by URI and status and their latency. Then a few requests as JSON
+# lines read by jq, and the same probes as the other tools on this machine
+# see them.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -68,6 +69,23 @@ kill -INT "$dpid"
 wait "$dpid" 2>/dev/null
 dpid=
 sleep 0.2 # (the last lines through sed)
+echo
+echo "== the requests as JSON lines (-x oformat=jsonl, docs/output.md), read by jq"
+"$DTRACE" -q -x oformat=jsonl -p "$spid" -n 'http*:::request-done {
+	trace(args[1]->hri_uri); trace(args[1]->hri_respcode); trace(args[1]->hri_byteswritten); }' \
+	>"$WORK/req.jsonl" 2>"$WORK/req.err" &
+dpid=$!
+sleep 1
+for p in /index.html /about.txt /missing.html; do get "$p"; done
+sleep 0.5
+kill -INT "$dpid"
+wait "$dpid" 2>/dev/null
+dpid=
+sed 's/^/  /' "$WORK/req.jsonl" | head -3
+if command -v jq >/dev/null; then
+	echo "  jq -r '[.tid, (.output[] | .value)] | @tsv':"
+	jq -r '[.tid, (.output[] | .value)] | @tsv' "$WORK/req.jsonl" | sed 's/^/    /'
+fi
 echo
 echo "== the same probes as every SystemTap-note reader sees them (readelf -n $HTTPD)"
 readelf -n "$HTTPD" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
