@@ -9,7 +9,8 @@
 # what D clauses cost at a probe (8), bench/profile.sh, what profiling at
 # 997 Hz costs (9), bench/dynvar.sh (11), bench/inject.sh, what loading the
 # runtime into a running process costs (12), and bench/notes.sh, an enabled
-# SystemTap site against a uprobe (13). Prints ratios; never fails on a
+# SystemTap site against a uprobe (13), and bench/output.sh, what each output
+# format costs the consumer (14). Prints ratios; never fails on a
 # number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
@@ -57,6 +58,10 @@ run_dynvar() {
 run_notes() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/notes.sh" || echo "bench: bench/notes.sh failed"
 }
+# run_output: what each output format costs the consumer (bench/output.sh)
+run_output() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/output.sh" || echo "bench: bench/output.sh failed"
+}
 # run_profile: what profiling costs (bench/profile.sh), which needs none either
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
@@ -84,6 +89,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo
 	run_notes
 	echo
+	run_output
+	echo
 	run_profile
 	echo
 	run_inject
@@ -101,6 +108,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_dlang
 	echo
 	run_notes
+	echo
+	run_output
 	echo
 	run_profile
 	echo
@@ -367,6 +376,8 @@ echo
 run_dynvar
 echo
 run_notes
+echo
+run_output
 echo
 run_profile
 echo

@@ -22,13 +22,16 @@
  * no document around the objects, one a line, for readers that follow the
  * output as it grows (jq -c, a log pipeline).
  *
- * Each object is built with json-c, which escapes the strings, and written
- * whole. A string from the target that is not UTF-8 keeps its bytes: each
- * byte that is not part of a UTF-8 sequence stands for the code point of its
- * value (U+0080...U+00FF), so that every reader accepts the output.
- *
- * XML is the same tree as libxo writes it: an object an element, a list's
- * items each an element of the list's name, under <dtrace>.
+ * The objects are written as they are made, through a small emitter (as
+ * libxo's: keys, values, objects and lists opened and closed) with two
+ * encoders: JSON, and XML as libxo writes it (an object an element, each item
+ * of a list an element of the list's name, under <dtrace>). Strings are
+ * escaped by json-c (a string object reused for each, so that no record
+ * allocates). Building each record as a json-c tree and writing it cost 4
+ * times the text's CPU per record (bench/output.sh); streaming costs about
+ * as much as the text. A string from the target that is not UTF-8 keeps its
+ * bytes: each byte that is not part of a UTF-8 sequence stands for the code
+ * point of its value (U+0080...U+00FF), so that every reader accepts it.
  */
 #include "consumer/internal.h"
 #include "util/util.h"
@@ -39,18 +42,35 @@
 
 enum jform { J_DOC, J_LINES, J_XML };
 
+/* An object or a list the emitter is in. */
+struct level {
+	bool list;
+	bool any;                  /* something was written in it */
+	const char *name;          /* its key (XML: the element of a list's items, an object's) */
+};
+
+#define MAX_DEPTH 16
+
 struct json {
 	enum jform form;
-	int flags;                 /* json-c's, to write an object */
-	bool any;                  /* an object of the list was written */
-	json_object *rec;          /* the record being made */
-	json_object *output;       /* its "output" */
-	json_object *at_exit;      /* the aggregations printed at exit (-O), or NULL */
-	FILE *mem;                 /* a message's text (printf(), print()) */
+	bool pretty;
+	bool any;                  /* an object of the list of probes was written */
+	bool in_record;            /* a record's object is open */
+	bool at_exit;              /* the pseudo-probe of the aggregations at exit is open */
+	FILE *out;
+	struct level lv[MAX_DEPTH];
+	int depth;
+	const char *key;           /* the key of the next value in an object */
+	json_object *str;          /* the string json-c escapes (reused) */
+	FILE *mem;                 /* a message's text (printf(), print(), printa()) */
 	char *mem_buf;
 	size_t mem_sz;
-	char *str;                 /* a string made UTF-8 */
-	size_t str_cap;
+	char *utf8;                /* a string made UTF-8 */
+	size_t utf8_cap;
+	struct cs_drop *pending;   /* drops counted while a record was open (a printa()'s) */
+	size_t npending, pending_cap;
+	char **probe_text;         /* by probe ID: its members as written (compact JSON only) */
+	size_t nprobe_text;
 };
 
 static struct json *json_of(struct cs_trace *t)
@@ -58,7 +78,7 @@ static struct json *json_of(struct cs_trace *t)
 	return t->out_priv;
 }
 
-/* -- Values -------------------------------------------------------------------------------------- */
+/* -- The emitter ------------------------------------------------------------------------------ */
 
 /* The length of the UTF-8 sequence at s (of n bytes), or 0 if none starts there. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
@@ -78,81 +98,235 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* A JSON string of the n bytes at s, made UTF-8 (each stray byte its own code point). */
-static json_object *jstr_n(struct json *j, const char *s, size_t n)
+/* s (n bytes) made UTF-8, each stray byte its own code point: s itself when it is. */
+static const char *utf8(struct json *j, const char *s, size_t n, size_t *ret_n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, w = 0;
+	size_t i = 0, w = 0, len;
 
-	while (i < n) {
-		size_t len = utf8_seq(u + i, n - i);
-		if (!len)
-			break;
+	while (i < n && (len = utf8_seq(u + i, n - i)))
 		i += len;
-	}
+	*ret_n = n;
 	if (i == n)
-		return json_object_new_string_len(s, (int)n);
-	if (j->str_cap < 2 * n + 1) {
-		j->str_cap = 2 * n + 1;
-		j->str = udt__xreallocarray(j->str, j->str_cap, 1);
+		return s;
+	if (j->utf8_cap < 2 * n + 1) {
+		j->utf8_cap = 2 * n + 1;
+		j->utf8 = udt__xreallocarray(j->utf8, j->utf8_cap, 1);
 	}
 	for (i = 0; i < n;) {
-		size_t len = utf8_seq(u + i, n - i);
+		len = utf8_seq(u + i, n - i);
 		if (len) {
-			memcpy(j->str + w, u + i, len);
+			memcpy(j->utf8 + w, u + i, len);
 			w += len;
 			i += len;
 		} else {
-			j->str[w++] = (char)(0xc0 | u[i] >> 6);
-			j->str[w++] = (char)(0x80 | (u[i] & 0x3f));
+			j->utf8[w++] = (char)(0xc0 | u[i] >> 6);
+			j->utf8[w++] = (char)(0x80 | (u[i] & 0x3f));
 			i++;
 		}
 	}
-	return json_object_new_string_len(j->str, (int)w);
+	*ret_n = w;
+	return j->utf8;
 }
 
-static json_object *jstr(struct json *j, const char *s)
+/* Text for XML: & < > escaped, and the characters XML 1.0 cannot hold made U+FFFD. */
+static void xml_text(FILE *out, const char *s, size_t n)
 {
-	return jstr_n(j, s, strlen(s));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			fputs("\xef\xbf\xbd", out);
+		else
+			putc(c, out);
+	}
 }
 
-/* An integer of size bytes, signed or not, as a JSON number. */
-static json_object *jint(uint64_t v, unsigned size, bool is_signed)
+static void indent(struct json *j)
 {
-	if (size < 8) {
+	putc('\n', j->out);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->out);
+}
+
+/* What comes before a value: a comma, the key; XML: the element it is (NULL: none). */
+static const char *before(struct json *j)
+{
+	struct level *l = j->depth ? &j->lv[j->depth - 1] : NULL;
+	const char *key = j->key;
+
+	j->key = NULL;
+	if (j->form == J_XML)
+		return !l ? "probes" : l->list ? l->name : key;
+	if (l && l->any)
+		putc(',', j->out);
+	if (l && j->pretty)
+		indent(j);
+	if (l && !l->list) {
+		/* (keys are ours, or D identifiers: nothing in them to escape) */
+		putc('"', j->out);
+		fputs(key, j->out);
+		fputs(j->pretty ? "\": " : "\":", j->out);
+	}
+	if (l)
+		l->any = true;
+	return NULL;
+}
+
+static void key(struct json *j, const char *k)
+{
+	j->key = k;
+}
+
+/* Open an object or a list (the value of the key given, or an item of the list it is in). */
+static void jopen(struct json *j, bool list)
+{
+	const char *name = before(j);
+
+	if (j->depth == MAX_DEPTH)
+		return; /* (deeper than anything here) */
+	if (j->form == J_XML && !list)
+		fprintf(j->out, "<%s>", name);
+	else if (j->form != J_XML)
+		putc(list ? '[' : '{', j->out);
+	/* an XML list is its items, each an element of its name; a list in a list, the same */
+	j->lv[j->depth++] = (struct level){ .list = list, .name = name };
+}
+
+static void jclose(struct json *j)
+{
+	struct level *l = &j->lv[--j->depth];
+
+	if (j->form == J_XML) {
+		if (!l->list)
+			fprintf(j->out, "</%s>", l->name);
+		return;
+	}
+	if (j->pretty && l->any)
+		indent(j);
+	putc(l->list ? ']' : '}', j->out);
+}
+
+/* A scalar's text (already JSON: a number, true); XML: as it is. */
+static void scalar(struct json *j, const char *text)
+{
+	const char *name = before(j);
+
+	if (j->form == J_XML)
+		fprintf(j->out, "<%s>%s</%s>", name, text, name);
+	else
+		fputs(text, j->out);
+}
+
+static void str_n(struct json *j, const char *s, size_t n)
+{
+	const char *name = before(j);
+	size_t len;
+
+	s = utf8(j, s, n, &n);
+	if (j->form == J_XML) {
+		fprintf(j->out, "<%s>", name);
+		xml_text(j->out, s, n);
+		fprintf(j->out, "</%s>", name);
+		return;
+	}
+	if (!n) {
+		/* (json-c 0.16 leaks a string set to "" after a long one) */
+		fputs("\"\"", j->out);
+		return;
+	}
+	json_object_set_string_len(j->str, s, (int)n);
+	const char *e = json_object_to_json_string_length(j->str, JSON_C_TO_STRING_NOSLASHESCAPE,
+							  &len);
+	fwrite(e, 1, len, j->out);
+}
+
+static void str(struct json *j, const char *s)
+{
+	str_n(j, s, strlen(s));
+}
+
+/* v in decimal, ending at end (which it returns the start of) */
+static char *decimal(uint64_t v, char *end)
+{
+	*--end = 0;
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+static void num_u(struct json *j, uint64_t v)
+{
+	char b[32];
+
+	scalar(j, decimal(v, b + sizeof(b)));
+}
+
+static void num_i(struct json *j, int64_t v)
+{
+	char b[32], *p;
+
+	if (v >= 0) {
+		num_u(j, (uint64_t)v);
+		return;
+	}
+	p = decimal(0 - (uint64_t)v, b + sizeof(b));
+	*--p = '-';
+	scalar(j, p);
+}
+
+static void boolean(struct json *j, bool v)
+{
+	scalar(j, v ? "true" : "false");
+}
+
+/* An integer of size bytes, signed or not. */
+static void num_sized(struct json *j, uint64_t v, unsigned size, bool is_signed)
+{
+	if (size && size < 8) {
 		unsigned bits = size * 8;
 		v &= (1ull << bits) - 1;
 		if (is_signed && (v >> (bits - 1)))
 			v |= ~0ull << bits;
 	}
-	if (is_signed || v <= INT64_MAX)
-		return json_object_new_int64((int64_t)v);
-	return json_object_new_uint64(v);
+	if (is_signed)
+		num_i(j, (int64_t)v);
+	else
+		num_u(j, v);
 }
 
-/* The bits of a float (size 4) or a double (8) as a JSON number. */
-static json_object *jfloat(uint64_t v, unsigned size)
+/* The bits of a float (size 4) or a double (8); JSON has no NaN or infinity: null. */
+static void num_float(struct json *j, uint64_t v, unsigned size)
 {
+	char b[64];
 	double d;
 
 	if (size == 4) {
 		float f;
-		uint32_t b = (uint32_t)v;
-		memcpy(&f, &b, 4);
+		uint32_t bits = (uint32_t)v;
+		memcpy(&f, &bits, 4);
 		d = f;
 	} else {
 		memcpy(&d, &v, 8);
 	}
-	return json_object_new_double(d);
+	if (d != d || d - d != 0)
+		snprintf(b, sizeof(b), "null");
+	else
+		snprintf(b, sizeof(b), "%.17g", d);
+	scalar(j, b);
 }
 
-/* {key: val} */
-static json_object *pair(const char *key, json_object *val)
+/* {"key": ...} as an item of the output list: the pair's key set, its value to follow. */
+static void item(struct json *j, const char *k)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, key, val);
-	return o;
+	jopen(j, false);
+	key(j, k);
 }
 
 /* The memory stream a message is written into, emptied. */
@@ -165,40 +339,49 @@ static FILE *mem_start(struct json *j)
 	return j->mem;
 }
 
-/* What was written into it since mem_start(), as a JSON string. */
-static json_object *mem_take(struct json *j)
+/* What was written into it since mem_start(), as a string value. */
+static void mem_str(struct json *j)
 {
 	fflush(j->mem);
-	return jstr_n(j, j->mem_buf, (size_t)ftell(j->mem));
+	str_n(j, j->mem_buf, (size_t)ftell(j->mem));
 }
 
+/* -- Values -------------------------------------------------------------------------------------- */
+
 /* A frame as DTrace names it ("module`function+0xoff"), and its parts, as FreeBSD's. */
-static json_object *frame(struct json *j, const char *name, size_t n)
+static void frame(struct json *j, const char *name, size_t n)
 {
-	json_object *f = json_object_new_object();
 	const char *tick = memchr(name, '`', n), *plus = NULL;
 
-	json_object_object_add(f, "symbol", jstr_n(j, name, n));
+	jopen(j, false);
+	key(j, "symbol");
+	str_n(j, name, n);
 	for (const char *p = name; p < name + n; p++)
 		if (*p == '+')
 			plus = p;
-	if (tick)
-		json_object_object_add(f, "module", jstr_n(j, name, (size_t)(tick - name)));
+	if (tick) {
+		key(j, "module");
+		str_n(j, name, (size_t)(tick - name));
+	}
 	const char *fn = tick ? tick + 1 : name, *end = plus && plus > fn ? plus : name + n;
-	if (tick && end > fn && strncmp(fn, "0x", 2))
-		json_object_object_add(f, "name", jstr_n(j, fn, (size_t)(end - fn)));
-	if (plus && plus > fn)
-		json_object_object_add(f, "offset", jstr_n(j, plus + 1, (size_t)(name + n - plus - 1)));
-	else if (!tick || !strncmp(fn, "0x", 2))
-		json_object_object_add(f, "offset", jstr_n(j, fn, (size_t)(name + n - fn)));
-	return f;
+	if (tick && end > fn && strncmp(fn, "0x", 2)) {
+		key(j, "name");
+		str_n(j, fn, (size_t)(end - fn));
+	}
+	if (plus && plus > fn) {
+		key(j, "offset");
+		str_n(j, plus + 1, (size_t)(name + n - plus - 1));
+	} else if (!tick || !strncmp(fn, "0x", 2)) {
+		key(j, "offset");
+		str_n(j, fn, (size_t)(name + n - fn));
+	}
+	jclose(j);
 }
 
-/* A stack's text (stack.c: a newline, then a frame a line, indented) as an array of frames. */
-static json_object *frames(struct json *j, const char *text)
+/* A stack's text (stack.c: a newline, then a frame a line, indented) as a list of frames. */
+static void frames(struct json *j, const char *text)
 {
-	json_object *a = json_object_new_array();
-
+	jopen(j, true);
 	for (const char *p = text; *p;) {
 		const char *e = strchr(p, '\n');
 		if (!e)
@@ -206,10 +389,10 @@ static json_object *frames(struct json *j, const char *text)
 		while (p < e && *p == ' ')
 			p++;
 		if (p < e)
-			json_object_array_add(a, frame(j, p, (size_t)(e - p)));
+			frame(j, p, (size_t)(e - p));
 		p = *e ? e + 1 : e;
 	}
-	return a;
+	jclose(j);
 }
 
 /* What usym(), uaddr() and umod() are called in the output. */
@@ -226,51 +409,60 @@ static const char *addr_key(const struct cs_action *a)
 }
 
 /* A printf() argument as trace() would have recorded it. */
-static json_object *pfarg(struct json *j, const struct cs_pfarg *a)
+static void pfarg(struct json *j, const struct cs_pfarg *a)
 {
 	if (a->s)
-		return jstr(j, a->s);
-	if (a->is_float)
-		return jfloat(a->v, a->size);
-	return jint(a->v, a->size, !a->is_unsigned);
-}
-
-static void add_output(struct json *j, json_object *o)
-{
-	if (j->output)
-		json_object_array_add(j->output, o);
+		str(j, a->s);
+	else if (a->is_float)
+		num_float(j, a->v, a->size);
 	else
-		json_object_put(o);
+		num_sized(j, a->v, a->size, !a->is_unsigned);
 }
 
 static void json_value(struct cs_trace *t, const struct cs_outval *v)
 {
 	struct json *j = json_of(t);
 	const struct cs_action *a = v->act;
-	FILE *m;
 
+	if (!j->in_record)
+		return;
 	switch (v->kind) {
 	case CS_OV_INT:
-		add_output(j, pair("value", a->is_float ? jfloat(v->v, v->size)
-							: jint(v->v, v->size, a->is_signed)));
+		item(j, "value");
+		if (a->is_float)
+			num_float(j, v->v, v->size);
+		else
+			num_sized(j, v->v, v->size, a->is_signed);
+		jclose(j);
 		break;
 	case CS_OV_STR:
-		add_output(j, pair("value", jstr(j, v->s)));
+		item(j, "value");
+		str(j, v->s);
+		jclose(j);
 		break;
 	case CS_OV_PRINTF:
-		if (!(m = mem_start(j)))
+		if (!mem_start(j))
 			break;
-		cs_printf_print(m, v->pf, v->args, v->nargs,
+		cs_printf_print(j->mem, v->pf, v->args, v->nargs,
 				v->pf->names_addrs ? cs__trace_syms(t) : NULL);
-		add_output(j, pair("message", mem_take(j)));
-		for (size_t i = 0; i < v->nargs; i++)
-			add_output(j, pair("value", pfarg(j, &v->args[i])));
+		item(j, "message");
+		mem_str(j);
+		jclose(j);
+		for (size_t i = 0; i < v->nargs; i++) {
+			item(j, "value");
+			pfarg(j, &v->args[i]);
+			jclose(j);
+		}
 		break;
 	case CS_OV_STACK:
 	case CS_OV_ADDR: {
 		char *s = cs__stack_key_text(t, a, v->data);
-		add_output(j, v->kind == CS_OV_STACK ? pair("ustack-frames", frames(j, s))
-						     : pair(addr_key(a), jstr(j, s)));
+		item(j, v->kind == CS_OV_STACK ? "ustack-frames" : addr_key(a));
+		if (v->kind == CS_OV_STACK)
+			frames(j, s);
+		else
+			str(j, s);
+		jclose(j);
 		free(s);
 		break;
 	}
@@ -278,63 +470,74 @@ static void json_value(struct cs_trace *t, const struct cs_outval *v)
 		char *hex = udt__xmalloc(2 * (size_t)v->size + 1);
 		for (unsigned i = 0; i < v->size; i++)
 			snprintf(hex + 2 * i, 3, "%02x", v->bytes[i]);
-		hex[2 * (size_t)v->size] = 0;
-		add_output(j, pair("tracemem", json_object_new_string(hex)));
+		item(j, "tracemem");
+		str_n(j, hex, 2 * (size_t)v->size);
+		jclose(j);
 		free(hex);
 		break;
 	}
-	case CS_OV_PRINT: {
-		if (!(m = mem_start(j)))
+	case CS_OV_PRINT:
+		if (!mem_start(j))
 			break;
-		cs__print_action(t, m, a, v->data);
-		json_object *o = pair("type", jstr(j, dl_type_cdecl(t->prog, a->print_type, NULL)));
-		json_object_object_add(o, "print", mem_take(j));
-		add_output(j, o);
+		cs__print_action(t, j->mem, a, v->data);
+		item(j, "type");
+		str(j, dl_type_cdecl(t->prog, a->print_type, NULL));
+		key(j, "print");
+		mem_str(j);
+		jclose(j);
 		break;
-	}
 	}
 }
 
 /* -- Aggregations -------------------------------------------------------------------------------- */
 
 /* A key component: an integer as the text shows it, a string, a stack's frames. */
-static json_object *agg_key(struct json *j, const struct cs_aggkey *k, const struct cs_aggkv *v)
+static void agg_key(struct json *j, const struct cs_aggkey *k, const struct cs_aggkv *v)
 {
 	if (k->sym == CS_ADDR_USTACK)
-		return frames(j, v->s);
-	if (k->is_str)
-		return jstr(j, v->s);
-	return jint(v->v, k->size ? k->size : 8, k->size >= 4);
+		frames(j, v->s);
+	else if (k->is_str)
+		str(j, v->s);
+	else
+		num_sized(j, v->v, k->size ? k->size : 8, k->size >= 4);
 }
 
-/* An entry's value: {"count": n} (the function's name), or {"buckets": [...]}. */
-static void agg_value(struct json *j, json_object *o, const struct cs_aggent *e)
+/* An entry's value in the object open: "count": n (the function's name), or "buckets". */
+static void agg_value(struct json *j, const struct cs_aggent *e)
 {
-	(void)j;
 	if (!cs__agg_is_dist(e->var)) {
-		json_object_object_add(o, e->var->fname,
-				       e->var->func == UDT_AGG_STDDEV
-					       ? json_object_new_uint64(cs__agg_value(e))
-					       : json_object_new_int64((int64_t)cs__agg_value(e)));
+		key(j, e->var->fname);
+		if (e->var->func == UDT_AGG_STDDEV)
+			num_u(j, cs__agg_value(e));
+		else
+			num_i(j, (int64_t)cs__agg_value(e));
 		return;
 	}
 	int n, first, last;
 	int64_t *lo, normal = e->var->normal ? e->var->normal : 1;
-	json_object *b = json_object_new_array();
 
 	cs__agg_dist_range(e, &n, &first, &last, &lo);
+	key(j, "buckets");
+	jopen(j, true);
 	for (int i = first; i <= last; i++) {
-		json_object *bk = pair("value", json_object_new_int64(lo[i]));
-		json_object_object_add(bk, "count", json_object_new_int64(e->val[i] / normal));
+		jopen(j, false);
+		key(j, "value");
+		num_i(j, lo[i]);
+		key(j, "count");
+		num_i(j, e->val[i] / normal);
 		/* lquantize()'s and llquantize()'s first bucket is "< value", their last ">= value" */
-		if (e->var->func != UDT_AGG_QUANTIZE && (i == 0 || i == n - 1))
-			json_object_object_add(bk, i ? "overflow" : "underflow",
-					       json_object_new_boolean(1));
-		json_object_array_add(b, bk);
+		if (e->var->func != UDT_AGG_QUANTIZE && (i == 0 || i == n - 1)) {
+			key(j, i ? "overflow" : "underflow");
+			boolean(j, true);
+		}
+		jclose(j);
 	}
+	jclose(j);
 	free(lo);
-	json_object_object_add(o, "buckets", b);
 }
+
+static void probe_object(struct cs_trace *t, const struct cs_probe *pr, const char *name,
+			 const struct cs_recinfo *ri);
 
 static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 {
@@ -344,197 +547,230 @@ static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 	/* at exit only with -O, as FreeBSD's: scripts print what they want with printa() */
 	if (ap->at_exit && !t->o.aggprint)
 		return;
-	json_object *o = pair("aggregation-name", jstr(j, ap->vars[0]->name));
-	if (n > 1) {
-		json_object *names = json_object_new_array();
-		for (size_t k = 0; k < n; k++)
-			json_object_array_add(names, jstr(j, ap->vars[k]->name));
-		json_object_object_add(o, "aggregation-names", names);
+	if (ap->at_exit && !j->at_exit) {
+		/* the aggregations at exit: the output of a pseudo-probe, closed by finish */
+		probe_object(t, NULL, "AGGREGATIONS", NULL);
+		key(j, "output");
+		jopen(j, true);
+		j->at_exit = true;
 	}
-	json_object *data = json_object_new_array();
+	if (!j->in_record && !j->at_exit)
+		return;
+	jopen(j, false);
+	key(j, "aggregation-name");
+	str(j, ap->vars[0]->name);
+	if (n > 1) {
+		key(j, "aggregation-names");
+		jopen(j, true);
+		for (size_t k = 0; k < n; k++)
+			str(j, ap->vars[k]->name);
+		jclose(j);
+	}
+	key(j, "aggregation-data");
+	jopen(j, true);
 	for (size_t r = 0; r < ap->nrows; r++) {
 		const struct cs_aggent *const *row = ap->ents + r * n;
-		json_object *ent = json_object_new_object(), *keys = json_object_new_array();
+		jopen(j, false);
+		key(j, "keys");
+		jopen(j, true);
 		for (size_t k = 0; k < ap->vars[0]->nkeys; k++)
-			json_object_array_add(keys, agg_key(j, &ap->vars[0]->keys[k], &row[0]->keys[k]));
-		json_object_object_add(ent, "keys", keys);
+			agg_key(j, &ap->vars[0]->keys[k], &row[0]->keys[k]);
+		jclose(j);
 		if (n == 1) {
-			agg_value(j, ent, row[0]);
+			agg_value(j, row[0]);
 		} else {
-			json_object *vals = json_object_new_array();
+			key(j, "values");
+			jopen(j, true);
 			for (size_t k = 0; k < n; k++) {
-				json_object *vo = json_object_new_object();
-				agg_value(j, vo, row[k]);
-				json_object_array_add(vals, vo);
+				jopen(j, false);
+				agg_value(j, row[k]);
+				jclose(j);
 			}
-			json_object_object_add(ent, "values", vals);
+			jclose(j);
 		}
-		FILE *m;
-		if (ap->fmt && (m = mem_start(j))) {
-			cs__text_printa_row(t, m, ap->fmt, row, n);
-			json_object_object_add(ent, "message", mem_take(j));
+		if (ap->fmt && mem_start(j)) {
+			cs__text_printa_row(t, j->mem, ap->fmt, row, n);
+			key(j, "message");
+			mem_str(j);
 		}
-		json_object_array_add(data, ent);
+		jclose(j);
 	}
-	json_object_object_add(o, "aggregation-data", data);
-	if (ap->at_exit) {
-		if (!j->at_exit)
-			j->at_exit = json_object_new_array();
-		json_object_array_add(j->at_exit, o);
-	} else {
-		add_output(j, o);
-	}
+	jclose(j);
+	jclose(j);
 }
 
-/* -- Writing ------------------------------------------------------------------------------------- */
+/* -- Records, drops, faults ------------------------------------------------------------------------ */
 
-/* Text for XML: & < > escaped, and the characters XML 1.0 cannot hold made U+FFFD. */
-static void xml_text(FILE *out, const char *s)
+/* The members that name probe pr (NULL: dtrace's INTERNAL pseudo-probe called name). */
+static void probe_members(struct json *j, const struct cs_probe *pr, const char *name)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '&')
-			fputs("&amp;", out);
-		else if (c == '<')
-			fputs("&lt;", out);
-		else if (c == '>')
-			fputs("&gt;", out);
-		else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-			fputs("\xef\xbf\xbd", out);
-		else
-			fputc(c, out);
-	}
+	key(j, "id");
+	num_i(j, pr ? (int64_t)pr->id : -1);
+	key(j, "provider");
+	str(j, pr ? pr->prov : "dtrace");
+	key(j, "module");
+	str(j, pr ? pr->mod : "INTERNAL");
+	key(j, "function");
+	str(j, pr ? pr->func : "INTERNAL");
+	key(j, "name");
+	str(j, pr ? pr->name : name);
 }
 
-/* o as libxo writes XML: an object an element, each item of a list an element of its name. */
-static void xml_write(FILE *out, const char *name, json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			xml_write(out, name, json_object_array_get_idx(o, i));
-		return;
-	case json_type_object:
-		fprintf(out, "<%s>", name);
-		json_object_object_foreach(o, key, val)
-			xml_write(out, key, val);
-		fprintf(out, "</%s>", name);
-		return;
-	case json_type_null:
-		fprintf(out, "<%s/>", name);
-		return;
-	case json_type_string:
-		fprintf(out, "<%s>", name);
-		xml_text(out, json_object_get_string(o));
-		fprintf(out, "</%s>", name);
-		return;
-	default:
-		fprintf(out, "<%s>%s</%s>", name, json_object_to_json_string_ext(o, 0), name);
-		return;
-	}
-}
-
-/* One object of the list of probes, written (and freed). */
-static void emit(struct cs_trace *t, json_object *o)
+/* Open the object of probe pr (NULL: dtrace's INTERNAL pseudo-probe called name) in the list. */
+static void probe_object(struct cs_trace *t, const struct cs_probe *pr, const char *name,
+			 const struct cs_recinfo *ri)
 {
 	struct json *j = json_of(t);
 
-	if (j->form == J_XML) {
-		xml_write(t->out, "probes", o);
-		fputc('\n', t->out);
-	} else {
-		size_t len;
-		const char *s = json_object_to_json_string_length(o, j->flags, &len);
-		if (j->form == J_DOC && j->any)
-			fputs(",\n", t->out);
-		fwrite(s, 1, len, t->out);
-		if (j->form == J_LINES)
-			fputc('\n', t->out);
-	}
+	if (j->form == J_DOC && j->any)
+		fputs(",\n", j->out);
 	j->any = true;
-	json_object_put(o);
+	jopen(j, false);
+	key(j, "timestamp");
+	num_u(j, ri ? ri->timestamp : cs__now_ns());
+	key(j, "cpu");
+	num_i(j, ri ? (int64_t)ri->cpu : -1);
+	if (pr && j->form != J_XML && !j->pretty) {
+		/* a probe's members are the same in each of its records: made once */
+		if (pr->id >= j->nprobe_text) {
+			size_t n = pr->id + 64;
+			j->probe_text = udt__xreallocarray(j->probe_text, n, sizeof(*j->probe_text));
+			memset(j->probe_text + j->nprobe_text, 0,
+			       (n - j->nprobe_text) * sizeof(*j->probe_text));
+			j->nprobe_text = n;
+		}
+		if (!j->probe_text[pr->id]) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = j->out, *m = open_memstream(&text, &len);
+			if (m) {
+				j->out = m;
+				probe_members(j, pr, name);
+				j->out = out;
+				fclose(m);
+				j->probe_text[pr->id] = text;
+			}
+		}
+		if (j->probe_text[pr->id])
+			fputs(j->probe_text[pr->id], j->out);
+		else
+			probe_members(j, pr, name);
+	} else {
+		probe_members(j, pr, name);
+	}
+	if (ri) {
+		key(j, "pid");
+		num_i(j, ri->pid);
+		key(j, "tid");
+		num_i(j, ri->tid);
+	}
 }
 
-/* An object of probe pr (NULL: dtrace's INTERNAL pseudo-probe called name). */
-static json_object *probe_object(struct json *j, const struct cs_probe *pr, const char *name,
-				 const struct cs_recinfo *ri)
+/* Close the object of the list of probes. */
+static void probe_end(struct json *j)
 {
-	json_object *o = json_object_new_object();
+	jclose(j);
+	if (j->form != J_DOC)
+		putc('\n', j->out);
+}
 
-	json_object_object_add(o, "timestamp", json_object_new_uint64(ri ? ri->timestamp
-									  : cs__now_ns()));
-	json_object_object_add(o, "cpu", json_object_new_int64(ri ? (int64_t)ri->cpu : -1));
-	json_object_object_add(o, "id", json_object_new_int64(pr ? (int64_t)pr->id : -1));
-	json_object_object_add(o, "provider", jstr(j, pr ? pr->prov : "dtrace"));
-	json_object_object_add(o, "module", jstr(j, pr ? pr->mod : "INTERNAL"));
-	json_object_object_add(o, "function", jstr(j, pr ? pr->func : "INTERNAL"));
-	json_object_object_add(o, "name", jstr(j, pr ? pr->name : name));
-	if (ri) {
-		json_object_object_add(o, "pid", json_object_new_int64(ri->pid));
-		json_object_object_add(o, "tid", json_object_new_int64(ri->tid));
+static void json_drop(struct cs_trace *t, const struct cs_drop *d);
+
+/* The drops counted while an object was open, written after it. */
+static void flush_pending(struct cs_trace *t)
+{
+	struct json *j = json_of(t);
+
+	for (size_t i = 0; i < j->npending; i++) {
+		json_drop(t, &j->pending[i]);
+		free((char *)j->pending[i].msg);
 	}
-	return o;
+	j->npending = 0;
 }
 
 static void json_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
 {
 	struct json *j = json_of(t);
 
-	json_object_put(j->rec); /* (a record left open: none is) */
-	j->rec = probe_object(j, e->probe, NULL, ri);
-	j->output = json_object_new_array();
-	json_object_object_add(j->rec, "output", j->output);
+	if (j->in_record || j->at_exit)
+		return; /* (none is open: a record is never inside another) */
+	probe_object(t, e->probe, NULL, ri);
+	key(j, "output");
+	jopen(j, true);
+	j->in_record = true;
 }
 
 static void json_record_end(struct cs_trace *t)
 {
 	struct json *j = json_of(t);
-	json_object *rec = j->rec;
 
-	j->rec = NULL;
-	j->output = NULL;
-	if (rec)
-		emit(t, rec);
+	if (!j->in_record)
+		return;
+	jclose(j);
+	probe_end(j);
+	j->in_record = false;
+	flush_pending(t);
 }
 
 static void json_drop(struct cs_trace *t, const struct cs_drop *d)
 {
 	struct json *j = json_of(t);
-	json_object *o = probe_object(j, NULL, "DROP", NULL);
 
-	json_object_object_add(o, "count", json_object_new_uint64(d->count));
-	json_object_object_add(o, "total", json_object_new_uint64(d->total));
-	json_object_object_add(o, "kind", json_object_new_int64(d->kind));
-	if (d->tid)
-		json_object_object_add(o, "tid", json_object_new_int64(d->tid));
-	json_object_object_add(o, "msg", jstr(j, d->msg));
-	emit(t, o);
+	if (j->in_record || j->at_exit) {
+		/* (an aggregation drop found by a record's printa(): written after the record) */
+		struct cs_drop c = *d;
+		c.msg = udt__xstrdup(d->msg);
+		UDT__PUSH(j->pending, j->npending, j->pending_cap, c);
+		return;
+	}
+	probe_object(t, NULL, "DROP", NULL);
+	key(j, "count");
+	num_u(j, d->count);
+	key(j, "total");
+	num_u(j, d->total);
+	key(j, "kind");
+	num_i(j, d->kind);
+	if (d->tid) {
+		key(j, "tid");
+		num_i(j, d->tid);
+	}
+	key(j, "msg");
+	str(j, d->msg);
+	probe_end(j);
 }
 
 static void json_fault(struct cs_trace *t, const struct cs_fault *f)
 {
 	struct json *j = json_of(t);
 	const struct cs_probe *pr = f->ecb->probe;
-	json_object *o = probe_object(j, NULL, "ERROR", &f->where);
 	char desc[1024];
 
-	json_object_object_add(o, "epid", json_object_new_int64(f->ecb->epid));
-	json_object_object_add(o, "probe-id", json_object_new_int64(pr->id));
+	if (j->in_record || j->at_exit)
+		return; /* (a fault is never found while a record is written) */
+	probe_object(t, NULL, "ERROR", &f->where);
+	key(j, "epid");
+	num_i(j, f->ecb->epid);
+	key(j, "probe-id");
+	num_i(j, pr->id);
 	snprintf(desc, sizeof(desc), "%s:%s:%s:%s", pr->prov, pr->mod, pr->func, pr->name);
-	json_object_object_add(o, "probe", jstr(j, desc));
-	json_object_object_add(o, "action", json_object_new_int64(f->action));
-	json_object_object_add(o, "msg", jstr(j, f->msg));
-	emit(t, o);
+	key(j, "probe");
+	str(j, desc);
+	key(j, "action");
+	num_i(j, f->action);
+	key(j, "msg");
+	str(j, f->msg);
+	probe_end(j);
 }
 
 static void json_start(struct cs_trace *t)
 {
 	struct json *j = json_of(t);
 
+	j->out = t->out;
 	if (j->form == J_XML)
-		fputs("<?xml version=\"1.0\"?>\n<dtrace>\n", t->out);
+		fputs("<?xml version=\"1.0\"?>\n<dtrace>\n", j->out);
 	else if (j->form == J_DOC)
-		fputs("{\"dtrace\":{\"probes\":[\n", t->out);
+		fputs("{\"dtrace\":{\"probes\":[\n", j->out);
 }
 
 static void json_finish(struct cs_trace *t)
@@ -543,16 +779,15 @@ static void json_finish(struct cs_trace *t)
 
 	json_record_end(t); /* (a record cut short by an error) */
 	if (j->at_exit) {
-		/* the aggregations printed at exit (-O): a pseudo-probe's output */
-		json_object *o = probe_object(j, NULL, "AGGREGATIONS", NULL);
-		json_object_object_add(o, "output", j->at_exit);
-		j->at_exit = NULL;
-		emit(t, o);
+		jclose(j);
+		probe_end(j);
+		j->at_exit = false;
+		flush_pending(t);
 	}
 	if (j->form == J_XML)
-		fputs("</dtrace>\n", t->out);
+		fputs("</dtrace>\n", j->out);
 	else if (j->form == J_DOC)
-		fputs(j->any ? "\n]}}\n" : "]}}\n", t->out);
+		fputs(j->any ? "\n]}}\n" : "]}}\n", j->out);
 }
 
 static void json_free(struct cs_trace *t)
@@ -561,12 +796,17 @@ static void json_free(struct cs_trace *t)
 
 	if (!j)
 		return;
-	json_object_put(j->rec);
-	json_object_put(j->at_exit);
+	json_object_put(j->str);
 	if (j->mem)
 		fclose(j->mem);
 	free(j->mem_buf);
-	free(j->str);
+	free(j->utf8);
+	for (size_t i = 0; i < j->npending; i++)
+		free((char *)j->pending[i].msg);
+	free(j->pending);
+	for (size_t i = 0; i < j->nprobe_text; i++)
+		free(j->probe_text[i]);
+	free(j->probe_text);
 	free(j);
 	t->out_priv = NULL;
 }
@@ -578,8 +818,9 @@ static int json_open(struct cs_trace *t, const char *form, bool pretty, char **r
 
 	(void)ret_err;
 	j->form = !strcmp(form, "xml") ? J_XML : !strcmp(form, "jsonl") ? J_LINES : J_DOC;
-	j->flags = JSON_C_TO_STRING_NOSLASHESCAPE |
-		   (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
+	j->pretty = pretty && j->form != J_XML;
+	j->str = json_object_new_string("");
+	j->out = t->out;
 	t->out_priv = j;
 	return 0;
 }

@@ -170,7 +170,8 @@ lpid=$!
 exec 4>ctl
 "$DTRACE" -x oformat=json -o int.json -n 'rt*:::tick { trace(arg1); }' -p "$lpid" 2>int.err &
 dpid=$!
-wait_for int.json '"name":"tick"'
+# (the records reach the file each round; a loaded machine may take a while to attach)
+for _ in $(seq 600); do grep -q '"name":"tick"' int.json 2>/dev/null && break; sleep 0.1; done
 kill -INT "$dpid"
 wait "$dpid"
 rc=$?
