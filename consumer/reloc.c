@@ -20,8 +20,9 @@
  *    the jump's five bytes, and not in a process that has shadow stacks,
  *    whose return would not match.
  *
- * Refused (the site is trapped instead): another site's nop among them
- * (it would be copied, and never fire); an instruction that cannot be
+ * Refused (the site is trapped instead): the first bytes of the next
+ * function (its entry; the padding after the site's function may go);
+ * another site's nop among them (it would be copied, and never fire); an instruction that cannot be
  * decoded; loop, jrcxz and the like (rel8 only); any other relative
  * operand (xbegin); an indirect call (its return address would be the
  * trampoline's); the traps (int3, int n, ud2...), which must happen where
@@ -211,9 +212,10 @@ static uint8_t fde_encoding(const struct cur *fr, size_t cie)
 
 /*
  * The extent [*lo, *hi) (ELF addresses) of the .eh_frame entry covering v,
- * through .eh_frame_hdr's sorted table. False when there is none to read.
+ * through .eh_frame_hdr's sorted table, and where the next entry starts
+ * (*next, UINT64_MAX: none). False when there is none to read.
  */
-static bool fde_range(Elf *e, uint64_t v, uint64_t *lo, uint64_t *hi)
+static bool fde_range(Elf *e, uint64_t v, uint64_t *lo, uint64_t *hi, uint64_t *next)
 {
 	struct cur h, fr;
 	uint8_t cnt_enc, tab_enc;
@@ -242,6 +244,11 @@ static bool fde_range(Elf *e, uint64_t v, uint64_t *lo, uint64_t *hi)
 	}
 	if (!cnt)
 		return false;
+	*next = UINT64_MAX;
+	if (a + 1 < cnt) {
+		h.at = tab + (a + 1) * 8;
+		*next = ptr(&h, tab_enc, h.addr);
+	}
 	h.at = tab + a * 8;
 	(void)ptr(&h, tab_enc, h.addr);
 	uint64_t fde = ptr(&h, tab_enc, h.addr);
@@ -419,13 +426,31 @@ bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, con
 			goto out;
 		}
 	}
-	/* the function's extent: its sized symbol, else its .eh_frame entry */
+	/*
+	 * The function's extent: its sized symbol, else its .eh_frame entry. The
+	 * jump may take the padding after its end, not the next function's first
+	 * bytes (an entry: a call's target): the next function symbol's, or the
+	 * next .eh_frame entry's.
+	 */
+	uint64_t v = site->addr - mod->base, next = UINT64_MAX, fnext;
+	bool fde = fde_range(o.e, v, &lo, &hi, &fnext);
 	if (!cs_module_symbolize(mod, site->addr, &sym) && sym->size) {
 		lo = sym->addr - mod->base;
 		hi = lo + sym->size;
-	} else if (!fde_range(o.e, site->addr - mod->base, &lo, &hi)) {
+	} else if (!fde) {
 		why = "the extent of its function is unknown (no symbol with a size, no .eh_frame "
 		      "entry)";
+		goto out;
+	}
+	if (fde)
+		next = fnext;
+	for (size_t i = 0; i < mod->sym_cnt; i++) {
+		uint64_t a = mod->syms[i].addr - mod->base;
+		if (mod->syms[i].func && a > v && a < next)
+			next = a;
+	}
+	if (v + off > next) {
+		why = "a jump would take the first bytes of the next function";
 		goto out;
 	}
 	why = scan_function(&o, &dec, lo, hi, site->addr, off);
