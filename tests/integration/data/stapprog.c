@@ -14,12 +14,15 @@
  * "done" and waits for another after them (a tracer attaches, detaches).
  * "traps" installs a SIGTRAP handler of its own, and each round raises
  * SIGTRAP and executes an int3 of its own: it prints how many it caught.
- * "blocker" starts a thread that blocks every signal and sleeps.
+ * "blocker" starts a thread that blocks every signal and sleeps. "fork"
+ * makes a child that runs the N rounds again (its probes fire in a copy of
+ * the text patched for its parent) and prints its own sum.
  */
 #include "stap.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +80,14 @@ static void pause_here(const char *say)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
-	bool wait = false, own_traps = false;
+	bool wait = false, own_traps = false, child = false;
 	long acc = 0;
 	pthread_t th;
 
 	for (int i = 2; i < argc; i++) {
 		wait |= !strcmp(argv[i], "wait");
 		own_traps |= !strcmp(argv[i], "traps");
+		child |= !strcmp(argv[i], "fork");
 		if (!strcmp(argv[i], "blocker"))
 			pthread_create(&th, NULL, blocker, NULL);
 	}
@@ -100,6 +104,22 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("sum=%ld hist=%ld\n", acc, hist[1]);
+	if (child) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			long c = 0;
+			for (int i = 0; i < n; i++) {
+				c = work(i, c);
+				frame(i, c, (short)-i, (signed char)i);
+			}
+			printf("child sum=%ld\n", c);
+			return 0;
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		printf("child status=%d\n", st);
+	}
 	if (own_traps)
 		printf("traps=%d\n", (int)traps);
 	if (wait)
