@@ -699,7 +699,7 @@ int cs__agg_local(struct cs_trace *t, const struct cs_aggact *ag, struct udt_vm_
 	if ((ag->has_val && local_value(&ag->val, vm, &x)) ||
 	    (ag->has_incr && local_value(&ag->incr, vm, &incr)))
 		return -1;
-	udt__agg_update(t->agg_local, t->o.aggsize, &ad, key, (int64_t)x, (int64_t)incr);
+	udt__agg_update(t->agg_local, t->o.aggsize, &ad, key, NULL, 0, (int64_t)x, (int64_t)incr);
 	return 0;
 }
 

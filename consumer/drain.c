@@ -424,6 +424,30 @@ static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
 	consume_ecb_record(t, e, &ri, (const uint8_t *)(r + 1));
 }
 
+/*
+ * The strings of record r (a copy of ours, checked to hold its ECB's
+ * rec_size bytes or not yet: checked here), zeroed past their NUL: the
+ * target writes a string and its NUL only, leaving the rest of its slot as
+ * the buffer held it (runtime/vm_str.c, udt__vm_str_out()).
+ */
+static void clean_strings(struct cs_trace *t, struct udt_rec *r)
+{
+	if (!r->epid || r->epid > t->ecb_cnt)
+		return;
+	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
+	if (r->size < sizeof(*r) + e->rec_size)
+		return;
+	uint8_t *data = (uint8_t *)(r + 1);
+	for (size_t k = 0; k < e->act_cnt; k++) {
+		const struct cs_action *a = &e->acts[k];
+		if (a->kind != CS_ACT_TRACE_STR || !a->size || a->off + a->size > e->rec_size)
+			continue;
+		uint8_t *z = memchr(data + a->off, 0, a->size);
+		if (z)
+			memset(z, 0, a->size - (size_t)(z - (data + a->off)));
+	}
+}
+
 void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 {
 	/* (a speculation's records, in the shared memory: read from a copy) */
@@ -432,11 +456,12 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 	if (len)
 		memcpy(recs, buf, len);
 	for (uint64_t pos = 0; pos + sizeof(struct udt_rec) <= len;) {
-		const struct udt_rec *r = (const struct udt_rec *)(const void *)(recs + pos);
+		struct udt_rec *r = (struct udt_rec *)(void *)(recs + pos);
 
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		pos += r->size;
+		clean_strings(t, r);
 		if (r->epid && r->epid <= t->ecb_cnt && t->ecbs[r->epid - 1].local) {
 			/* BEGIN's or END's: made here */
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
@@ -647,8 +672,8 @@ void cs__run_probe(struct cs_trace *t, const char *name)
  * are read from, so that each is checked and read where the target cannot
  * change it meanwhile. Kept until the round's records are printed.
  */
-static const uint8_t *copy_out(struct cs_trace *t, const uint8_t *buf, uint64_t from, uint64_t to,
-			       uint64_t size)
+static uint8_t *copy_out(struct cs_trace *t, const uint8_t *buf, uint64_t from, uint64_t to,
+			 uint64_t size)
 {
 	if (to > size)
 		to = size;
@@ -661,14 +686,15 @@ static const uint8_t *copy_out(struct cs_trace *t, const uint8_t *buf, uint64_t 
 }
 
 /* Collect the records of len bytes (a copy), as written by thread tid. */
-static void collect_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len, int32_t tid)
+static void collect_recs(struct cs_trace *t, uint8_t *recs, uint64_t len, int32_t tid)
 {
 	for (uint64_t pos = 0; pos + sizeof(struct udt_rec) <= len;) {
-		const struct udt_rec *r = (const struct udt_rec *)(const void *)(recs + pos);
+		struct udt_rec *r = (struct udt_rec *)(void *)(recs + pos);
 
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		if (r->epid != UDT_EPID_PAD) {
+			clean_strings(t, r);
 			struct cs_rec cr = { r, tid };
 			UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
 		}
@@ -680,7 +706,7 @@ static void collect_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len, 
 static void collect(struct cs_trace *t, const uint8_t *h, uint64_t from, uint64_t to,
 		    uint64_t size, int32_t tid)
 {
-	const uint8_t *c = copy_out(t, h, from, to, size);
+	uint8_t *c = copy_out(t, h, from, to, size);
 
 	if (c)
 		collect_recs(t, c, (to > size ? size : to) - from, tid);
@@ -831,15 +857,16 @@ static void ring_final(struct cs_trace *t)
 		if (head < tail || head - tail > B || tail % 8)
 			continue; /* (not a ring the runtime kept: records are 8-aligned) */
 		/* the whole ring, copied: its records are read where the target cannot write */
-		const uint8_t *h = copy_out(t, cs__half(t, i, 0), 0, B, B);
+		uint8_t *h = copy_out(t, cs__half(t, i, 0), 0, B, B);
 		while (tail < head) {
-			const struct udt_rec *r = (const struct udt_rec *)(h + tail % B);
+			struct udt_rec *r = (struct udt_rec *)(void *)(h + tail % B);
 
 			/* a pad record may be as short as its size and epid (8 bytes) */
 			if (r->size < 8 || r->size % 8 || r->size > B - tail % B ||
 			    (r->epid != UDT_EPID_PAD && r->size < sizeof(*r)))
 				break;
 			if (r->epid != UDT_EPID_PAD) {
+				clean_strings(t, r);
 				struct cs_rec cr = { r, tb->tid };
 				UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
 			}

@@ -180,7 +180,7 @@ int cs__vars_str(const struct cs_action *a, struct udt_vm_ctx *vm, uint8_t *dst)
 	}
 	if (udt_difo_run((const void *)a->difo.bytes, vm, &v))
 		return -1;
-	if (udt__vm_str_out(vm->mem, v, dst, a->size, &bad)) {
+	if (udt__vm_str_out(vm->mem, v, dst, a->size, &bad) < 0) {
 		vm->fault = UDT_FAULT_BADADDR;
 		vm->fault_addr = bad;
 		vm->fault_insn = 0;

@@ -11,21 +11,32 @@
 
 #include <string.h>
 
-static uint64_t key_hash(uint32_t aggid, const uint8_t *key, uint32_t n)
+static uint64_t hash_words(uint64_t h, const uint8_t *p, uint32_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ aggid;
-
 	for (uint32_t i = 0; i < n; i += 8) {
 		uint64_t w;
-		memcpy(&w, key + i, 8);
+		memcpy(&w, p + i, 8);
 		h = (h ^ w) * 0x100000001b3ull;
 		h ^= h >> 29;
 	}
 	return h;
 }
 
+/* The hash of a key: its parts' bytes, or all ks of them. */
+static uint64_t key_hash(uint32_t aggid, const uint8_t *key, uint32_t ks,
+			 const struct udt_aggpart *parts, uint32_t nparts)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ aggid;
+
+	if (!parts)
+		return hash_words(h, key, ks);
+	for (uint32_t k = 0; k < nparts; k++)
+		h = hash_words(h, key + parts[k].off, parts[k].len);
+	return h;
+}
+
 /* Keys of ks bytes (8-aligned) equal? A word at a time: see udt__agg_key_zero(). */
-static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t ks)
+static inline bool words_eq(const uint8_t *a, const uint8_t *b, uint32_t ks)
 {
 	for (uint32_t i = 0; i < ks; i += 8) {
 		uint64_t x, y;
@@ -34,6 +45,23 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t ks)
 		if (x != y)
 			return false;
 	}
+	return true;
+}
+
+/*
+ * Is an entry's key (whole, zero-padded) the key being built? Compared part
+ * by part: a string's part ends with its NUL, so an entry whose string is
+ * longer differs there, and one that is equal is zero after it, as the
+ * built key would be.
+ */
+static inline bool key_eq(const uint8_t *ent, const uint8_t *key, uint32_t ks,
+			  const struct udt_aggpart *parts, uint32_t nparts)
+{
+	if (!parts)
+		return words_eq(ent, key, ks);
+	for (uint32_t k = 0; k < nparts; k++)
+		if (!words_eq(ent + parts[k].off, key + parts[k].off, parts[k].len))
+			return false;
 	return true;
 }
 
@@ -151,17 +179,20 @@ static void apply(int64_t *val, const struct udt_aggdesc *ad, int64_t v, int64_t
 }
 
 void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc *ad,
-		     const uint8_t *key, int64_t v, int64_t incr)
+		     const uint8_t *key, const struct udt_aggpart *parts, uint32_t nparts,
+		     int64_t v, int64_t incr)
 {
 	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
 	uint32_t *hash = (uint32_t *)(void *)(h + 1);
 	uint32_t ks = ad->key_size, vs = udt_agg_valsize(ad->func, ad->lq_levels);
-	uint32_t slot = (uint32_t)(key_hash(ad->aggid, key, ks) >> (64 - h->hash_bits));
+	uint32_t slot = (uint32_t)(key_hash(ad->aggid, key, ks, parts, nparts) >>
+				   (64 - h->hash_bits));
 	struct udt_aggent *e = NULL;
 
 	for (uint32_t off = hash[slot]; off;) {
 		struct udt_aggent *x = (struct udt_aggent *)(void *)(table + off - 1);
-		if (x->aggid == ad->aggid && key_eq((const uint8_t *)(x + 1), key, ks)) {
+		if (x->aggid == ad->aggid &&
+		    key_eq((const uint8_t *)(x + 1), key, ks, parts, nparts)) {
 			e = x;
 			break;
 		}
@@ -178,8 +209,16 @@ void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc 
 		e->size = size;
 		e->aggid = ad->aggid;
 		e->next = hash[slot];
-		memcpy(e + 1, key, ks);
-		init_value((int64_t *)(void *)((uint8_t *)(e + 1) + ks), ad, vs);
+		uint8_t *ek = (uint8_t *)(e + 1);
+		if (parts) {
+			/* the entry's key whole: its parts, zeros elsewhere */
+			udt__agg_key_zero(ek, ks);
+			for (uint32_t k = 0; k < nparts; k++)
+				memcpy(ek + parts[k].off, key + parts[k].off, parts[k].len);
+		} else {
+			memcpy(ek, key, ks);
+		}
+		init_value((int64_t *)(void *)(ek + ks), ad, vs);
 		h->used += size;
 		hash[slot] = (uint32_t)at + 1;
 	}

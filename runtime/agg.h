@@ -34,10 +34,27 @@ uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize);
  */
 uint32_t udt__agg_layout(uint64_t aggsize, uint64_t *ret_entries_off);
 /*
+ * The part of a key component that holds its value (struct udt_aggdesc's
+ * key actions): off and len bytes from it, both multiples of 8. A string's
+ * is its bytes, its NUL and zeros to the next word, not its whole slot: the
+ * rest of the slot is not even written (fire.c), and is zero in the table's
+ * entries, which lookups compare the parts with.
+ */
+struct udt_aggpart {
+	uint32_t off, len;
+};
+
+/* A key of more components is built whole, zeroed first (parts NULL). */
+#define UDT_AGG_PARTS 16
+
+/*
  * Aggregate v under the key in the scratch (ad->key_size bytes), adding
  * incr to its bucket (quantizations); a new key that does not fit is a drop.
+ * parts: the key's nparts components as written (then only they are hashed
+ * and compared), or NULL: the whole key, zero where nothing was written.
  */
 void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc *ad,
-		     const uint8_t *key, int64_t v, int64_t incr);
+		     const uint8_t *key, const struct udt_aggpart *parts, uint32_t nparts,
+		     int64_t v, int64_t incr);
 
 #endif /* UDT_RUNTIME_AGG_H */

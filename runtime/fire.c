@@ -123,7 +123,7 @@ static int check_aggdesc(const uint8_t *area, const struct udt_action *act, uint
 		return -EINVAL;
 	const struct udt_action *key = (const void *)(area + ad->key_off);
 	for (uint32_t k = 0; k < ad->key_cnt; k++)
-		if (key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
+		if (key[k].off % 8 || key[k].kind == UDT_ACT_EXIT || key[k].kind == UDT_ACT_DIFO ||
 		    is_spec_action(key[k].kind) || key[k].kind == UDT_ACT_RAISE ||
 		    key[k].kind == UDT_ACT_CHILL ||
 		    key[k].kind == UDT_ACT_TRACEMEM || check_action(area, &key[k], ad->key_size, insn))
@@ -269,14 +269,7 @@ struct fire {
 	int err;                  /* the application's errno */
 	uint8_t *agg;             /* the thread's aggregation table, or NULL */
 	uint64_t aggsize;
-	uint64_t *tvars;          /* the thread's variables (self->) */
-	uint32_t ntvars;
-	uint32_t nlocals;
-	uint64_t *locals;         /* the fire's clause-local variables (this->) */
-	uint64_t *gvars;          /* the session's global variables */
-	uint32_t ngvars;
 	const struct udt_spectab *spec; /* the session's speculations, or NULL */
-	uint64_t *rand;           /* the thread's rand() state */
 	uint32_t *raise;          /* raise()'s signal, sent when the fire is over */
 	uint64_t site;            /* the probe site's return address (ustack() starts there) */
 	struct udt_vm_mem *mem;   /* strings, scratch, dynamic variables (vars.c), or NULL */
@@ -284,54 +277,45 @@ struct fire {
 
 /*
  * The rest of a fire's state, for the clauses that run the VM: the
- * thread's variables and aggregation tables, the session's globals, the
- * fire's clause-local variables (this->: zero, shared by its clauses, as in
- * DTrace), and the start of its loads (safe.c).
+ * thread's aggregation tables and speculations, and the VM's context
+ * (vm), made once for all the fire's clauses: the thread's variables, the
+ * session's globals, the fire's clause-local variables (this->: zero,
+ * shared by its clauses, as in DTrace); then the start of its loads
+ * (safe.c). run_ecb() sets what is each clause's.
  */
-static void fire_vm(struct fire *f, uint32_t nlocals, uint64_t *locals)
+static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uint64_t *locals)
 {
 	struct udt_tslot *t = f->ts;
 
 	f->agg = t->agg;
 	f->aggsize = t->aggsize;
-	f->tvars = t->tvars;
-	f->ntvars = t->ntvars;
-	f->nlocals = nlocals;
-	f->locals = locals;
-	f->gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off);
-	f->ngvars = (uint32_t)t->shm->ngvars;
 	f->spec = t->spec.n ? &t->spec : NULL;
-	f->rand = udt__tls.rand;
 	for (uint32_t i = 0; i < nlocals; i++)
 		locals[i] = 0;
+	/* field by field: an initializer zeroes the whole first (rep stos: slow to start) */
+	vm->args = f->args;
+	vm->nargs = f->nargs;
+	vm->timestamp = f->now;
+	vm->epid = 0;
+	vm->cpu = f->cpu;
+	vm->pid = f->pid;
+	vm->tid = f->tid;
+	vm->err = f->err;
+	vm->tvars = t->tvars;
+	vm->ntvars = t->ntvars;
+	vm->nlocals = nlocals;
+	vm->locals = locals;
+	vm->gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off);
+	vm->ngvars = (uint32_t)t->shm->ngvars;
+	vm->spec = f->spec;
+	vm->rand = udt__tls.rand;
+	vm->mem = f->mem;
+	vm->site = f->site;
+	vm->site_subr = udt__site_subr;
+	vm->fault = 0;
+	vm->fault_insn = 0;
+	vm->fault_addr = 0;
 	udt__safe_fire_begin();
-}
-
-static void vm_init(struct udt_vm_ctx *vm, const struct fire *f, uint32_t epid)
-{
-	*vm = (struct udt_vm_ctx){
-		.args = f->args,
-		.nargs = f->nargs,
-		.timestamp = f->now,
-		.epid = epid,
-		.cpu = f->cpu,
-		.pid = f->pid,
-		.tid = f->tid,
-		.err = f->err,
-		.tvars = f->tvars,
-		.ntvars = f->ntvars,
-		.nlocals = f->nlocals,
-		.locals = f->locals,
-		.gvars = f->gvars,
-		.ngvars = f->ngvars,
-		.spec = f->spec,
-		.rand = f->rand,
-		.mem = f->mem,
-		.site = f->site,
-		.site_subr = udt__site_subr,
-	};
-	if (f->mem)
-		f->mem->scratch_used = 0; /* the scratch space is each clause's, as in DTrace */
 }
 
 static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
@@ -421,37 +405,77 @@ static bool act_value(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	}
 }
 
-/* Write the value of action a at dst: 8 bytes, a->size of string, nothing for UDT_ACT_DIFO. */
-static bool act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a,
+/*
+ * Write the value of action a at dst: 8 bytes, a string and its NUL (in
+ * a->size bytes), nothing for UDT_ACT_DIFO. The bytes written, or -1 on a
+ * fault, which vm describes.
+ */
+static long act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *a,
 		      uint8_t *dst)
 {
 	uint64_t v;
 
 	if (a->kind == UDT_ACT_USTACK) {
 		udt__ustack((uint64_t *)(void *)dst, a->src, f->site);
-		return true;
+		return a->size;
 	}
 	if (!act_value(f, vm, a, &v))
-		return false;
+		return -1;
 	if (a->kind == UDT_ACT_TRACE_STR) {
 		uint64_t bad;
-		if (udt__vm_str_out(f->mem, v, dst, a->size, &bad)) {
+		long n = udt__vm_str_out(f->mem, v, dst, a->size, &bad);
+		if (n < 0) {
 			vm->fault = UDT_FAULT_BADADDR;
 			vm->fault_addr = bad;
 			vm->fault_insn = 0;
-			return false;
+			return -1;
 		}
+		return n + 1;
 	} else if (a->kind == UDT_ACT_TRACEMEM) {
 		/* tracemem(): the bytes as they are, fault-safe */
 		if (udt__safe_copy(dst, v, a->size)) {
 			vm->fault = UDT_FAULT_BADADDR;
 			vm->fault_addr = v;
 			vm->fault_insn = 0;
-			return false;
+			return -1;
 		}
+		return a->size;
 	} else if (a->kind != UDT_ACT_DIFO) {
 		memcpy(dst, &v, 8);
+		return 8;
 	}
+	return 0;
+}
+
+/*
+ * An aggregation's key, component by component (ka[n], each 8-aligned: the
+ * verifier checked) into key: each part written (udt_aggpart), a string's
+ * padded with zeros to a word only, so that the rest of its slot is neither
+ * written nor compared. A key of more components is zeroed whole first and
+ * compared whole (*ret_parts NULL). False on a fault.
+ */
+static bool agg_key(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_action *ka,
+		    uint32_t n, uint8_t *key, uint32_t key_size, struct udt_aggpart *parts,
+		    const struct udt_aggpart **ret_parts)
+{
+	bool by_parts = n <= UDT_AGG_PARTS;
+
+	if (!by_parts)
+		udt__agg_key_zero(key, key_size);
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *at = key + ka[k].off;
+		long w = act_write(f, vm, &ka[k], at);
+		if (w < 0)
+			return false;
+		if (!by_parts)
+			continue;
+		/* the string's last word: its bytes, then zeros (stored as bytes: a load of
+		   the word would wait for the copy's stores) */
+		for (long i = w; i & 7; i++)
+			at[i] = 0;
+		parts[k] = (struct udt_aggpart){ ka[k].off, (uint32_t)(w + 7) & ~7u };
+	}
+	*ret_parts = by_parts ? parts : NULL;
 	return true;
 }
 
@@ -485,15 +509,16 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	uint8_t *table = f->agg + a * f->aggsize;
 	uint8_t *key = udt__agg_scratch(table, f->aggsize);
 	if (key) {
-		udt__agg_key_zero(key, ad->key_size);
-		for (uint32_t k = 0; k < ad->key_cnt && ok; k++)
-			ok = act_write(f, vm, &ka[k], key + ka[k].off);
+		struct udt_aggpart parts[UDT_AGG_PARTS];
+		const struct udt_aggpart *p;
+		ok = agg_key(f, vm, ka, ad->key_cnt, key, ad->key_size, parts, &p);
 		if (ok && ad->val.kind)
 			ok = act_value(f, vm, &ad->val, &v);
 		if (ok && ad->incr.kind)
 			ok = act_value(f, vm, &ad->incr, &incr);
 		if (ok)
-			udt__agg_update(table, f->aggsize, ad, key, (int64_t)v, (int64_t)incr);
+			udt__agg_update(table, f->aggsize, ad, key, p, p ? ad->key_cnt : 0,
+					(int64_t)v, (int64_t)incr);
 	}
 	STORE_RELEASE(&tb->agg_busy, 0);
 	return ok;
@@ -610,20 +635,24 @@ static bool chill_action(const struct fire *f, struct udt_vm_ctx *vm, const stru
 	return false;
 }
 
-/* Run one ECB: predicate, then its actions, into a record unless all aggregate. */
-static void run_ecb(const struct fire *f, const struct udt_ecb *e)
+/*
+ * Run one ECB: predicate, then its actions, into a record unless all
+ * aggregate. vm is the fire's context (fire_vm()).
+ */
+static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_ecb *e)
 {
 	const uint8_t *area = f->area;
-	struct udt_vm_ctx vm;
 	struct udt_rec_ctx rc;
 	struct udt_rec *r = NULL;
 	uint8_t *data = NULL;
 	uint64_t v;
 
-	vm_init(&vm, f, e->epid);
+	vm->epid = e->epid;
+	if (f->mem)
+		f->mem->scratch_used = 0; /* the scratch space is each clause's, as in DTrace */
 	if (e->pred) {
-		if (udt_difo_run((const void *)(area + e->pred), &vm, &v)) {
-			error_record(f, e->epid, 0, &vm);
+		if (udt_difo_run((const void *)(area + e->pred), vm, &v)) {
+			error_record(f, e->epid, 0, vm);
 			return;
 		}
 		if (!v)
@@ -651,27 +680,27 @@ static void run_ecb(const struct fire *f, const struct udt_ecb *e)
 		bool ok;
 
 		if (act[k].kind == UDT_ACT_AGG) {
-			ok = aggregate(f, &vm, (const void *)(area + act[k].src));
+			ok = aggregate(f, vm, (const void *)(area + act[k].src));
 		} else if (is_spec_action(act[k].kind)) {
-			int rv = spec_action(f, &vm, e, &act[k], &sr, &r);
+			int rv = spec_action(f, vm, e, &act[k], &sr, &r);
 			if (rv == SPEC_STOP)
 				return; /* (the verifier: no record of ours is open before it) */
 			ok = rv == SPEC_OK;
 			if (ok && act[k].kind == UDT_ACT_SPECULATE)
 				data = (uint8_t *)(r + 1);
 		} else if (act[k].kind == UDT_ACT_RAISE) {
-			ok = raise_action(f, &vm, &act[k]);
+			ok = raise_action(f, vm, &act[k]);
 		} else if (act[k].kind == UDT_ACT_CHILL) {
-			ok = chill_action(f, &vm, &act[k]);
+			ok = chill_action(f, vm, &act[k]);
 		} else {
-			ok = act_write(f, &vm, &act[k], data + act[k].off);
+			ok = act_write(f, vm, &act[k], data + act[k].off) >= 0;
 		}
 		if (!ok) {
 			if (r && spec)
 				udt__spec_publish(&sr, false);
 			else if (r)
 				udt__rec_abandon(&rc);
-			error_record(f, e->epid, k + 1, &vm);
+			error_record(f, e->epid, k + 1, vm);
 			return;
 		}
 		stop |= act[k].kind == UDT_ACT_EXIT; /* the status is recorded */
@@ -908,20 +937,21 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 {
 	uint64_t locals[UDT_MAX_LOCALS];
 	struct udt_vm_mem mem;
+	struct udt_vm_ctx vm;
 	const struct udt_area_hdr *ah = (const void *)f->area;
 	uint32_t sig = 0;
 
 	f->raise = &sig;
 	f->site = pc;
-	fire_vm(f, ah->nlocals, locals);
 	/* strings, scratch, dynamic variables (vars.c), when the session has them */
 	f->mem = udt__vars_fire(&mem, f->shm, f->tb, f->area);
+	fire_vm(f, &vm, ah->nlocals, locals);
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT)
 				run_direct(f, e);
 			else
-				run_ecb(f, e);
+				run_ecb(f, &vm, e);
 		}
 		if (!e->next)
 			break;

@@ -16,19 +16,32 @@
  * kernel's exception tables do for copy_from_user(). The handler is
  * installed by udt__safe_arm() (the runtime calls it at a session's first
  * load, never before a consumer comes) and chains every fault that is not
- * ours to the application's handler as the kernel would have run it; it is
- * not removed when the session ends (nothing of the runtime runs then), and
- * stays transparent. Two things would turn a fault of ours into the death
- * of the process, and each fire checks both, once, before its first direct
- * load (udt__safe_fire_begin() starts a fire):
- *  - SIGSEGV or SIGBUS blocked in the thread (a worker thread that blocked
- *    every signal, a handler whose sa_mask has them): the kernel kills a
- *    thread that faults with the signal blocked. Such a fire reads through
- *    the kernel instead.
- *  - our handler replaced by the application's (sigaction after the
- *    session started): from then on this process reads through the kernel.
- * Both checks are system calls (rt_sigprocmask, rt_sigaction): a fire that
- * loads pays three, whatever its loads, instead of one per load.
+ * ours to the application's handler as the kernel would have run it.
+ *
+ * A fault of ours would kill the process where the thread blocks SIGSEGV
+ * or SIGBUS (the kernel forces the default action), and would reach the
+ * application where its own handler has replaced ours since (sigaction(),
+ * signal(), or the raw system call, from any thread). Asking the kernel
+ * before each fire's loads (rt_sigprocmask and two rt_sigaction) cost three
+ * system calls a fire; intercepting the application's changes cannot be
+ * complete (raw system calls, libc's own calls, dlsym()), and a seccomp
+ * filter that would see them all outlives the session, needs no_new_privs
+ * and follows the process into exec() (docs/runtime.md, "Reading the
+ * process's memory", has the decision). So a direct load is made only where
+ * no fault is expected at all: every page it touches is one the kernel's
+ * copy has already read for this thread (a per-thread cache of pages,
+ * struct safe_thread). A first load of a page goes through the kernel; a
+ * bad address is never read directly, whatever the handlers and masks.
+ * What faults then is only memory unmapped or protected since the kernel
+ * read it: the handler recovers it (and the thread forgets its pages), and
+ * the thread's mask is looked at, with the kernel's copy, until it lets a
+ * fault through (a thread that blocks them reads through the kernel, and
+ * looks again at its next fire).
+ *
+ * Where the kernel's copy is refused (a seccomp filter without
+ * process_vm_readv), pages cannot be learnt: each fire then asks the
+ * kernel for the handlers and the mask before its first direct load (the
+ * checked path: three system calls a fire).
  *
  * The pid: process_vm_readv takes one, and this file keeps ours in self_pid,
  * which the runtime sets with udt__safe_set_pid() when a session starts in
@@ -120,8 +133,12 @@ void udt__safe_set_pid(int pid)
 	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
 }
 
-/* The kernel's copy: one process_vm_readv, all or nothing. */
-static int kernel_copy(void *dst, uint64_t src, size_t len)
+/*
+ * The kernel's copy: one process_vm_readv, all or nothing. 0, -EFAULT (a
+ * bad address, or a hole part-way: a short count), or the error of a copy
+ * the kernel refused (EPERM, EACCES, ENOSYS: a seccomp filter).
+ */
+static long kernel_copy(void *dst, uint64_t src, size_t len)
 {
 	struct iovec local, remote;
 	long ret;
@@ -135,27 +152,80 @@ static int kernel_copy(void *dst, uint64_t src, size_t len)
 	remote.iov_base = (void *)(uintptr_t)src;
 	remote.iov_len = len;
 	ret = raw_syscall6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0);
-	/* a short count means a hole part-way: the copy is all or nothing */
-	return ret == (long)len ? 0 : -EFAULT;
+	if (ret == (long)len)
+		return 0;
+	return ret == -EPERM || ret == -EACCES || ret == -ENOSYS ? ret : -EFAULT;
 }
 
 /* -- Direct loads ------------------------------------------------------------------ */
 
-/* How this thread's current fire reads (udt__safe_fire_begin() resets it). */
+/*
+ * What this thread knows for its direct loads (see the top of the file).
+ * Pages are remembered by number (address >> 12), in a two-way cache of
+ * SAFE_SETS sets (the set is the number's low bits): 0 is no page (page 0
+ * is never readable).
+ */
+#define SAFE_SETS 8
+#define SAFE_PAGE 4096u
+
 enum {
-	MODE_KERNEL = 0,          /* outside a fire (the consumer), or decided so */
-	MODE_UNKNOWN = 1,         /* a fire that has not loaded yet: check at its first load */
-	MODE_DIRECT = 2,
+	FIRE_OUT = 0,             /* outside a fire (the consumer's BEGIN and END): the kernel's */
+	FIRE_IN = 1,              /* a fire: direct where the pages are known */
+	FIRE_CHECK = 2,           /* a fire where the kernel's copy is refused, not checked yet */
+	FIRE_CHECKED = 3,         /* ... checked: direct loads */
+	FIRE_KERNEL = 4,          /* ... checked: this thread cannot take a fault, the kernel's */
 };
 
-static __thread uint8_t fire_mode __attribute__((tls_model("initial-exec")));
+enum {
+	MASK_UNKNOWN = 0,         /* not looked at yet */
+	MASK_OK = 1,              /* SIGSEGV and SIGBUS deliverable, at the last look */
+	MASK_BLOCKED = 2,         /* one of them blocked: looked at again at every fire */
+};
+
+struct safe_thread {
+	uint8_t fire;             /* FIRE_* */
+	uint8_t mask;             /* MASK_* */
+	uint8_t mask_seen;        /* this fire has looked at the mask */
+	uint8_t chaining;         /* in the handler chain() called (see chain()) */
+	uint32_t pad;
+	uint64_t page[SAFE_SETS * 2]; /* pages the kernel read for this thread, [set * 2 + way] */
+};
+
+static __thread struct safe_thread safe_self __attribute__((tls_model("initial-exec")));
+
+/* Is page p among those this thread knows the kernel read? */
+static inline bool page_known(const struct safe_thread *t, uint64_t p)
+{
+	const uint64_t *set = &t->page[(p % SAFE_SETS) * 2];
+
+	return set[0] == p || set[1] == p;
+}
+
+/* Remember pages [first, last] (the newest first in its set). */
+static void pages_learn(struct safe_thread *t, uint64_t first, uint64_t last)
+{
+	for (uint64_t p = first; p && p <= last; p++) {
+		uint64_t *set = &t->page[(p % SAFE_SETS) * 2];
+		if (set[0] == p)
+			continue;
+		set[1] = set[0];
+		set[0] = p;
+		if (last - first >= SAFE_SETS * 2)
+			break; /* (a long copy: its first pages are as good as any) */
+	}
+}
+
+static void pages_forget(struct safe_thread *t)
+{
+	memset(t->page, 0, sizeof(t->page));
+}
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 
 /* safe_x86_64.S */
 extern const char udt__safe_text_begin[], udt__safe_text_end[], udt__safe_fixup[];
 int udt__safe_direct_copy(void *dst, const void *src, size_t len);
-long udt__safe_direct_str(char *dst, const void *src, size_t max);
+long udt__safe_direct_strn(char *dst, const void *src, size_t n);
 
 /* The kernel's struct sigaction for rt_sigaction on x86-64 (8-byte mask). */
 struct ksigaction {
@@ -183,32 +253,39 @@ static bool handler_is_ours(int sig)
 	       k.handler == (void *)on_fault;
 }
 
-/* Can this thread take a fault of ours now? (See the top of the file.) */
-static bool direct_check(void)
+/* Does this thread's signal mask let a fault of ours reach the handler? (A system call.) */
+static bool mask_allows(void)
 {
 	uint64_t blocked;
 
+	if (raw_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&blocked, 8, 0, 0))
+		return false;
+	return !(blocked & (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS)));
+}
+
+/* Is the handler in place, or can it be put there now? */
+static bool armed(void)
+{
 	if (__atomic_load_n(&arm_state, __ATOMIC_ACQUIRE) == ARM_NONE)
 		udt__safe_arm();
-	if (__atomic_load_n(&arm_state, __ATOMIC_ACQUIRE) != ARM_READY)
+	return __atomic_load_n(&arm_state, __ATOMIC_ACQUIRE) == ARM_READY;
+}
+
+/*
+ * The checked path, for a process where the kernel's copy is refused (a
+ * seccomp filter): the state a fault of ours needs, asked of the kernel
+ * once a fire, before its first direct load (three system calls).
+ */
+static bool direct_check(void)
+{
+	if (!armed())
 		return false;
 	if (!handler_is_ours(SIGSEGV) || !handler_is_ours(SIGBUS)) {
 		/* the application has its own handler now: leave it alone for good */
 		__atomic_store_n(&arm_state, ARM_LOST, __ATOMIC_RELAXED);
 		return false;
 	}
-	if (raw_syscall6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&blocked, 8, 0, 0))
-		return false;
-	return !(blocked & (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS)));
-}
-
-static bool direct_ok(void)
-{
-	uint8_t m = fire_mode;
-
-	if (m == MODE_UNKNOWN)
-		fire_mode = m = direct_check() ? MODE_DIRECT : MODE_KERNEL;
-	return m == MODE_DIRECT;
+	return mask_allows();
 }
 
 /*
@@ -216,21 +293,19 @@ static bool direct_ok(void)
  * handler. The application's handler runs with its own mask added; a
  * default action is taken by restoring it and faulting again on return (or,
  * for a signal another process sent, by sending it again).
+ *
+ * chaining is set while this thread runs the handler chain() called: if that
+ * handler calls ours back (below), nobody handles the fault. Reset by every
+ * fault the kernel delivers (on_fault() returns to the signal restorer then),
+ * since a handler may leave by siglongjmp() and never come back to clear it.
  */
-/*
- * Set while this thread runs the handler chain() called: if that handler
- * calls ours back (below), nobody handles the fault. Reset by every fault the
- * kernel delivers (on_fault() returns to the signal restorer then), since a
- * handler may leave by siglongjmp() and never come back to clear it.
- */
-static __thread uint8_t chaining __attribute__((tls_model("initial-exec")));
 /* The signal restorer our handler returns to when the kernel calls it. */
 static void *restorer;
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction *p = sig == SIGSEGV ? &prev_segv : &prev_bus;
-	bool loop = chaining;
+	bool loop = safe_self.chaining;
 
 	if (p->sa_handler == SIG_IGN && si->si_code <= 0 && !loop)
 		return; /* sent, and ignored: a fault cannot be ignored */
@@ -250,12 +325,12 @@ static void chain(int sig, siginfo_t *si, void *uc)
 		return; /* the fault happens again, and now kills as it should */
 	}
 	sigprocmask(SIG_BLOCK, &p->sa_mask, NULL); /* sigreturn restores the mask */
-	chaining = 1;
+	safe_self.chaining = 1;
 	if (p->sa_flags & SA_SIGINFO)
 		p->sa_sigaction(sig, si, uc);
 	else
 		p->sa_handler(sig);
-	chaining = 0;
+	safe_self.chaining = 0;
 	if (p->sa_flags & SA_RESETHAND)
 		p->sa_handler = SIG_DFL;
 }
@@ -266,10 +341,12 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
 	if (__builtin_return_address(0) == restorer)
-		chaining = 0; /* delivered by the kernel, not called back by a handler */
+		safe_self.chaining = 0; /* delivered by the kernel, not called back by a handler */
 	/* si_code > 0: raised by the kernel for this instruction, not sent by kill() */
 	if (si->si_code > 0 && pc >= (uintptr_t)udt__safe_text_begin &&
 	    pc < (uintptr_t)udt__safe_text_end) {
+		/* a page the kernel read is gone since (unmapped, protected): ask it again */
+		pages_forget(&safe_self);
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)udt__safe_fixup;
 		return;
 	}
@@ -302,9 +379,23 @@ int udt__safe_arm(void)
 	return 0;
 }
 
+#define HAVE_DIRECT 1
+
 #else /* no direct loads: every copy is the kernel's */
 
-static bool direct_ok(void)
+#define HAVE_DIRECT 0
+
+static bool direct_check(void)
+{
+	return false;
+}
+
+static bool armed(void)
+{
+	return false;
+}
+
+static bool mask_allows(void)
 {
 	return false;
 }
@@ -315,9 +406,9 @@ static int udt__safe_direct_copy(void *dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
-static long udt__safe_direct_str(char *dst, const void *src, size_t max)
+static long udt__safe_direct_strn(char *dst, const void *src, size_t n)
 {
-	(void)dst, (void)src, (void)max;
+	(void)dst, (void)src, (void)n;
 	return -EFAULT;
 }
 
@@ -328,14 +419,72 @@ int udt__safe_arm(void)
 
 #endif
 
+/* The kernel refused its copy (EPERM, ENOSYS: a seccomp filter), once: checked fires since. */
+static bool kernel_refused;
+
 void udt__safe_fire_begin(void)
 {
-	fire_mode = MODE_UNKNOWN;
+	safe_self.fire = __atomic_load_n(&kernel_refused, __ATOMIC_RELAXED) ? FIRE_CHECK : FIRE_IN;
+	safe_self.mask_seen = 0;
 }
 
 void udt__safe_fire_end(void)
 {
-	fire_mode = MODE_KERNEL;
+	safe_self.fire = FIRE_OUT;
+}
+
+/*
+ * May this thread load [src, src + len) directly now? Only in a fire, with
+ * the handler in place and the thread's mask known to let a fault reach it,
+ * and every page of the range one the kernel read for this thread (never a
+ * bad address, then: a fault can only come from memory unmapped since).
+ * Where the kernel's copy is refused, the checked path decides instead.
+ */
+static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
+{
+	if (!HAVE_DIRECT || t->fire == FIRE_OUT)
+		return false;
+	if (t->fire == FIRE_IN)
+		return t->mask == MASK_OK &&
+		       __atomic_load_n(&arm_state, __ATOMIC_RELAXED) == ARM_READY &&
+		       page_known(t, src / SAFE_PAGE) &&
+		       (src + len - 1) / SAFE_PAGE - src / SAFE_PAGE <= 1 &&
+		       page_known(t, (src + len - 1) / SAFE_PAGE);
+	if (t->fire == FIRE_CHECK)
+		t->fire = direct_check() ? FIRE_CHECKED : FIRE_KERNEL;
+	return t->fire == FIRE_CHECKED;
+}
+
+/*
+ * The kernel has read [src, src + len) for this thread's fire: remember its
+ * pages, and what the thread's mask is (looked at once a fire until it lets
+ * faults through), so that the next loads of them are direct.
+ */
+static void learn(struct safe_thread *t, uint64_t src, size_t len)
+{
+	if (!HAVE_DIRECT || t->fire != FIRE_IN)
+		return;
+	if (t->mask != MASK_OK && !t->mask_seen) {
+		t->mask_seen = 1;
+		t->mask = mask_allows() ? MASK_OK : MASK_BLOCKED;
+	}
+	if (t->mask == MASK_OK && armed())
+		pages_learn(t, src / SAFE_PAGE, (src + len - 1) / SAFE_PAGE);
+}
+
+/*
+ * The kernel's copy failed: true for a bad address, false when the copy
+ * itself was refused (EPERM, ENOSYS...) in a fire that may still load
+ * directly: the checked path from now on, this fire's too (the caller
+ * tries again).
+ */
+static bool kernel_failed(struct safe_thread *t, long err)
+{
+	if (err == -EFAULT || t->fire != FIRE_IN)
+		return true;
+	__atomic_store_n(&kernel_refused, true, __ATOMIC_RELAXED);
+	t->fire = FIRE_CHECK;
+	return false;
 }
 
 /* An address this process cannot even name, or a range that wraps. */
@@ -370,37 +519,58 @@ int udt__safe_write(uint64_t dst, uint64_t src, size_t len)
 
 int udt__safe_copy(void *dst, uint64_t src, size_t len)
 {
+	struct safe_thread *t = &safe_self;
+	long err;
+
 	if (!len)
 		return 0;
 	if (bad_range(src, len))
 		return -EFAULT;
-	if (direct_ok())
-		return udt__safe_direct_copy(dst, (const void *)(uintptr_t)src, len);
-	return kernel_copy(dst, src, len);
+	if (direct_ok(t, src, len) &&
+	    !udt__safe_direct_copy(dst, (const void *)(uintptr_t)src, len))
+		return 0;
+	/* (a direct load that faulted read memory unmapped since: the kernel says so) */
+	if ((err = kernel_copy(dst, src, len)))
+		return kernel_failed(t, err) ? -EFAULT : udt__safe_copy(dst, src, len);
+	learn(t, src, len);
+	return 0;
 }
 
-int udt__safe_str(void *dst, uint64_t src, size_t sz)
+long udt__safe_strcpy(char *dst, uint64_t src, size_t max, uint64_t *ret_bad)
 {
-	uint8_t *d = dst;
+	struct safe_thread *t = &safe_self;
 	size_t n = 0;
 
-	memset(d, 0, sz);
-	if (!sz)
+	if (!max)
 		return 0;
-	if (direct_ok())
-		return udt__safe_direct_str(dst, (const void *)(uintptr_t)src, sz) < 0 ? -EFAULT : 0;
-	while (n + 1 < sz) {
-		/* never cross a page in one copy: the string may end before a hole */
-		size_t chunk = 4096 - ((src + n) & 4095);
-		if (chunk > sz - 1 - n)
-			chunk = sz - 1 - n;
-		if (bad_range(src + n, chunk) || kernel_copy(d + n, src + n, chunk))
+	while (n + 1 < max) {
+		/* a page at a time: the string may end just before a hole */
+		size_t chunk = SAFE_PAGE - ((src + n) % SAFE_PAGE);
+		long got;
+
+		if (chunk > max - 1 - n)
+			chunk = max - 1 - n;
+		*ret_bad = src + n;
+		if (bad_range(src + n, chunk))
 			return -EFAULT;
-		for (size_t k = 0; k < chunk; k++)
-			if (!d[n + k])
-				return 0;
+		if (direct_ok(t, src + n, 1) &&
+		    (got = udt__safe_direct_strn(dst + n, (const void *)(uintptr_t)(src + n), chunk)) >= 0) {
+			if ((size_t)got < chunk)
+				return (long)(n + (size_t)got); /* (its NUL copied) */
+		} else {
+			long err = kernel_copy(dst + n, src + n, chunk);
+			if (err) {
+				if (!kernel_failed(t, err))
+					continue; /* refused: this chunk again, checked */
+				return -EFAULT;
+			}
+			learn(t, src + n, chunk);
+			const char *z = memchr(dst + n, 0, chunk);
+			if (z)
+				return (long)(z - dst);
+		}
 		n += chunk;
 	}
-	d[sz - 1] = 0;
-	return 0;
+	dst[n] = 0;
+	return (long)n;
 }

@@ -20,27 +20,30 @@
  * @len: bytes to copy; 0 succeeds without a system call.
  *
  * Inside a fire of a traced process (udt__safe_fire_begin()), on x86-64, the
- * copy is a plain load whose fault the runtime's SIGSEGV/SIGBUS handler
- * recovers; elsewhere, or when the thread could not survive a fault (see
- * safe.c), one process_vm_readv system call on the process itself. Both
- * leave errno alone. A copy that can only be done in part fails as a whole
- * (dst may then hold part of the bytes).
+ * copy is a plain load where the kernel has already read its pages for this
+ * thread, and the runtime's SIGSEGV/SIGBUS handler recovers the fault of
+ * memory unmapped since; elsewhere one process_vm_readv system call on the
+ * process itself (see safe.c). Both leave errno alone. A copy that can only
+ * be done in part fails as a whole (dst may then hold part of the bytes).
  *
  * Return: 0, or -EFAULT if any byte of [src, src + len) cannot be read
  * (including when the kernel refuses the system call itself, as a seccomp
- * filter may).
+ * filter may, and a direct load is not possible).
  * Async-signal-safe.
  */
 int udt__safe_copy(void *dst, uint64_t src, size_t len);
 
 /*
- * udt__safe_str() - copy the NUL-terminated string at src, at most sz - 1
- * bytes of it, into dst, and zero the rest of dst's sz bytes. Bytes past the
- * string's NUL are not read (the kernel's copy may read to the end of the
- * page). Return: 0, or -EFAULT if a byte of the string cannot be read.
- * Async-signal-safe.
+ * udt__safe_strcpy() - copy the NUL-terminated string at src, at most max - 1
+ * bytes of it, and a NUL, into dst (max > 0). Bytes of dst after the NUL are
+ * left as they were, and bytes past the string's NUL in src are not read
+ * directly (the kernel's copy may read on to the end of the page or of max).
+ * Return: the string's length (at most max - 1), or -EFAULT if a byte of
+ * the string cannot be read (dst then holds part of it, and *ret_bad the
+ * address where the part that could not be read starts: the string's, or
+ * the first page boundary past it). Async-signal-safe.
  */
-int udt__safe_str(void *dst, uint64_t src, size_t sz);
+long udt__safe_strcpy(char *dst, uint64_t src, size_t max, uint64_t *ret_bad);
 
 /*
  * udt__safe_write() - copy len bytes at src (this process's memory, or the
@@ -55,9 +58,8 @@ int udt__safe_write(uint64_t dst, uint64_t src, size_t len);
 
 /*
  * A fire starts and ends: between the two, this thread's copies may be
- * direct (a fault recovered by the handler of udt__safe_arm()), which the
- * first copy checks the thread can afford. Outside a fire every copy is the
- * kernel's. Async-signal-safe.
+ * direct (safe.c says where). Outside a fire every copy is the kernel's.
+ * Async-signal-safe.
  */
 void udt__safe_fire_begin(void);
 void udt__safe_fire_end(void);
@@ -65,8 +67,8 @@ void udt__safe_fire_end(void);
 /*
  * udt__safe_arm() - install the handler that recovers the faults of direct
  * copies, chaining every other fault to the handler it replaces. Once per
- * process; the runtime calls it at the first copy of a fire, never before a
- * consumer attached. Return: 0, -EBUSY (another thread is at it, or it
+ * process; the runtime calls it when a fire's copy could first be direct,
+ * never before a consumer attached. Return: 0, -EBUSY (another thread is at it, or it
  * failed before), -EPERM, or -ENOTSUP where there are no direct copies.
  * Async-signal-safe.
  */

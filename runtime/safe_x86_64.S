@@ -47,29 +47,61 @@ udt__safe_direct_copy:
 	.size	udt__safe_direct_copy, . - udt__safe_direct_copy
 
 /*
- * long udt__safe_direct_str(char *dst, const char *src, size_t max)
- * Copy the string at src, at most max - 1 (max > 0) bytes of it, and a
- * NUL; never read past its NUL. Return: its length, or -EFAULT.
+ * long udt__safe_direct_strn(char *dst, const char *src, size_t n)
+ * Copy the string at src up to and with its NUL, at most n (> 0) bytes,
+ * all in one page of src; write nothing after the NUL. Return: its length
+ * if the NUL was among them, else n; or -EFAULT. A word at a time once src
+ * is 8-aligned: an aligned word never crosses a page, so its bytes past
+ * the NUL (or past n) are in the page the caller knows is readable.
  */
-	.globl	udt__safe_direct_str
-	.hidden	udt__safe_direct_str
-	.type	udt__safe_direct_str, @function
-udt__safe_direct_str:
+	.globl	udt__safe_direct_strn
+	.hidden	udt__safe_direct_strn
+	.type	udt__safe_direct_strn, @function
+udt__safe_direct_strn:
 	.cfi_startproc
 	xor	%eax, %eax
-	dec	%rdx
-	jz	2f
-1:	movzbl	(%rsi,%rax), %ecx
+	movabs	$0x0101010101010101, %r9
+	movabs	$0x8080808080808080, %r10
+	/* bytes until src + i is aligned */
+1:	test	$7, %sil
+	jz	3f
+2:	movzbl	(%rsi,%rax), %ecx
 	mov	%cl, (%rdi,%rax)
 	test	%cl, %cl
-	jz	3f
+	jz	9f
 	inc	%rax
 	cmp	%rdx, %rax
-	jb	1b
-2:	movb	$0, (%rdi,%rax)
-3:	ret
+	jae	9f
+	lea	(%rsi,%rax), %rcx
+	test	$7, %cl
+	jnz	2b
+	/* words while 8 more fit and hold no NUL */
+3:	lea	8(%rax), %rcx
+	cmp	%rdx, %rcx
+	ja	5f
+	mov	(%rsi,%rax), %r8
+	mov	%r8, %r11
+	sub	%r9, %r11
+	mov	%r8, %rcx
+	not	%rcx
+	and	%r10, %rcx
+	test	%rcx, %r11
+	jnz	5f
+	mov	%r8, (%rdi,%rax)
+	add	$8, %rax
+	jmp	3b
+	/* the last bytes, one at a time */
+5:	cmp	%rdx, %rax
+	jae	9f
+	movzbl	(%rsi,%rax), %ecx
+	mov	%cl, (%rdi,%rax)
+	test	%cl, %cl
+	jz	9f
+	inc	%rax
+	jmp	5b
+9:	ret
 	.cfi_endproc
-	.size	udt__safe_direct_str, . - udt__safe_direct_str
+	.size	udt__safe_direct_strn, . - udt__safe_direct_strn
 
 	.globl	udt__safe_text_end
 	.hidden	udt__safe_text_end

@@ -81,13 +81,19 @@ int udt__vm_mem_in(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint6
 uint32_t udt__vm_strcmp(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint64_t a,
 			uint64_t b, uint64_t max_a, uint64_t max_b, int *ret, uint64_t *bad);
 /*
- * Copy the string at src into dst (size bytes, zero-filled past its NUL),
- * for a record or a key: in place from the runtime's memory, fault-safe
- * from the process's. mem may be NULL (then everything is the process's).
- * 0, or -EFAULT with *bad the address that could not be read.
+ * Copy the string at src into dst (at most size - 1 bytes and its NUL), for
+ * a record or a key: in place from the runtime's memory, fault-safe from the
+ * process's. dst is a slot of size bytes rounded up to 8. Only the string,
+ * its NUL and at most zeros to the next multiple of 8 are written: a key's
+ * caller pads the rest of its word, and a record's bytes past the NUL are
+ * the consumer's to ignore (it zeroes them in its copy: docs/runtime.md,
+ * "BEGIN, END and output"). mem may be NULL (then everything is the
+ * process's).
+ * The string's length, or -EFAULT with *bad the address that could not be
+ * read.
  */
-int udt__vm_str_out(const struct udt_vm_mem *mem, uint64_t src, uint8_t *dst, uint32_t size,
-		    uint64_t *bad);
+long udt__vm_str_out(const struct udt_vm_mem *mem, uint64_t src, uint8_t *dst, uint32_t size,
+		     uint64_t *bad);
 
 /*
  * The string at addr into dst: size bytes, zero-filled past its NUL, at most

@@ -79,35 +79,17 @@ static void *scratch_take(struct udt_vm_mem *m, uint64_t sz, uint64_t align)
 
 /*
  * Copy the process's string at src into dst (lim + 1 bytes): at most lim
- * bytes and a NUL. *ret_n is its length. -EFAULT with *bad the first
- * address that could not be read. The copy is the runtime's (safe.c: direct
- * loads where it can); when it fails, the string is read again a page at a
- * time (it may end just before a hole) to find the address to report.
+ * bytes and a NUL, and nothing after them. *ret_n is its length. -EFAULT
+ * with *bad the first address that could not be read (a page at a time:
+ * the string may end just before a hole).
  */
 static int copy_in(uint64_t src, char *dst, uint64_t lim, uint64_t *ret_n, uint64_t *bad)
 {
-	uint64_t n = 0;
+	long n = udt__safe_strcpy(dst, src, lim + 1, bad);
 
-	if (!udt__safe_str(dst, src, lim + 1)) {
-		*ret_n = strnlen(dst, lim);
-		return 0;
-	}
-	while (n < lim) {
-		uint64_t chunk = 4096 - ((src + n) & 4095);
-		if (chunk > lim - n)
-			chunk = lim - n;
-		if (udt__safe_copy(dst + n, src + n, chunk)) {
-			*bad = src + n;
-			return -EFAULT;
-		}
-		const char *z = memchr(dst + n, 0, chunk);
-		if (z) {
-			*ret_n = (uint64_t)(z - dst);
-			return 0;
-		}
-		n += chunk;
-	}
-	*ret_n = lim;
+	if (n < 0)
+		return -EFAULT;
+	*ret_n = (uint64_t)n;
 	return 0;
 }
 
@@ -172,22 +154,54 @@ uint32_t udt__vm_str_key(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint6
 	return 0;
 }
 
-int udt__vm_str_out(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint32_t size,
-		    uint64_t *bad)
+/*
+ * The string at s, of the runtime's memory (avail bytes readable from s),
+ * at most lim bytes of it, into dst: its bytes, its NUL and zeros to the
+ * next multiple of 8, a word at a time where they are whole words (what
+ * reads dst next, an aggregation's hash, then finds each word stored whole:
+ * no load waits on bytes stored one at a time). Its length.
+ */
+static uint64_t own_copy(uint8_t *dst, const char *s, uint64_t avail, uint64_t lim)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t L = avail < lim ? avail : lim, i = 0, w;
+
+	for (; i + 8 <= L; i += 8) {
+		memcpy(&w, s + i, 8);
+		if ((w - ones) & ~w & highs)
+			break;
+		memcpy(dst + i, &w, 8);
+	}
+	if (i + 8 <= avail) {
+		/* the last word: read whole, cut at the NUL or at L */
+		uint64_t n = i + strnlen(s + i, L - i < 8 ? L - i : 8), keep = (n - i) * 8;
+		memcpy(&w, s + i, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w = keep ? w & (~0ull >> (64 - keep)) : 0;
+#else
+		w = keep ? w & (~0ull << (64 - keep)) : 0;
+#endif
+		memcpy(dst + i, &w, 8);
+		return n;
+	}
+	uint64_t n = i + strnlen(s + i, L - i);
+	memcpy(dst + i, s + i, n - i);
+	dst[n] = '\0';
+	return n;
+}
+
+long udt__vm_str_out(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint32_t size,
+		     uint64_t *bad)
 {
 	uint64_t avail, n = 0;
 
 	if (!size)
 		return 0;
-	if (owned(m, NULL, src, &avail)) {
-		const char *s = (const char *)(uintptr_t)src;
-		n = strnlen(s, avail < size - 1 ? avail : size - 1);
-		memcpy(dst, s, n);
-	} else if (copy_in(src, (char *)dst, size - 1, &n, bad)) {
+	if (owned(m, NULL, src, &avail))
+		n = own_copy(dst, (const char *)(uintptr_t)src, avail, size - 1);
+	else if (copy_in(src, (char *)dst, size - 1, &n, bad))
 		return -EFAULT;
-	}
-	memset(dst + n, 0, size - n);
-	return 0;
+	return (long)n;
 }
 
 /*

@@ -1222,26 +1222,29 @@ static void direct_strings_stop_at_the_nul_and_at_holes(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	char dst[16];
+	uint64_t bad = 1;
 	char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 
 	REQUIRE(m != MAP_FAILED);
 	REQUIRE_EQ(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
 	CHECK_EQ(udt__safe_arm(), 0);
-	/* "hi" and its NUL end the page: nothing past them is read */
+	/* "hi" and its NUL end the page: nothing past them is read, or written */
 	memcpy(m + pg - 3, "hi", 3);
 	memset(dst, 'x', sizeof(dst));
 	udt__safe_fire_begin();
-	CHECK_EQ(udt__safe_str(dst, (uintptr_t)m + pg - 3, sizeof(dst)), 0);
+	CHECK_EQ(udt__safe_strcpy(dst, (uintptr_t)m + pg - 3, sizeof(dst), &bad), 2);
 	CHECK_STR(dst, "hi");
-	CHECK_EQ(dst[15], 0); /* the rest zeroed */
-	/* no NUL before the hole */
+	CHECK_EQ(dst[3], 'x');
+	/* no NUL before the hole: where it starts */
 	memcpy(m + pg - 3, "abc", 3);
-	CHECK_EQ(udt__safe_str(dst, (uintptr_t)m + pg - 3, sizeof(dst)), -EFAULT);
+	CHECK_EQ(udt__safe_strcpy(dst, (uintptr_t)m + pg - 3, sizeof(dst), &bad), -EFAULT);
+	CHECK_EQ(bad, (uintptr_t)m + pg);
 	/* cut at the size */
-	CHECK_EQ(udt__safe_str(dst, (uintptr_t)"the quick brown fox", 8), 0);
+	CHECK_EQ(udt__safe_strcpy(dst, (uintptr_t)"the quick brown fox", 8, &bad), 7);
 	CHECK_STR(dst, "the qui");
-	CHECK_EQ(udt__safe_str(dst, 0, sizeof(dst)), -EFAULT);
+	CHECK_EQ(udt__safe_strcpy(dst, 0, sizeof(dst), &bad), -EFAULT);
+	CHECK_EQ(bad, 0);
 	udt__safe_fire_end();
 	munmap(m, 2 * (size_t)pg);
 }
