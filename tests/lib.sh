@@ -55,7 +55,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 # wait_for FILE PATTERN: until a line of FILE matches PATTERN (10 s at most)
 wait_for() {
-	for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	return 1
 }
 

@@ -101,10 +101,10 @@ expect_eq "BEGIN { exit(4) }: no process needed" \
 # bufresize: a target that cannot map big buffers
 rm -f ctl.fifo
 mkfifo ctl.fifo
-(ulimit -v 600000; LD_PRELOAD=$RT exec ./rtprog loop) <ctl.fifo >/dev/null 2>&1 &
+(ulimit -v 600000; LD_PRELOAD=$RT exec ./rtprog loop) <ctl.fifo >/dev/null 2>ctl.err &
 lpid=$!
 exec 5>ctl.fifo
-sleep 0.2
+wait_for ctl.err '^ready' || fail "the looping program started" "$(cat ctl.err)"
 out=$("$DTRACE" -q -x maxthreads=4 -b 256m -n 'rt*:::tick /arg1 > 2/ { exit(0); }' -p "$lpid" 2>&1)
 expect_eq "bufresize=auto: the buffers shrink until they fit, and dtrace says so" \
 	"$(echo "$out" | grep -c 'dtrace: buffer size lowered to ')" 1

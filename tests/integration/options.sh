@@ -41,10 +41,10 @@ expect_eq "-o FILE: ^C ends it with status 0, begin first" "$DRC:$(head -n 1 tic
 
 # the target's records too, round by round
 mkfifo ctl
-LD_PRELOAD=$BUILD/lib/libudtrace.so ./rtprog loop <ctl >/dev/null 2>&1 &
+LD_PRELOAD=$BUILD/lib/libudtrace.so ./rtprog loop <ctl >/dev/null 2>loop.err &
 lpid=$!
 exec 4>ctl
-sleep 0.3
+wait_for loop.err '^ready' || fail "the looping program started" "$(cat loop.err)"
 dtrace_bg target.out -q -o target.txt -n 'rt*:::tick { printf("seq %d\n", arg1); }' -p "$lpid"
 if wait_for target.txt '^seq ' && kill -0 "$DPID" 2>/dev/null; then
 	ok "-o FILE: the target's records are in the file while dtrace runs"

@@ -165,9 +165,10 @@ expect_eq "json faults: stderr says them as ever" "$(grep -c 'invalid address' e
 # -- a trace stopped by ^C, and written to -o's file -----------------------------------------
 
 mkfifo ctl
-LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out &
+LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out 2>loop.err &
 lpid=$!
 exec 4>ctl
+wait_for loop.err '^ready' || fail "the looping program started" "$(cat loop.err)"
 "$DTRACE" -x oformat=json -o int.json -n 'rt*:::tick { trace(arg1); }' -p "$lpid" 2>int.err &
 dpid=$!
 # (the records reach the file each round; a loaded machine may take a while to attach)

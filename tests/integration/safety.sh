@@ -15,10 +15,10 @@ build_rtprog
 start_loop() {
 	rm -f ctl loop.out
 	mkfifo ctl
-	LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out 2>/dev/null &
+	LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out 2>loop.err &
 	lpid=$!
 	exec 4>ctl
-	sleep 0.2
+	wait_for loop.err '^ready' || fail "the looping program started" "$(cat loop.err)"
 }
 stop_loop() {
 	exec 4>&-
@@ -89,9 +89,9 @@ expect_eq "signal handlers: signal probes recorded + lost = signals ($sigs)" \
 if [ "$(id -u)" = 0 ] && have setpriv; then
 	chmod 755 "$WORK"
 	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$RT" ./rtprog idle \
-		</dev/zero >/dev/null 2>&1 &
+		</dev/zero >/dev/null 2>other.err &
 	npid=$!
-	sleep 0.2
+	wait_for other.err '^ready' || fail "another uid's program started" "$(cat other.err)"
 	out=$(setpriv --reuid=65533 --regid=65533 --clear-groups "$DTRACE" -n 'rt*:::tick' \
 		-p "$npid" 2>&1)
 	rc=$?
@@ -112,11 +112,12 @@ fi
 # relocated data; the process compared with it loads them too.)
 rss_anon() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
 deps=$(ldd "$RT" | awk '$3 ~ /^\// && $1 !~ /^(libc|libpthread|ld-linux)/ { print $3 }' | paste -sd: -)
-LD_PRELOAD=$deps ./rtprog idle </dev/zero >/dev/null 2>&1 &
+LD_PRELOAD=$deps ./rtprog idle </dev/zero >/dev/null 2>p0.err &
 p0=$!
-LD_PRELOAD=$RT ./rtprog idle </dev/zero >/dev/null 2>&1 &
+LD_PRELOAD=$RT ./rtprog idle </dev/zero >/dev/null 2>p1.err &
 p1=$!
-sleep 0.3
+wait_for p0.err '^ready' && wait_for p1.err '^ready' ||
+	fail "the idle programs started" "$(cat p0.err p1.err)"
 expect_eq "untraced: one thread" "$(ls /proc/$p1/task | wc -l)" 1
 expect_eq "untraced: no shared-memory mapping" "$(grep -c 'memfd:udtrace' /proc/$p1/maps)" 0
 expect_eq "untraced: no descriptor beyond stdio" "$(ls /proc/$p1/fd | wc -l)" "$(ls /proc/$p0/fd | wc -l)"

@@ -77,7 +77,7 @@ mkfifo ctl
 LD_PRELOAD=$RT ./sdt_ip loop <ctl >loop.out 2>loop.err &
 lpid=$!
 exec 4>ctl
-sleep 0.3
+wait_for loop.err '^ready' || fail "the SDT program started" "$(cat loop.err)"
 expect_eq "dtrace -l -p lists a running process's SDT probes" \
 	"$("$DTRACE" -l -n 'ip$target:::receive' -p "$lpid" 2>&1 | awk 'NR > 1 { print $2, $3, $NF }')" \
 	"ip$lpid sdt_ip receive"

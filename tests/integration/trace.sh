@@ -191,10 +191,10 @@ fi
 
 # -p: attach to a running process
 mkfifo ctl
-LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out &
+LD_PRELOAD=$RT ./rtprog loop <ctl >loop.out 2>loop.err &
 lpid=$!
 exec 4>ctl
-sleep 0.3
+wait_for loop.err '^ready' || fail "the looping program started" "$(cat loop.err)"
 "$DTRACE" -q -n 'rt*:::tick /arg1 > 0/ { trace("hit\n"); exit(0); }' -p "$lpid" >out.txt 2>err.txt
 rc=$?
 expect_eq "-p: attached and traced a running process" "$rc:$(head -1 out.txt)" "0:hit"
