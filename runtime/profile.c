@@ -103,7 +103,16 @@ static struct {
 	uint64_t nofile;          /* RLIMIT_NOFILE's soft limit at arming */
 } prof;
 
-/* Which profile probe perf descriptor fd belongs to: index + 1, 0 not ours (relaxed). */
+/*
+ * Which profile probe perf descriptor fd belongs to: index + 1, 0 not ours,
+ * FD_STALE an event of ours since stopped (relaxed). A signal of a stopped
+ * event can still reach the handler: the kernel took it, and chose our
+ * handler, before the disarming (in another thread, or in this one when the
+ * injected call that disarms stopped it on its way into the handler). It
+ * is dropped: handed to the application's action, SIG_DFL, it would end
+ * the process.
+ */
+#define FD_STALE 0xff
 static uint8_t fd_probe[FD_MAP];
 
 /* A census's reading of /proc/self/task (under the lock). */
@@ -238,7 +247,7 @@ static void perf_stop(int fd, bool child)
 		(void)fcntl(fd, F_SETFL, 0);
 	}
 	if (fd < FD_MAP)
-		__atomic_store_n(&fd_probe[fd], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&fd_probe[fd], FD_STALE, __ATOMIC_RELAXED);
 	close(fd);
 }
 
@@ -382,9 +391,12 @@ static void census(void)
 
 /* -- The handler ----------------------------------------------------------------------------- */
 
-enum { NOT_OURS = -1, CENSUS = -2 };
+enum { NOT_OURS = -1, CENSUS = -2, STALE = -3 };
 
-/* Which of our timers sent si: a probe's index, CENSUS, or NOT_OURS; *count its fires. */
+/*
+ * Which of our timers sent si: a probe's index, CENSUS, STALE (a perf event
+ * of ours since stopped), or NOT_OURS; *count its fires.
+ */
 static int classify(const siginfo_t *si, uint32_t *count)
 {
 	*count = 1;
@@ -402,6 +414,8 @@ static int classify(const siginfo_t *si, uint32_t *count)
 	if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP && si->si_fd >= 0 &&
 	    si->si_fd < FD_MAP) {
 		uint8_t p = __atomic_load_n(&fd_probe[si->si_fd], __ATOMIC_RELAXED);
+		if (p == FD_STALE)
+			return STALE;
 		if (p)
 			return p - 1;
 	}
@@ -416,6 +430,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 
 	if (which == NOT_OURS) {
 		udt__sig_chain(&prof.old, false, sig, si, ucv);
+		errno = saved_errno;
+		return;
+	}
+	if (which == STALE) {
 		errno = saved_errno;
 		return;
 	}

@@ -237,6 +237,21 @@ if [ "$ptrace_ok" = 1 ]; then
 		>/dev/null 2>&1
 	wait "$spid"
 	expect_eq "errno is preserved" "$(cat er.out)" "errno changed 0 times"
+
+	# Detached ten times while sampled at 4999 Hz: a perf signal the kernel had already
+	# taken for our handler when the detach disarmed must not reach the application's
+	# action (SIG_DFL: "Profiling timer expired" ended one process in six)
+	LD_PRELOAD=$RT ./profprog spin 30 >dd.out 2>dd.err &
+	spid=$!
+	wait_for dd.err ready
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		"$DTRACE" -q -n 'profile-4999 { @ = count(); } tick-200ms { exit(0); }' \
+			-p "$spid" >/dev/null 2>&1 || break
+	done
+	if kill -0 "$spid" 2>/dev/null; then ok "ten detaches at 4999 Hz: the process lives on"
+	else fail "ten detaches at 4999 Hz: the process lives on" "$(wait "$spid"; echo "exit $?")"; fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
 	if [ "$(uname -m)" = x86_64 ]; then
 		LD_PRELOAD=$RT ./profprog regs 4 >rg.out 2>rg.err &
 		spid=$!
