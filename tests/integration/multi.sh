@@ -25,7 +25,6 @@ start() {
 	mkfifo ctl
 	LD_PRELOAD=$RT ./rtprog cmds <ctl >prog.out 2>prog.err &
 	tpid=$!
-	_sems_seen=0
 	exec 5>ctl
 	wait_for prog.err ready || fail "the target started" "$(cat prog.err)"
 }
@@ -49,15 +48,15 @@ cmd() {
 	echo "no answer '$2' to '$1': $(tail -3 prog.out)"
 	return 1
 }
-# sems: the target's semaphores now ("tick=A once=B")
+# sems: the target's semaphores now ("tick=A once=B"): the answer after those before it
+# (counted here: it runs in a command substitution, which keeps no variable)
 sems() {
+	local n
+	n=$(($(grep -c '^tick=' prog.out 2>/dev/null) + 1))
 	echo sems >&5
-	for _ in $(seq 100); do
-		local last
-		last=$(grep '^tick=' prog.out | tail -1)
-		[ "$(grep -c '^tick=' prog.out)" -gt "${_sems_seen:-0}" ] && {
-			_sems_seen=$(grep -c '^tick=' prog.out)
-			echo "$last"
+	for _ in $(seq 400); do
+		[ "$(grep -c '^tick=' prog.out)" -ge "$n" ] && {
+			grep '^tick=' prog.out | sed -n "${n}p"
 			return
 		}
 		sleep 0.05
@@ -311,7 +310,6 @@ rm -f ctl prog.out
 mkfifo ctl
 ./rtprog cmds <ctl >prog.out 2>prog.err &
 tpid=$!
-_sems_seen=0
 exec 5>ctl
 wait_for prog.err ready || fail "the target without the runtime started" "$(cat prog.err)"
 "$DTRACE" -q -n "rt*:::tick { printf(\"A %d\\n\", arg1); } $DONE" -p "$tpid" >a.out 2>a.err &
