@@ -23,20 +23,25 @@
  * application where its own handler has replaced ours since (sigaction(),
  * signal(), or the raw system call, from any thread). Asking the kernel
  * before each fire's loads (rt_sigprocmask and two rt_sigaction) cost three
- * system calls a fire; intercepting the application's changes cannot be
- * complete (raw system calls, libc's own calls, dlsym()), and a seccomp
- * filter that would see them all outlives the session, needs no_new_privs
- * and follows the process into exec() (docs/runtime.md, "Reading the
- * process's memory", has the decision). So a direct load is made only where
- * no fault is expected at all: every page it touches is one the kernel's
- * copy has already read for this thread (a per-thread cache of pages,
- * struct safe_thread). A first load of a page goes through the kernel; a
- * bad address is never read directly, whatever the handlers and masks.
- * What faults then is only memory unmapped or protected since the kernel
- * read it: the handler recovers it (and the thread forgets its pages), and
- * the thread's mask is looked at, with the kernel's copy, until it lets a
- * fault through (a thread that blocks them reads through the kernel, and
- * looks again at its next fire).
+ * system calls a fire. Seeing the application's changes instead cannot be
+ * complete: a runtime that dtrace -p loaded with dlopen() interposes on
+ * nothing, libc's own calls (siglongjmp(), setcontext(), a handler's
+ * sa_mask at its entry) and raw system calls go by any interposer, and a
+ * seccomp filter that would see them all outlives the session, needs
+ * no_new_privs and follows the process into exec() (docs/runtime.md,
+ * "Reading the process's memory", has the decision). So a direct load is
+ * made only where no fault is expected at all: every page it touches is one
+ * the kernel's copy has read, in a fire that found (asking the kernel, once
+ * a fire that learns pages) our handlers in place and the faults
+ * deliverable in its thread; the pages are the process's (known_page), the
+ * mask each thread's (looked at once, at its first direct load, while it
+ * lets faults through). A first load of a page goes through the kernel; a
+ * bad address is never read directly, whatever the handlers and masks, and
+ * a handler the application put in place of ours is found by the next fire
+ * that learns a page. What faults then is only memory unmapped or protected
+ * since the kernel read it: the handler recovers it (and the pages are
+ * forgotten), unless the application has changed its handler, or the
+ * thread its mask, in between.
  *
  * Where the kernel's copy is refused (a seccomp filter without
  * process_vm_readv), pages cannot be learnt: each fire then asks the
@@ -160,13 +165,18 @@ static long kernel_copy(void *dst, uint64_t src, size_t len)
 /* -- Direct loads ------------------------------------------------------------------ */
 
 /*
- * What this thread knows for its direct loads (see the top of the file).
- * Pages are remembered by number (address >> 12), in a two-way cache of
- * SAFE_SETS sets (the set is the number's low bits): 0 is no page (page 0
- * is never readable).
+ * What the process knows for its direct loads (see the top of the file):
+ * pages the kernel has read, by number (address >> 12), in a two-way cache
+ * of SAFE_SETS sets (the set is the number's low bits) that every thread
+ * reads and writes: a page readable in one thread is readable in all, so a
+ * thread started per request reads the pages the last one learnt. Each way
+ * is one word, written whole (a race loses an entry, never makes one up); 0
+ * is no page (page 0 is never readable).
  */
-#define SAFE_SETS 8
+#define SAFE_SETS 32
 #define SAFE_PAGE 4096u
+
+static uint64_t known_page[SAFE_SETS * 2]; /* [set * 2 + way] */
 
 enum {
 	FIRE_OUT = 0,             /* outside a fire (the consumer's BEGIN and END): the kernel's */
@@ -179,45 +189,49 @@ enum {
 enum {
 	MASK_UNKNOWN = 0,         /* not looked at yet */
 	MASK_OK = 1,              /* SIGSEGV and SIGBUS deliverable, at the last look */
-	MASK_BLOCKED = 2,         /* one of them blocked: looked at again at every fire */
+	MASK_BLOCKED = 2,         /* one of them blocked: looked at again at each fire */
 };
 
+/* What a thread knows: its mask (looked at once while it lets faults through). */
 struct safe_thread {
 	uint8_t fire;             /* FIRE_* */
 	uint8_t mask;             /* MASK_* */
 	uint8_t mask_seen;        /* this fire has looked at the mask */
+	uint8_t learn_ok;         /* this fire asked the kernel before learning pages: 1 ok, 2 not */
 	uint8_t chaining;         /* in the handler chain() called (see chain()) */
-	uint32_t pad;
-	uint64_t page[SAFE_SETS * 2]; /* pages the kernel read for this thread, [set * 2 + way] */
 };
 
 static __thread struct safe_thread safe_self __attribute__((tls_model("initial-exec")));
 
-/* Is page p among those this thread knows the kernel read? */
-static inline bool page_known(const struct safe_thread *t, uint64_t p)
+/* Is page p among those the kernel read? (Never page 0: 0 is an empty way.) */
+static inline bool page_known(uint64_t p)
 {
-	const uint64_t *set = &t->page[(p % SAFE_SETS) * 2];
+	const uint64_t *set = &known_page[(p % SAFE_SETS) * 2];
 
-	return set[0] == p || set[1] == p;
+	return p && (__atomic_load_n(&set[0], __ATOMIC_RELAXED) == p ||
+		     __atomic_load_n(&set[1], __ATOMIC_RELAXED) == p);
 }
 
 /* Remember pages [first, last] (the newest first in its set). */
-static void pages_learn(struct safe_thread *t, uint64_t first, uint64_t last)
+static void pages_learn(uint64_t first, uint64_t last)
 {
+	if (last - first >= SAFE_SETS * 2)
+		last = first + 1; /* (a long copy: its first pages are as good as any) */
 	for (uint64_t p = first; p && p <= last; p++) {
-		uint64_t *set = &t->page[(p % SAFE_SETS) * 2];
-		if (set[0] == p)
+		uint64_t *set = &known_page[(p % SAFE_SETS) * 2];
+		uint64_t w0 = __atomic_load_n(&set[0], __ATOMIC_RELAXED);
+		if (w0 == p)
 			continue;
-		set[1] = set[0];
-		set[0] = p;
-		if (last - first >= SAFE_SETS * 2)
-			break; /* (a long copy: its first pages are as good as any) */
+		__atomic_store_n(&set[1], w0, __ATOMIC_RELAXED);
+		__atomic_store_n(&set[0], p, __ATOMIC_RELAXED);
 	}
 }
 
-static void pages_forget(struct safe_thread *t)
+/* A page the kernel read has gone since: forget them all (async-signal-safe). */
+static void pages_forget(void)
 {
-	memset(t->page, 0, sizeof(t->page));
+	for (size_t i = 0; i < SAFE_SETS * 2; i++)
+		__atomic_store_n(&known_page[i], 0, __ATOMIC_RELAXED);
 }
 
 #if defined(__x86_64__) && !defined(__ILP32__)
@@ -272,20 +286,29 @@ static bool armed(void)
 }
 
 /*
- * The checked path, for a process where the kernel's copy is refused (a
- * seccomp filter): the state a fault of ours needs, asked of the kernel
- * once a fire, before its first direct load (three system calls).
+ * Are our handlers in place (put there now if not yet)? Asked of the kernel
+ * (two system calls): a handler the application put in place of ours since
+ * leaves the process without direct loads for good.
  */
-static bool direct_check(void)
+static bool handlers_ours(void)
 {
 	if (!armed())
 		return false;
 	if (!handler_is_ours(SIGSEGV) || !handler_is_ours(SIGBUS)) {
-		/* the application has its own handler now: leave it alone for good */
 		__atomic_store_n(&arm_state, ARM_LOST, __ATOMIC_RELAXED);
 		return false;
 	}
-	return mask_allows();
+	return true;
+}
+
+/*
+ * Could this thread take a fault of ours now? Three system calls (one where
+ * the thread blocks them), before each fire's first direct load where the
+ * kernel's copy is refused (the checked path).
+ */
+static bool direct_check(void)
+{
+	return mask_allows() && handlers_ours();
 }
 
 /*
@@ -346,7 +369,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	if (si->si_code > 0 && pc >= (uintptr_t)udt__safe_text_begin &&
 	    pc < (uintptr_t)udt__safe_text_end) {
 		/* a page the kernel read is gone since (unmapped, protected): ask it again */
-		pages_forget(&safe_self);
+		pages_forget();
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)udt__safe_fixup;
 		return;
 	}
@@ -390,15 +413,16 @@ static bool direct_check(void)
 	return false;
 }
 
-static bool armed(void)
-{
-	return false;
-}
-
 static bool mask_allows(void)
 {
 	return false;
 }
+
+static bool handlers_ours(void)
+{
+	return false;
+}
+
 
 static int udt__safe_direct_copy(void *dst, const void *src, size_t len)
 {
@@ -426,6 +450,7 @@ void udt__safe_fire_begin(void)
 {
 	safe_self.fire = __atomic_load_n(&kernel_refused, __ATOMIC_RELAXED) ? FIRE_CHECK : FIRE_IN;
 	safe_self.mask_seen = 0;
+	safe_self.learn_ok = 0;
 }
 
 void udt__safe_fire_end(void)
@@ -435,21 +460,27 @@ void udt__safe_fire_end(void)
 
 /*
  * May this thread load [src, src + len) directly now? Only in a fire, with
- * the handler in place and the thread's mask known to let a fault reach it,
- * and every page of the range one the kernel read for this thread (never a
- * bad address, then: a fault can only come from memory unmapped since).
- * Where the kernel's copy is refused, the checked path decides instead.
+ * the handler in place, and every page of the range one the kernel read for
+ * this thread when the handlers and its mask let a fault of ours be
+ * recovered (never a bad address, then: a fault can only come from memory
+ * unmapped since). Where the kernel's copy is refused, the checked path
+ * decides instead.
  */
 static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
 {
 	if (!HAVE_DIRECT || t->fire == FIRE_OUT)
 		return false;
-	if (t->fire == FIRE_IN)
-		return t->mask == MASK_OK &&
-		       __atomic_load_n(&arm_state, __ATOMIC_RELAXED) == ARM_READY &&
-		       page_known(t, src / SAFE_PAGE) &&
-		       (src + len - 1) / SAFE_PAGE - src / SAFE_PAGE <= 1 &&
-		       page_known(t, (src + len - 1) / SAFE_PAGE);
+	if (t->fire == FIRE_IN) {
+		if (__atomic_load_n(&arm_state, __ATOMIC_RELAXED) != ARM_READY ||
+		    (src + len - 1) / SAFE_PAGE - src / SAFE_PAGE > 1 ||
+		    !page_known(src / SAFE_PAGE) || !page_known((src + len - 1) / SAFE_PAGE))
+			return false;
+		if (t->mask != MASK_OK && !t->mask_seen) {
+			t->mask_seen = 1;
+			t->mask = mask_allows() ? MASK_OK : MASK_BLOCKED;
+		}
+		return t->mask == MASK_OK;
+	}
 	if (t->fire == FIRE_CHECK)
 		t->fire = direct_check() ? FIRE_CHECKED : FIRE_KERNEL;
 	return t->fire == FIRE_CHECKED;
@@ -457,19 +488,22 @@ static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
 
 /*
  * The kernel has read [src, src + len) for this thread's fire: remember its
- * pages, and what the thread's mask is (looked at once a fire until it lets
- * faults through), so that the next loads of them are direct.
+ * pages, so that the next loads of them are direct, if a fault of ours can
+ * be recovered now (asked of the kernel once a fire that learns: a handler
+ * the application put in place of ours, or a mask that blocks the faults,
+ * is found there).
  */
 static void learn(struct safe_thread *t, uint64_t src, size_t len)
 {
 	if (!HAVE_DIRECT || t->fire != FIRE_IN)
 		return;
-	if (t->mask != MASK_OK && !t->mask_seen) {
+	if (!t->learn_ok) {
 		t->mask_seen = 1;
 		t->mask = mask_allows() ? MASK_OK : MASK_BLOCKED;
+		t->learn_ok = t->mask == MASK_OK && handlers_ours() ? 1 : 2;
 	}
-	if (t->mask == MASK_OK && armed())
-		pages_learn(t, src / SAFE_PAGE, (src + len - 1) / SAFE_PAGE);
+	if (t->learn_ok == 1)
+		pages_learn(src / SAFE_PAGE, (src + len - 1) / SAFE_PAGE);
 }
 
 /*
