@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Benchmark 8, what D clauses cost at a probe: from one run, ns per event
 # of @[probename] = count(), of a clause whose predicate is false, of a
-# printf() of an integer and a 32-byte string, of the plain record with
+# printf() of an integer and a 32-byte string, of a count() keyed by that
+# string (copyinstr()), of the plain record with
 # a dtrace:::ERROR clause enabled (which must cost nothing on fires that do
 # not fault: ERROR runs in dtrace), and of a clause that stores the
 # arguments into the members of a self-> struct variable and traces their
@@ -13,8 +14,9 @@
 # finds nothing to do there); and callgrind's instructions per event of
 # each, which are exact and repeatable where times are not. Prints the
 # targets (count() within 2x of the plain record, the false predicate within
-# 1.5x of the semaphore-set site, the plain record with ERROR enabled the
-# plain record's instructions); never fails on a number. Builds into
+# 1.5x of the semaphore-set site, the printf() within 4x and the count() by
+# string within 3x of the plain record, the plain record with ERROR enabled
+# the plain record's instructions); never fails on a number. Builds into
 # $BUILD/bench/dlang/.
 #
 # Environment: BUILD (default build), CC (default cc), BENCH_DLANG_EVENTS
@@ -51,7 +53,7 @@ run "$DTRACE" -G -s "$SRC/probes.d" -o "$OUT/probes.o" "$OUT/dl.o"
 run "$CC" -O2 "$OUT/dl.o" "$OUT/probes.o" -o "$OUT/dl"
 
 # The variants: name, dl's mode, the D program ("" for none), the label.
-VARIANTS=(off semset plain count pred printf error struct)
+VARIANTS=(off semset plain count pred printf strkey error struct)
 declare -A MODE PROG DESC
 MODE[off]=ev PROG[off]="" DESC[off]="probe disabled (no consumer)"
 MODE[semset]=ev PROG[semset]='dl*::other:ev { }'
@@ -64,6 +66,8 @@ MODE[pred]=ev PROG[pred]='dl*:::ev /arg0 < 0/ { trace(arg0); }'
 DESC[pred]="predicate false"
 MODE[printf]=msg PROG[printf]='dl*:::msg { printf("%d %s\n", arg0, copyinstr(arg1)); }'
 DESC[printf]="printf() of an integer and a string"
+MODE[strkey]=msg PROG[strkey]='dl*:::msg { @[copyinstr(arg1)] = count(); }'
+DESC[strkey]="@[copyinstr(arg1)] = count()"
 MODE[error]=ev PROG[error]="${PROG[plain]} ERROR { @errors = count(); }"
 DESC[error]="plain record, an ERROR clause enabled"
 MODE[struct]=ev PROG[struct]='struct pt { long x, y; }; self struct pt pt;
@@ -176,7 +180,8 @@ verdict() {
 	if awk "BEGIN { exit !($1 $2 $3) }"; then echo PASS; else echo MISS; fi
 }
 echo "== summary, D clauses (targets: count() within 2x of the plain record, a false predicate"
-echo "   within 1.5x of a disabled site with its semaphore set, an ERROR clause no instruction"
+echo "   within 1.5x of a disabled site with its semaphore set, printf() of a string within 4x"
+echo "   and a count() by string within 3x of the plain record, an ERROR clause no instruction"
 echo "   more; per event: the thread's own CPU time, the median of the runs, and callgrind's"
 echo "   instructions)"
 x=$(ratio count plain cpu)
@@ -187,9 +192,14 @@ x=$(ratio pred semset cpu)
 printf 'false predicate / semaphore set: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target 1.5x): %s\n' \
 	"${CPU[pred]}" "${CPU[semset]}" "$x" "${IR[pred]}" "${IR[semset]}" "$(ratio pred semset ir)" \
 	"$(verdict "$x" '<=' 1.5)"
-printf 'printf() / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (no target)\n' \
-	"${CPU[printf]}" "${CPU[plain]}" "$(ratio printf plain cpu)" "${IR[printf]}" "${IR[plain]}" \
-	"$(ratio printf plain ir)"
+x=$(ratio printf plain cpu)
+printf 'printf() / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target 4x): %s\n' \
+	"${CPU[printf]}" "${CPU[plain]}" "$x" "${IR[printf]}" "${IR[plain]}" \
+	"$(ratio printf plain ir)" "$(verdict "$x" '<=' 4)"
+x=$(ratio strkey plain cpu)
+printf '@[copyinstr()] = count() / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target 3x): %s\n' \
+	"${CPU[strkey]}" "${CPU[plain]}" "$x" "${IR[strkey]}" "${IR[plain]}" \
+	"$(ratio strkey plain ir)" "$(verdict "$x" '<=' 3)"
 x=$(ratio error plain ir)
 printf 'ERROR enabled / plain record: %.2f ns / %.2f ns = %sx (%s / %s instr = %sx) (target: the same instructions): %s\n' \
 	"${CPU[error]}" "${CPU[plain]}" "$(ratio error plain cpu)" "${IR[error]}" "${IR[plain]}" "$x" \

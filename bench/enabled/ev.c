@@ -28,7 +28,9 @@
  * The probe site is chosen when compiling: BENCH_UDTRACE (our dtrace -h
  * header, "probes.h"), BENCH_SDT (SystemTap's <sys/sdt.h>, no semaphore) or
  * BENCH_LTTNG (the LTTng-UST tracepoint of tp.h), or BENCH_FLOOR (no tracer:
- * the least an in-process recorder must do, x86-64 only).
+ * the least an in-process recorder must do, x86-64 only). With BENCH_STR
+ * too (udtrace and LTTng), the event is bench:evs instead: the event's
+ * index and a 32-byte string.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -37,7 +39,19 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#if defined(BENCH_UDTRACE)
+#if defined(BENCH_STR)
+/* the string payload: 32 bytes and a NUL */
+static const char payload[] = "GET /index.html?user=1234567890A";
+_Static_assert(sizeof(payload) == 33, "a 32-byte string");
+#endif
+
+#if defined(BENCH_UDTRACE) && defined(BENCH_STR)
+#include "probes.h"
+#define FIRE(a, b, c) ((void)(b), (void)(c), BENCH_EVS((a), payload))
+#elif defined(BENCH_LTTNG) && defined(BENCH_STR)
+#include "tp.h"
+#define FIRE(a, b, c) ((void)(b), (void)(c), tracepoint(bench, evs, (a), payload))
+#elif defined(BENCH_UDTRACE)
 #include "probes.h"
 #define FIRE(a, b, c) BENCH_EV((a), (b), (c))
 #elif defined(BENCH_SDT)

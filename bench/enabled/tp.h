@@ -2,7 +2,8 @@
 /*
  * The LTTng-UST tracepoint provider of the enabled-probe benchmark: the
  * event bench:ev with the same three integer fields as the udtrace probe
- * (LTTng records the timestamp itself). tp.c instantiates it.
+ * (LTTng records the timestamp itself), and bench:evs with an integer and
+ * a string (ctf_string: copied up to its NUL). tp.c instantiates it.
  */
 #undef TRACEPOINT_PROVIDER
 #define TRACEPOINT_PROVIDER bench
@@ -22,6 +23,14 @@ TRACEPOINT_EVENT(bench, ev,
 		ctf_integer(long, a, a)
 		ctf_integer(long, b, b)
 		ctf_integer(long, c, c)
+	)
+)
+
+TRACEPOINT_EVENT(bench, evs,
+	TP_ARGS(long, a, const char *, s),
+	TP_FIELDS(
+		ctf_integer(long, a, a)
+		ctf_string(s, s)
 	)
 )
 /* clang-format on */
