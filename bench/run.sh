@@ -9,8 +9,9 @@
 # what D clauses cost at a probe (8), bench/profile.sh, what profiling at
 # 997 Hz costs (9), bench/dynvar.sh (11), bench/inject.sh, what loading the
 # runtime into a running process costs (12), and bench/notes.sh, an enabled
-# SystemTap site against a uprobe (13), and bench/output.sh, what each output
-# format costs the consumer (14). Prints ratios; never fails on a
+# SystemTap site against a uprobe (13), bench/output.sh, what each output
+# format costs the consumer (14), and bench/scale.sh, a session's events per
+# second and memory with up to 10,000 threads at once and 100,000 in turn (15). Prints ratios; never fails on a
 # number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
@@ -62,6 +63,10 @@ run_notes() {
 run_output() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/output.sh" || echo "bench: bench/output.sh failed"
 }
+# run_scale: a session's events per second and memory with many threads (bench/scale.sh)
+run_scale() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/scale.sh" || echo "bench: bench/scale.sh failed"
+}
 # run_profile: what profiling costs (bench/profile.sh), which needs none either
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
@@ -91,6 +96,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo
 	run_output
 	echo
+	run_scale
+	echo
 	run_profile
 	echo
 	run_inject
@@ -110,6 +117,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_notes
 	echo
 	run_output
+	echo
+	run_scale
 	echo
 	run_profile
 	echo
@@ -378,6 +387,8 @@ echo
 run_notes
 echo
 run_output
+echo
+run_scale
 echo
 run_profile
 echo

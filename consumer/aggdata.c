@@ -323,6 +323,26 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 	}
 }
 
+void cs__agg_take_thread(struct cs_trace *t, uint32_t i)
+{
+	struct cs_aggstate *m = state(t);
+	struct udt_tbuf *tb = cs__tbuf(t, i);
+
+	if (!t->aggact_cnt)
+		return;
+	for (uint32_t h = 0; h < 2; h++) {
+		uint8_t *table = cs__agg_table(t, i, h);
+		if (!table)
+			return; /* (the memory was found corrupted) */
+		report_drops(t, table, tb->tid);
+		if (!take_table(t, table, t->sh.aggsize))
+			cs__shm_corrupt(t, "the aggregation table of thread %d", (int)tb->tid);
+	}
+	if (i < m->ntb)
+		m->pending[i] = false;
+	__atomic_store_n(&tb->agg_active, 0, __ATOMIC_RELAXED);
+}
+
 /* -- Sorting, as dt_aggregate.c sorts: variable, value, key ---------------------------------------- */
 
 static long double quantized_sum(const int64_t *b)

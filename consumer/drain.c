@@ -54,6 +54,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 	/* with them, look often enough to switch a half before it fills (see cs_trace_work) */
 	if (t->shm && iv > 10000000)
 		iv = 10000000;
+	/* threads come and go: their buffers are given back sooner, for the next ones */
+	if (t->shm && t->churning && iv > 1000000)
+		iv = 1000000;
 	/* and finish busy speculations at cleanrate */
 	if (t->shm && t->spec_used && iv > t->o.cleanrate_ns)
 		iv = t->o.cleanrate_ns;
@@ -845,37 +848,121 @@ static void fill_round(struct cs_trace *t, bool final)
 		t->done = true;
 }
 
+/*
+ * Collect the records of ring buffer i, oldest to newest: the bytes from its
+ * tail to its head, copied (records never straddle the half's end, so the
+ * two pieces join at a record). Those it made and no longer holds were
+ * overwritten: counted.
+ */
+static void ring_collect(struct cs_trace *t, uint32_t i)
+{
+	struct udt_tbuf *tb = cs__tbuf(t, i);
+	uint64_t B = t->sh.bufsize;
+	uint64_t head = LOAD_ACQUIRE(&tb->off[0]), tail = LOAD_ACQUIRE(&tb->ring_tail);
+	uint64_t made = __atomic_load_n(&tb->ring_recs, __ATOMIC_RELAXED), held = 0;
+
+	if (head < tail || head - tail > B || tail % 8 || head == tail)
+		return; /* (empty, or not a ring the runtime kept: records are 8-aligned) */
+	uint64_t len = head - tail, at = tail % B, first = len < B - at ? len : B - at;
+	uint8_t *c = udt__xmalloc(len);
+	const uint8_t *h = cs__half(t, i, 0);
+
+	memcpy(c, h + at, first);
+	memcpy(c + first, h, len - first);
+	UDT__PUSH(t->rec_copies, t->rec_copy_cnt, t->rec_copy_cap, c);
+	for (uint64_t pos = 0; pos < len;) {
+		struct udt_rec *r = (struct udt_rec *)(void *)(c + pos);
+
+		/* a pad record may be as short as its size and epid (8 bytes) */
+		if (len - pos < 8 || r->size < 8 || r->size % 8 || r->size > len - pos ||
+		    (r->epid != UDT_EPID_PAD && (r->size < sizeof(*r) || len - pos < sizeof(*r))))
+			break;
+		if (r->epid != UDT_EPID_PAD) {
+			clean_strings(t, r);
+			struct cs_rec cr = { r, tb->tid };
+			UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
+			held++;
+		}
+		pos += r->size;
+	}
+	/* (a commit copies several records in one: then fewer are counted made) */
+	if (made > held)
+		t->overwritten += made - held;
+}
+
 static void ring_final(struct cs_trace *t)
 {
 	uint32_t n = cs__tbuf_count(t);
-	uint64_t B = t->sh.bufsize;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct udt_tbuf *tb = cs__tbuf(t, i);
-		uint64_t head = LOAD_ACQUIRE(&tb->off[0]), tail = LOAD_ACQUIRE(&tb->ring_tail);
-
-		if (head < tail || head - tail > B || tail % 8)
-			continue; /* (not a ring the runtime kept: records are 8-aligned) */
-		/* the whole ring, copied: its records are read where the target cannot write */
-		uint8_t *h = copy_out(t, cs__half(t, i, 0), 0, B, B);
-		while (tail < head) {
-			struct udt_rec *r = (struct udt_rec *)(void *)(h + tail % B);
-
-			/* a pad record may be as short as its size and epid (8 bytes) */
-			if (r->size < 8 || r->size % 8 || r->size > B - tail % B ||
-			    (r->epid != UDT_EPID_PAD && r->size < sizeof(*r)))
-				break;
-			if (r->epid != UDT_EPID_PAD) {
-				clean_strings(t, r);
-				struct cs_rec cr = { r, tb->tid };
-				UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
-			}
-			tail += r->size;
-		}
+		ring_collect(t, i);
 		if (!t->o.temporal)
 			print_collected(t);
 	}
 	print_collected(t);
+}
+
+/*
+ * Threads that exited: what their buffers hold is read out (records, drops,
+ * aggregations: nothing of theirs is lost), the buffers reset and given back
+ * for new threads to take (udt_shm_hdr.free_head). Their ring records are
+ * kept here until the end, where a ring is read.
+ */
+static void give_back(struct cs_trace *t)
+{
+	uint32_t n = cs__tbuf_count(t);
+	struct udt_shm_hdr *sh = (struct udt_shm_hdr *)(void *)t->shm;
+	uint32_t *gone = NULL;
+	size_t gone_cnt = 0, gone_cap = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct udt_tbuf *tb = cs__tbuf(t, i);
+
+		/* pairs with the runtime's release at the thread's exit */
+		if (LOAD_ACQUIRE(&tb->state) != UDT_TBUF_EXITED)
+			continue;
+		UDT__PUSH(gone, gone_cnt, gone_cap, i);
+		if (t->sh.policy == UDT_POLICY_RING) {
+			ring_collect(t, i);
+		} else if (t->sh.policy == UDT_POLICY_FILL) {
+			collect(t, cs__half(t, i, 0), t->fill_pos[i], LOAD_ACQUIRE(&tb->off[0]),
+				t->sh.bufsize, tb->tid);
+		} else {
+			/* the older half first: it is unread only while pending */
+			uint32_t a = LOAD_ACQUIRE(&tb->active) & 1;
+			for (uint32_t k = 0; k < 2; k++)
+				collect(t, cs__half(t, i, a ^ 1 ^ k), 0,
+					LOAD_ACQUIRE(&tb->off[a ^ 1 ^ k]), t->sh.bufsize, tb->tid);
+		}
+	}
+	if (t->sh.policy != UDT_POLICY_RING)
+		print_collected(t);
+	for (size_t k = 0; k < gone_cnt; k++) {
+		uint32_t i = gone[k];
+		struct udt_tbuf *tb = cs__tbuf(t, i);
+
+		report_drops(t, tb->drops[0] + tb->drops[1], tb->tid);
+		cs__agg_take_thread(t, i);
+		tb->off[0] = tb->off[1] = 0;
+		tb->drops[0] = tb->drops[1] = 0;
+		tb->ring_tail = 0;
+		tb->ring_recs = 0;
+		tb->errors = 0;
+		tb->active = 0;
+		t->pending[i] = false;
+		t->fill_pos[i] = 0;
+		__atomic_store_n(&tb->state, UDT_TBUF_FREE, __ATOMIC_RELAXED);
+		/* pushed: the release makes its reset seen by the thread that pops it */
+		uint64_t head = LOAD_ACQUIRE(&sh->free_head), nw;
+		do {
+			__atomic_store_n(&tb->next_free, (uint32_t)head, __ATOMIC_RELAXED);
+			nw = ((head >> 32) + 1) << 32 | (i + 1);
+		} while (!__atomic_compare_exchange_n(&sh->free_head, &head, nw, false,
+						      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+		t->tbufs_reused++;
+	}
+	t->churning = gone_cnt > 0;
+	free(gone);
 }
 
 /* Is some thread's active half more than half full? */
@@ -928,21 +1015,43 @@ static void read_buffers(struct cs_trace *t, bool final)
 	}
 }
 
-static void report_lost(struct cs_trace *t)
+/* Say what counter *now says beyond *seen, as records what. */
+static void report_count(struct cs_trace *t, uint64_t now, uint64_t *seen, const char *what)
 {
-	uint64_t lost = 0, early = 0;
+	if (now > *seen) {
+		cs__out_lost(t, 0, now - *seen, what);
+		*seen = now;
+	}
+}
+
+/* The fires the target could not record, by why (docs/runtime.md, "Threads"). */
+static void report_lost(struct cs_trace *t, bool final)
+{
+	uint64_t early = 0;
+	char what[128];
 
 	/* counted in the shared memory, and before it existed in the control block */
-	if (cs__shm_usable(t))
-		lost = LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->lost);
+	if (cs__shm_usable(t)) {
+		struct udt_shm_hdr *h = (struct udt_shm_hdr *)(void *)t->shm;
+
+		report_count(t, LOAD_ACQUIRE(&h->lost), &t->lost_reported,
+			     "lost: fired in a signal handler that interrupted a fire of the "
+			     "same thread");
+		snprintf(what, sizeof(what), "lost: no thread buffer free (maxthreads=%u, held "
+			 "by live threads and by exited ones not read yet)", t->sh.tbuf_max);
+		report_count(t, LOAD_ACQUIRE(&h->lost_nobuf), &t->lost_nobuf_reported, what);
+		report_count(t, LOAD_ACQUIRE(&h->lost_nomem), &t->lost_nomem_reported,
+			     "lost: the memory of more thread buffers could not be made");
+	}
 	if (t->attached && !t->target_gone &&
 	    !cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &early,
 			  sizeof(early)))
 		t->lost_early = early;
-	lost += t->lost_early;
-	if (lost > t->lost_reported) {
-		cs__out_drop(t, CS_DROP_LOST, 0, lost - t->lost_reported);
-		t->lost_reported = lost;
+	report_count(t, t->lost_early, &t->lost_early_reported,
+		     "lost: fired before the buffers could be made");
+	if (final && t->overwritten) {
+		cs__out_lost(t, 0, t->overwritten, "overwritten in ring buffers (the newest kept)");
+		t->overwritten = 0;
 	}
 }
 
@@ -984,8 +1093,11 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 		return CS_WORK_ERROR;
 	if (t->shm && !cs__shm_check(t))
 		return CS_WORK_ERROR; /* (said why) */
+	cs__shm_segments(t);
 	cs__late_poll(t); /* the probes of libraries loaded since */
 	read_buffers(t, false);
+	if (cs__shm_usable(t))
+		give_back(t);
 	cs__spec_clean(t, false);
 	cs__spec_report(t);
 	cs__ticks_run(t); /* the tick-n probes due (after the records made before them) */
@@ -993,7 +1105,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
 	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
 		cs__agg_snap(t, false);
-	report_lost(t);
+	report_lost(t, false);
 	if (session_ended(t)) {
 		t->attached = false;
 		return CS_WORK_ERROR;
@@ -1022,13 +1134,17 @@ void cs_trace_target_gone(struct cs_trace *t)
 
 int cs_trace_stop(struct cs_trace *t)
 {
-	if (!t->target_gone)
+	if (!t->target_gone) {
 		(void)cs_trace_map(t);
+		cs__shm_segments(t);
+	}
 	cs__detach(t);
+	if (!t->target_gone)
+		cs__shm_segments(t); /* (made by fires that began before the detach) */
 	if (t->shm)
 		(void)cs__shm_check(t);
 	read_buffers(t, true);
-	report_lost(t);
+	report_lost(t, true);
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
 	cs__agg_snap(t, true);

@@ -212,6 +212,8 @@ void cs__spec_commit_record(struct cs_trace *t, const struct udt_commit *c);
 void cs__spec_clean(struct cs_trace *t, bool final);
 /* Is a commit waiting for its record to be read (then buffers are switched at cleanrate)? */
 bool cs__spec_pending(struct cs_trace *t);
+/* Take both aggregation tables of buffer i, whose thread has exited, into the totals. */
+void cs__agg_take_thread(struct cs_trace *t, uint32_t i);
 /* DTrace's reports: speculative drops, failed speculations. */
 void cs__spec_report(struct cs_trace *t);
 void cs__spec_free(struct cs_trace *t);
@@ -373,6 +375,12 @@ struct cs_trace {
 	struct udt_shm_hdr sh;     /* the header as mapped and checked */
 	struct udt_dynhdr dyn_geo; /* the dynamic variable space's header, likewise */
 	bool shm_bad;              /* the target corrupted them: said once, read no more */
+	/* the buffers' segments mapped (seg[0]: shm), their layouts, their buffers */
+	uint8_t *seg[UDT_SEG_MAX];
+	struct udt_seg_layout seg_l[UDT_SEG_MAX];
+	uint32_t seg_cnt;
+	uint32_t tbuf_cap;
+	bool seg_failed;           /* one could not be mapped: said once */
 	uint64_t *fill_pos;        /* fill: bytes already read of each buffer */
 	bool *pending;             /* switch: a buffer whose old half could not be read yet */
 	bool resize_reported;
@@ -387,8 +395,14 @@ struct cs_trace {
 	bool done;
 	bool exited;
 	int exit_status;
-	uint64_t lost_reported;
+	uint64_t lost_reported;    /* of the shared memory's lost (fires nested in a fire) */
 	uint64_t lost_early;       /* the control block's count, as last read */
+	uint64_t lost_early_reported;
+	uint64_t lost_nobuf_reported;
+	uint64_t lost_nomem_reported;
+	uint64_t overwritten;      /* ring: records overwritten, counted as buffers are read */
+	uint64_t tbufs_reused;     /* buffers of exited threads read out and given back */
+	bool churning;             /* the last round gave some back: look again soon */
 	struct cs_rec *recs;       /* this round's records, in rec_copies */
 	size_t rec_cnt, rec_cap;
 	uint8_t **rec_copies;      /* the bytes they were copied out of the buffers into */
@@ -655,6 +669,8 @@ bool cs__shm_check(struct cs_trace *t);
  */
 int cs__shm_adopt(struct cs_trace *t, void *m, uint64_t size);
 void cs__shm_unmap(struct cs_trace *t);
+/* Map the segments of buffers the target has made since (their threads' buffers). */
+void cs__shm_segments(struct cs_trace *t);
 /* Threads with a buffer (0 when the memory is not usable); buffer i (< that count). */
 uint32_t cs__tbuf_count(struct cs_trace *t);
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i);

@@ -22,7 +22,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->switchrate_ns = 1000000000ull;
 	o->deadman_ns = 5000000000ull;
 	o->policy = UDT_POLICY_SWITCH;
-	o->tbuf_max = 512;
+	o->tbuf_max = UDT_TBUF_LIMIT; /* (buffers at once: given back at threads' exits) */
 	o->strsize = 256;
 	o->aggsize = 4ull << 20;
 	o->aggrate_ns = 1000000000ull;
@@ -250,7 +250,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			return BAD_VALUE;
 		o->deadman_ns = v;
 	} else if (!strcmp(name, "maxthreads")) {
-		if (cs_parse_size(value, &v) || !v || v > 65536)
+		if (cs_parse_size(value, &v) || !v || v > UDT_TBUF_LIMIT)
 			return BAD_VALUE;
 		o->tbuf_max = (uint32_t)v;
 	} else if (!strcmp(name, "strsize")) {

@@ -135,20 +135,34 @@ static char *drop_message(enum cs_drop_kind k, int32_t tid, uint64_t n)
 	return udt__xasprintf("%llu record%s lost: the target could not record them", c, s);
 }
 
-void cs__out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count)
+/* Say count drops of kind on thread tid, in words msg (owned). */
+static void out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count,
+		     char *msg)
 {
 	size_t slot = kind == CS_DROP_LOST ? CS_OUT_NDROPS - 1 : (size_t)kind;
 
-	if (!count)
-		return;
 	t->drop_totals[slot] += count;
 	struct cs_drop d = { .kind = kind, .tid = tid, .count = count,
-			     .total = t->drop_totals[slot], .msg = drop_message(kind, tid, count) };
+			     .total = t->drop_totals[slot], .msg = msg };
 	fflush(t->out);
 	fprintf(stderr, "dtrace: %s\n", d.msg);
 	if (t->out_ops->drop)
 		t->out_ops->drop(t, &d);
-	free((char *)d.msg);
+	free(msg);
+}
+
+void cs__out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count)
+{
+	if (count)
+		out_drop(t, kind, tid, count, drop_message(kind, tid, count));
+}
+
+void cs__out_lost(struct cs_trace *t, int32_t tid, uint64_t count, const char *what)
+{
+	if (count)
+		out_drop(t, CS_DROP_LOST, tid, count,
+			 udt__xasprintf("%llu record%s %s", (unsigned long long)count,
+					count == 1 ? "" : "s", what));
 }
 
 static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t sz)

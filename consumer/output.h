@@ -186,6 +186,8 @@ void cs__out_record_end(struct cs_trace *t);
 void cs__out_agg(struct cs_trace *t, const struct cs_aggprint *ap);
 /* count drops of kind on thread tid (0: none): said on stderr, handed to the backend */
 void cs__out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count);
+/* Say count records of thread tid (0: of none) not recorded, and why: "N records WHAT". */
+void cs__out_lost(struct cs_trace *t, int32_t tid, uint64_t count, const char *what);
 void cs__out_fault(struct cs_trace *t, const struct cs_fault *f);
 /* The records are over (END has run): what comes before the aggregations printed at exit. */
 void cs__out_end_records(struct cs_trace *t);

@@ -47,7 +47,7 @@
 	X(size) X(magic) X(version) X(session) X(total_sz) X(bufsize) X(policy) X(tbuf_max)   \
 	X(tbuf_off) X(data_off) X(agg_off) X(aggsize) X(tvar_off) X(tvarsize) X(gvar_off)     \
 	X(ngvars) X(spec_off) X(spec_data_off) X(nspec) X(specsize) X(ring_chunk)            \
-	X(tlocal_off) X(tlocal_sz) X(gstr_off) X(dyn_off) X(dyn_sz)
+	X(tlocal_off) X(tlocal_sz) X(gstr_off) X(dyn_off) X(dyn_sz) X(seg0_tbufs)
 
 static const struct field {
 	const char *name;
@@ -110,6 +110,7 @@ static const char *layout_check(const struct cs_trace *t, const struct udt_shm_h
 	if (h->total_sz != size)
 		return "its size is not the file's";
 	if (h->policy != t->o.policy || h->tbuf_max != t->o.tbuf_max ||
+	    h->seg0_tbufs != (t->o.tbuf_max < UDT_SEG0_TBUFS ? t->o.tbuf_max : UDT_SEG0_TBUFS) ||
 	    h->aggsize != (t->aggvar_cnt ? t->o.aggsize : 0) ||
 	    h->tvarsize != 8 * dl_program_var_count(t->prog, DL_VAR_THREAD) ||
 	    (h->ngvars != ngvars && h->ngvars) || h->nspec != nspec ||
@@ -129,16 +130,16 @@ static const char *layout_check(const struct cs_trace *t, const struct udt_shm_h
 		const char *what;
 		uint64_t off, cnt, sz, al;
 	} regions[] = {
-		{ "thread buffers" OUTSIDE, h->tbuf_off, h->tbuf_max, sizeof(struct udt_tbuf),
+		{ "thread buffers" OUTSIDE, h->tbuf_off, h->seg0_tbufs, sizeof(struct udt_tbuf),
 		  _Alignof(struct udt_tbuf) },
-		{ "buffer halves" OUTSIDE, h->data_off, 2ull * h->tbuf_max, h->bufsize, 8 },
-		{ "aggregation tables" OUTSIDE, h->agg_off, 2ull * h->tbuf_max, h->aggsize, 8 },
-		{ "thread variables" OUTSIDE, h->tvar_off, h->tbuf_max, h->tvarsize, 8 },
+		{ "buffer halves" OUTSIDE, h->data_off, 2ull * h->seg0_tbufs, h->bufsize, 8 },
+		{ "aggregation tables" OUTSIDE, h->agg_off, 2ull * h->seg0_tbufs, h->aggsize, 8 },
+		{ "thread variables" OUTSIDE, h->tvar_off, h->seg0_tbufs, h->tvarsize, 8 },
 		{ "global variables" OUTSIDE, h->gvar_off, h->ngvars, 8, 8 },
 		{ "speculations" OUTSIDE, h->spec_off, h->nspec, sizeof(struct udt_spec),
 		  _Alignof(struct udt_spec) },
 		{ "speculative buffers" OUTSIDE, h->spec_data_off, h->nspec, h->specsize, 8 },
-		{ "thread strings" OUTSIDE, h->tlocal_off, h->tbuf_max, h->tlocal_sz, 8 },
+		{ "thread strings" OUTSIDE, h->tlocal_off, h->seg0_tbufs, h->tlocal_sz, 8 },
 		{ "global strings" OUTSIDE, h->gstr_off, ngstrs, udt_str_slot(strsize), 8 },
 		{ "dynamic variables" OUTSIDE, h->dyn_off, 1, h->dyn_sz, 8 },
 	};
@@ -285,16 +286,75 @@ int cs__shm_adopt(struct cs_trace *t, void *m, uint64_t size)
 	}
 	t->shm = m;
 	t->shm_size = size;
-	t->fill_pos = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->fill_pos));
-	t->pending = udt__xcalloc(t->sh.tbuf_max, sizeof(*t->pending));
+	t->seg[0] = m;
+	t->seg_l[0] = (struct udt_seg_layout){ t->sh.tbuf_off, t->sh.data_off, t->sh.agg_off,
+					       t->sh.tvar_off, t->sh.tlocal_off, size };
+	t->seg_cnt = 1;
+	t->tbuf_cap = t->sh.seg0_tbufs;
+	t->fill_pos = udt__xcalloc(t->tbuf_cap, sizeof(*t->fill_pos));
+	t->pending = udt__xcalloc(t->tbuf_cap, sizeof(*t->pending));
 	return 0;
+}
+
+void cs__shm_segments(struct cs_trace *t)
+{
+	struct udt_shm_hdr *live = (struct udt_shm_hdr *)(void *)t->shm;
+	const char *why;
+	uint64_t size;
+
+	while (cs__shm_usable(t) && t->seg_cnt < UDT_SEG_MAX && !t->target_gone) {
+		uint32_t k = t->seg_cnt, n = udt_seg_tbufs(t->sh.seg0_tbufs, k);
+		struct udt_seg_layout l;
+
+		/* made in order (runtime/session.c), each published before the next: pairs with
+		   the runtime's release store of its state */
+		if (t->tbuf_cap >= t->sh.tbuf_max || LOAD_ACQUIRE(&live->seg_state[k]) != UDT_SHM_READY)
+			return;
+		int fd = open_sealed(t->proc->pid, __atomic_load_n(&live->seg_fd[k], __ATOMIC_RELAXED),
+				     &size, &why);
+		if (fd < 0 && !why)
+			return; /* (tried again next round) */
+		udt_seg_layout(n, t->sh.bufsize, t->sh.aggsize, t->sh.tvarsize, t->sh.tlocal_sz, &l);
+		if (fd >= 0 && size != l.total)
+			why = "not of the size its buffers take";
+		if (fd < 0 || size != l.total || size > SIZE_MAX) {
+			if (fd >= 0)
+				close(fd);
+			cs__shm_corrupt(t, "its buffers' segment %u is %s", k, why);
+			return;
+		}
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (m == MAP_FAILED) {
+			if (!t->seg_failed)
+				fprintf(stderr, "dtrace: could not map the buffers of pid %d's threads "
+					"past the first %u: %s\n", (int)t->proc->pid, t->tbuf_cap,
+					strerror(errno));
+			t->seg_failed = true;
+			return;
+		}
+		t->seg[k] = m;
+		t->seg_l[k] = l;
+		t->seg_cnt = k + 1;
+		uint32_t cap = t->tbuf_cap + n;
+		t->fill_pos = udt__xreallocarray(t->fill_pos, cap, sizeof(*t->fill_pos));
+		t->pending = udt__xreallocarray(t->pending, cap, sizeof(*t->pending));
+		memset(t->fill_pos + t->tbuf_cap, 0, n * sizeof(*t->fill_pos));
+		memset(t->pending + t->tbuf_cap, 0, n * sizeof(*t->pending));
+		t->tbuf_cap = cap;
+		/* the target may close its descriptor */
+		__atomic_store_n(&live->seg_acked[k], 1, __ATOMIC_RELAXED);
+	}
 }
 
 void cs__shm_unmap(struct cs_trace *t)
 {
+	for (uint32_t k = 1; k < t->seg_cnt; k++)
+		munmap(t->seg[k], t->seg_l[k].total);
 	if (t->shm)
 		munmap(t->shm, t->shm_size);
 	t->shm = NULL;
+	t->seg_cnt = 0;
 }
 
 /* -- What the readers take, from the copy ------------------------------------------------ */
@@ -303,27 +363,51 @@ uint32_t cs__tbuf_count(struct cs_trace *t)
 {
 	if (!cs__shm_usable(t))
 		return 0;
+	/* (the buffers of the segments mapped: a thread takes one only once its segment, and
+	   every one before it, is made) */
 	uint32_t n = LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->tbuf_cnt);
-	return n < t->sh.tbuf_max ? n : t->sh.tbuf_max;
+	return n < t->tbuf_cap ? n : t->tbuf_cap;
+}
+
+/* Buffer i's segment's base, its layout in *ret_l, and its index there in *ret_j. */
+static uint8_t *seg_of(struct cs_trace *t, uint32_t i, const struct udt_seg_layout **ret_l,
+		       uint32_t *ret_j)
+{
+	uint32_t k = udt_seg_of(t->sh.seg0_tbufs, i, ret_j);
+
+	assert(i < t->tbuf_cap && k < t->seg_cnt);
+	*ret_l = &t->seg_l[k];
+	return t->seg[k];
 }
 
 struct udt_tbuf *cs__tbuf(struct cs_trace *t, uint32_t i)
 {
-	assert(i < t->sh.tbuf_max);
-	return (struct udt_tbuf *)(void *)(t->shm + t->sh.tbuf_off) + i;
+	const struct udt_seg_layout *l;
+	uint32_t j;
+	uint8_t *b = seg_of(t, i, &l, &j);
+
+	return (struct udt_tbuf *)(void *)(b + l->tbuf_off) + j;
 }
 
 uint8_t *cs__half(struct cs_trace *t, uint32_t i, uint32_t h)
 {
-	assert(i < t->sh.tbuf_max && h < 2);
-	return t->shm + t->sh.data_off + ((uint64_t)i * 2 + h) * t->sh.bufsize;
+	const struct udt_seg_layout *l;
+	uint32_t j;
+	uint8_t *b = seg_of(t, i, &l, &j);
+
+	assert(h < 2);
+	return b + l->data_off + ((uint64_t)j * 2 + h) * t->sh.bufsize;
 }
 
 uint8_t *cs__agg_table(struct cs_trace *t, uint32_t i, uint32_t h)
 {
-	if (!cs__shm_usable(t) || !t->sh.aggsize || i >= t->sh.tbuf_max)
+	const struct udt_seg_layout *l;
+	uint32_t j;
+
+	if (!cs__shm_usable(t) || !t->sh.aggsize || i >= t->tbuf_cap)
 		return NULL;
-	return t->shm + t->sh.agg_off + ((uint64_t)i * 2 + (h & 1)) * t->sh.aggsize;
+	uint8_t *b = seg_of(t, i, &l, &j);
+	return b + l->agg_off + ((uint64_t)j * 2 + (h & 1)) * t->sh.aggsize;
 }
 
 struct udt_dynhdr *cs__shm_dyn(struct cs_trace *t)

@@ -39,9 +39,18 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 15
+#define UDT_ABI_VERSION 16
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
+
+/*
+ * A session's thread buffers (docs/runtime.md, "Threads"): the main memory
+ * holds the first UDT_SEG0_TBUFS (fewer if maxthreads is lower), and up to
+ * UDT_SEG_MAX - 1 segments, each twice the one before, the rest: 2^27 in all.
+ */
+#define UDT_SEG0_TBUFS 16u
+#define UDT_SEG_MAX 24
+#define UDT_TBUF_LIMIT (UDT_SEG0_TBUFS << (UDT_SEG_MAX - 1))
 
 /* Size of each of the two enabling areas of a slot. */
 #define UDT_AREA_SZ (512u * 1024u)
@@ -523,13 +532,70 @@ struct udt_shm_hdr {
 	uint64_t spec_busy;       /* speculation() failures while a buffer was being committed */
 	uint64_t spec_unavail;    /* speculation() failures with every buffer in use */
 	uint64_t ring_chunk;      /* ring: the tail moves a chunk of this many bytes at a time */
-	/* strings, scratch and dynamic variables (version 7; docs/runtime.md, "Variables") */
+	/* strings, scratch and dynamic variables (version 9; docs/runtime.md, "Variables") */
 	uint64_t tlocal_off;      /* tbuf i's strings and scratch: tlocal_off + i * tlocal_sz */
 	uint64_t tlocal_sz;       /* (struct udt_vars) */
 	uint64_t gstr_off;        /* the global string variables' slots */
 	uint64_t dyn_off;         /* the dynamic variable space (struct udt_dynhdr), */
 	uint64_t dyn_sz;          /* of dynvarsize bytes; 0: none */
+	/* thread buffers used again (version 16; docs/runtime.md, "Threads"): the free ones
+	   the consumer gave back, a stack of tbuf indexes + 1 with a tag against ABA (tag << 32
+	   | index + 1, 0 empty): the consumer pushes, threads pop */
+	uint64_t free_head;
+	uint64_t lost_nobuf;      /* fires lost because no buffer was free (maxthreads in use) */
+	uint32_t owners;          /* owners the buffers have had (a buffer's owner: the count then) */
+	/* more buffers as more threads fire (version 16): this memory holds the first
+	   seg0_tbufs, segment k >= 1 (a memfd of its own, udt_seg_layout()) the next
+	   seg0_tbufs << (k - 1); segment k is made only once all before it are */
+	uint32_t seg0_tbufs;
+	uint64_t lost_nomem;      /* fires lost because a segment could not be made */
+	uint32_t seg_state[UDT_SEG_MAX]; /* R: each segment's enum udt_shm_state (0: this memory) */
+	int32_t seg_fd[UDT_SEG_MAX];     /* R: its descriptor until the consumer has mapped it */
+	uint32_t seg_acked[UDT_SEG_MAX]; /* C: 1 once the consumer has mapped it */
 };
+
+/*
+ * The segment of buffer i (0: the main memory), and its index there, in a
+ * session whose main memory holds n0 buffers: segment k >= 1 holds buffers
+ * [n0 << (k - 1), n0 << k).
+ */
+static inline uint32_t udt_seg_of(uint32_t n0, uint32_t i, uint32_t *ret_j)
+{
+	if (i < n0) {
+		*ret_j = i;
+		return 0;
+	}
+	uint32_t k = 32 - (uint32_t)__builtin_clz(i / n0);
+
+	*ret_j = i - (n0 << (k - 1));
+	return k;
+}
+
+/* The buffers of segment k, and the buffers of segments 0 to k - 1 (its first index). */
+static inline uint32_t udt_seg_tbufs(uint32_t n0, uint32_t k)
+{
+	return k ? n0 << (k - 1) : n0;
+}
+
+/*
+ * A segment's layout (k >= 1): its n buffers' struct udt_tbuf (whole pages),
+ * then their halves, aggregation tables, self-> variables and strings, each
+ * an array as in the main memory.
+ */
+struct udt_seg_layout {
+	uint64_t tbuf_off, data_off, agg_off, tvar_off, tlocal_off, total;
+};
+
+static inline void udt_seg_layout(uint64_t n, uint64_t bufsize, uint64_t aggsize,
+				  uint64_t tvarsize, uint64_t tlocal_sz, struct udt_seg_layout *l)
+{
+	l->tbuf_off = 0;
+	l->data_off = (n * 128 + 4095) & ~4095ull;
+	l->agg_off = l->data_off + n * 2 * bufsize;
+	l->tvar_off = l->agg_off + n * 2 * aggsize;
+	l->tlocal_off = l->tvar_off + n * tvarsize;
+	l->total = (l->tlocal_off + n * tlocal_sz + 4095) & ~4095ull;
+}
 
 /*
  * udt_shm_hdr.flags. UDT_SHM_MB_EXPEDITED: the process registered for
@@ -548,7 +614,7 @@ struct udt_tbuf {
 	int32_t tid;              /* P: at first fire */
 	uint32_t active;          /* C: the half the producer writes (switch) */
 	uint32_t busy;            /* P: 1 + the half being written, 0 outside */
-	uint32_t pad;
+	uint32_t state;           /* P: FREE->OWNED->EXITED, C: EXITED->FREE (enum udt_tbuf_state) */
 	uint64_t off[2];          /* P: bytes committed in each half (ring: head, monotonic) */
 	uint64_t drops[2];        /* P: records dropped into each half */
 	uint64_t ring_tail;       /* P (ring): offset of the oldest record, monotonic */
@@ -556,7 +622,23 @@ struct udt_tbuf {
 	uint32_t agg_active;      /* C: the aggregation table the producer updates */
 	uint32_t agg_busy;        /* P: 1 + the table being updated, 0 outside */
 	uint32_t dyn_gen;         /* P: odd while the thread may hold dynamic variables (dynvar.c) */
+	uint32_t next_free;       /* C: the next free buffer's index + 1 (udt_shm_hdr.free_head) */
+	uint32_t owner;           /* P: the owner's number (udt_shm_hdr.owners), keys its self-> arrays */
+	uint32_t pad;
+	uint64_t ring_recs;       /* P (ring): records written since the buffer was taken */
 } __attribute__((aligned(128)));
+
+/*
+ * udt_tbuf.state. A thread takes a FREE buffer at its first fire (OWNED); at
+ * its exit the runtime marks it EXITED; the consumer reads out what it holds
+ * (records, drops, aggregations), resets it and gives it back (FREE, pushed
+ * on free_head). A buffer is never written by two threads.
+ */
+enum udt_tbuf_state {
+	UDT_TBUF_FREE = 0,
+	UDT_TBUF_OWNED = 1,
+	UDT_TBUF_EXITED = 2,
+};
 
 _Static_assert(sizeof(struct udt_tbuf) == 128, "two cache lines per thread buffer");
 

@@ -840,10 +840,8 @@ static __attribute__((noinline)) struct udt_tslot *miss_slow(struct udt_control 
 		return NULL;
 	if (!ts || ts->session != session || LOAD_RELAXED(&c->shm_fd) >= 0) {
 		ts = udt__thread_slot(c, session);
-		if (!ts) {
-			udt__lost(c);
-			return NULL;
-		}
+		if (!ts)
+			return NULL; /* (lost, and counted why) */
 	}
 	cache(ts, session, key, e, udt__area_at(slot, area_idx), ecb_off);
 	return ts;
@@ -944,7 +942,7 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 	f->raise = &sig;
 	f->site = pc;
 	/* strings, scratch, dynamic variables (vars.c), when the session has them */
-	f->mem = udt__vars_fire(&mem, f->shm, f->tb, f->area);
+	f->mem = udt__vars_fire(&mem, f->shm, f->ts, f->area);
 	fire_vm(f, &vm, ah->nlocals, locals);
 	for (;;) {
 		if (site_matches(e, pc)) {

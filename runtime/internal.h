@@ -86,6 +86,7 @@ struct udt_tslot {
 	uint8_t *agg;             /* its two aggregation tables (struct udt_agghdr), or NULL */
 	uint64_t aggsize;         /* the bytes of each, as the runtime laid the memory out */
 	uint64_t *tvars;          /* its thread-local variables (self->), or NULL */
+	uint8_t *tlocal;          /* its strings and scratch (vars.c), or NULL */
 	uint64_t ring_end;        /* ring: the end of the chunk the head is in (monotonic) */
 	uint64_t ring_lap;        /* and the monotonic position of the half's start on this lap */
 	uint64_t ring_chunk;      /* the chunk's bytes (record.c) */
@@ -111,6 +112,7 @@ struct udt_tls {
 	uint64_t chill_mark, chilled; /* chill()'s budget of this second (udt__chill()) */
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
 	struct udt_tslot *slot[UDT_SLOT_MAX]; /* its state in each slot's session, or NULL */
+	bool exit_hooked;         /* its exit gives its buffers back (record.c) */
 };
 
 /*
@@ -121,8 +123,12 @@ struct udt_slot_rt {
 	uint32_t verified;        /* the session whose enablings were verified (fire.c) */
 	uint64_t verified_gens;   /* the newest generation verified: session << 32 | offset */
 	struct udt_shm_hdr *shm;  /* the current session's shared memory, once made */
-	struct udt_tslot *tslots; /* and its threads' states, [tbuf_max] */
-	uint64_t tslots_sz;
+	/* its segments (0: the memory shm is the header of) where this process maps them,
+	   their bytes, and their threads' states (struct udt_tslot[udt_seg_tbufs()]) */
+	uint8_t *seg[UDT_SEG_MAX];
+	uint64_t seg_sz[UDT_SEG_MAX];
+	struct udt_tslot *seg_ts[UDT_SEG_MAX];
+	uint64_t seg_ts_sz[UDT_SEG_MAX];
 } __attribute__((aligned(64)));
 
 extern struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX] __attribute__((visibility("hidden")));
@@ -139,6 +145,12 @@ void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
+/*
+ * Segments 1 to k of the session of slot c, whose memory is shm: made by the
+ * first thread that needs one (the others wait for it). False when one could
+ * not be made. Descriptors the consumer has mapped are closed on the way.
+ */
+bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k);
 /*
  * The fork canary (session.c): a page of the process that MADV_WIPEONFORK
  * zeroes in a fork child. It says the process is the one that made it, and

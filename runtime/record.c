@@ -40,8 +40,95 @@
  * policy.
  */
 #include "runtime/record.h"
+#include "runtime/vm_mem.h"
 
+#include <pthread.h>
 #include <string.h>
+
+/*
+ * Thread exit: a pthread key whose destructor gives the thread's buffers back
+ * (udt_thread_exit()), made once in the process by the first buffer taken.
+ * 0: none yet; 1: being made; 2: made (exit_key); 3: could not be (buffers
+ * are then never given back, and a session runs out of them at maxthreads).
+ */
+static uint32_t exit_key_state;
+static pthread_key_t exit_key;
+
+/*
+ * The thread is exiting (its pthread key's destructor): each buffer it has
+ * in a live session is marked EXITED, for the consumer to read out and give
+ * back. Later destructors of the program may fire probes: they take new
+ * buffers, and set the key again, which brings us back (glibc runs the
+ * destructors of keys set meanwhile, up to PTHREAD_DESTRUCTOR_ITERATIONS
+ * rounds).
+ */
+static void thread_exit(void *arg)
+{
+	struct udt_tls *t = &udt__tls;
+
+	(void)arg;
+	t->exit_hooked = false;
+	if (t->depth)
+		return; /* (pthread_exit() from a handler that interrupted a fire: kept) */
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_tslot *ts = t->slot[s];
+		struct udt_control *c = &udt__control.slots[s];
+
+		t->slot[s] = NULL;
+		/* only the current session's memory: an older one's is given back (session.c) */
+		if (!ts || ts->shm != LOAD_RELAXED(&udt__slot_rt[s].shm) ||
+		    ts->session != LOAD_RELAXED(&c->session))
+			continue;
+		/* its records, drops and tables before it: pairs with the consumer's acquire */
+		STORE_RELEASE(&ts->tb->state, UDT_TBUF_EXITED);
+	}
+}
+
+/* Be told when this thread exits (thread_exit()). */
+static void hook_exit(struct udt_tls *t)
+{
+	uint32_t st = LOAD_ACQUIRE(&exit_key_state);
+
+	if (st == 0 && __atomic_compare_exchange_n(&exit_key_state, &st, 1, false,
+						   __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		st = pthread_key_create(&exit_key, thread_exit) ? 3 : 2;
+		/* pairs with the acquire loads above */
+		STORE_RELEASE(&exit_key_state, st);
+	}
+	/* (while another thread makes the key, this one's buffer is not given back) */
+	if (st == 2 && pthread_setspecific(exit_key, (void *)1) == 0)
+		t->exit_hooked = true;
+}
+
+/* Pop a buffer the consumer gave back (udt_shm_hdr.free_head), or UINT32_MAX. */
+static uint32_t pop_free(struct udt_shm_hdr *shm, struct udt_slot_rt *r)
+{
+	uint64_t head = LOAD_ACQUIRE(&shm->free_head);
+
+	for (;;) {
+		uint32_t i1 = (uint32_t)head, j;
+
+		if (!i1 || i1 > LOAD_RELAXED(&shm->tbuf_cnt) || i1 > shm->tbuf_max)
+			return UINT32_MAX;
+		uint32_t k = udt_seg_of(shm->seg0_tbufs, i1 - 1, &j);
+		/* (the consumer gives back only buffers it read: their segment is made) */
+		if (LOAD_ACQUIRE(&shm->seg_state[k]) != UDT_SHM_READY)
+			return UINT32_MAX;
+		struct udt_seg_layout l = { .tbuf_off = shm->tbuf_off };
+		if (k)
+			udt_seg_layout(udt_seg_tbufs(shm->seg0_tbufs, k), shm->bufsize,
+				       shm->aggsize, shm->tvarsize, shm->tlocal_sz, &l);
+		const struct udt_tbuf *tb = (const struct udt_tbuf *)(const void *)(r->seg[k] +
+										  l.tbuf_off) + j;
+		/* (read before the CAS; the tag makes a stale one fail it) */
+		uint32_t next = LOAD_RELAXED(&tb->next_free);
+		uint64_t nw = ((head >> 32) + 1) << 32 | next;
+		/* pairs with the consumer's release push: the buffer's reset is seen */
+		if (__atomic_compare_exchange_n(&shm->free_head, &head, nw, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE))
+			return i1 - 1;
+	}
+}
 
 struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 {
@@ -49,40 +136,71 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 	uint32_t slot = udt__slot_of(c);
 	struct udt_shm_hdr *shm = udt__shm_get(c, session);
 
-	if (!shm)
+	if (!shm) {
+		udt__lost(c);
 		return NULL;
+	}
 	struct udt_tslot *ts = t->slot[slot];
 	if (ts && ts->session == shm->session && ts->shm == shm)
 		return ts;
-	/* (past the last buffer, no more taken: the count stays below overflow) */
-	if (LOAD_RELAXED(&shm->tbuf_cnt) >= shm->tbuf_max)
-		return NULL;
-	uint32_t i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED);
-	if (i >= shm->tbuf_max)
-		return NULL;
-	struct udt_tbuf *tb = (struct udt_tbuf *)((uint8_t *)shm + shm->tbuf_off) + i;
+	struct udt_slot_rt *r = &udt__slot_rt[slot];
+	/* one given back, or one never used */
+	uint32_t i = pop_free(shm, r);
+	if (i == UINT32_MAX) {
+		/* (past the last buffer, no more taken: the count stays below overflow) */
+		if (LOAD_RELAXED(&shm->tbuf_cnt) >= shm->tbuf_max ||
+		    (i = __atomic_fetch_add(&shm->tbuf_cnt, 1, __ATOMIC_RELAXED)) >= shm->tbuf_max) {
+			__atomic_fetch_add(&shm->lost_nobuf, 1, __ATOMIC_RELAXED);
+			return NULL;
+		}
+	}
+	/* in the main memory, or in a segment (made now if it is the first of it) */
+	uint32_t j, k = udt_seg_of(shm->seg0_tbufs, i, &j);
+	struct udt_seg_layout l = { shm->tbuf_off, shm->data_off, shm->agg_off, shm->tvar_off,
+				    shm->tlocal_off, 0 };
+	if (k) {
+		if (!udt__seg_get(c, shm, k)) {
+			/* (buffer i is never used: a later thread takes another) */
+			__atomic_fetch_add(&shm->lost_nomem, 1, __ATOMIC_RELAXED);
+			return NULL;
+		}
+		udt_seg_layout(udt_seg_tbufs(shm->seg0_tbufs, k), shm->bufsize, shm->aggsize,
+			       shm->tvarsize, shm->tlocal_sz, &l);
+	}
+	uint8_t *base = r->seg[k];
+	struct udt_tbuf *tb = (struct udt_tbuf *)(void *)(base + l.tbuf_off) + j;
 
-	/* the session's threads' states were made with its memory (session.c), zeroed */
-	ts = &udt__slot_rt[slot].tslots[i];
+	/* the session's threads' states were made with its memory (session.c), zeroed; a
+	   state used before is its previous thread's, and so are its self-> variables */
+	ts = &r->seg_ts[k][j];
+	memset(ts, 0, sizeof(*ts));
 	if (!t->tid)
 		t->tid = udt__gettid();
 	tb->tid = t->tid;
+	uint32_t owner = __atomic_add_fetch(&shm->owners, 1, __ATOMIC_RELAXED);
+	if (owner == UDT_VM_CONSUMER_THREAD)
+		owner = __atomic_add_fetch(&shm->owners, 1, __ATOMIC_RELAXED);
+	tb->owner = owner;
 	ts->tb = tb;
 	ts->shm = shm;
 	ts->ring_chunk = shm->ring_chunk;
-	ts->data = (uint8_t *)shm + shm->data_off + (uint64_t)i * 2 * shm->bufsize;
+	ts->data = base + l.data_off + (uint64_t)j * 2 * shm->bufsize;
 	ts->aggsize = shm->aggsize;
-	ts->agg = ts->aggsize ? (uint8_t *)shm + shm->agg_off + (uint64_t)i * 2 * ts->aggsize
-			      : NULL;
+	ts->agg = ts->aggsize ? base + l.agg_off + (uint64_t)j * 2 * ts->aggsize : NULL;
 	ts->ntvars = (uint32_t)(shm->tvarsize / 8);
-	ts->tvars = ts->ntvars ? (uint64_t *)(void *)((uint8_t *)shm + shm->tvar_off +
-						    (uint64_t)i * shm->tvarsize) : NULL;
+	ts->tvars = ts->ntvars ? (uint64_t *)(void *)(base + l.tvar_off + (uint64_t)j * shm->tvarsize)
+			       : NULL;
+	if (ts->tvars)
+		memset(ts->tvars, 0, shm->tvarsize);
+	ts->tlocal = shm->tlocal_sz ? base + l.tlocal_off + (uint64_t)j * shm->tlocal_sz : NULL;
+	if (ts->tlocal)
+		memset(ts->tlocal, 0, shm->tlocal_sz);
 	if (shm->nspec) {
-		uint8_t *base = (uint8_t *)shm;
+		uint8_t *m = (uint8_t *)shm;
 		ts->spec = (struct udt_spectab){
-			.spec = (struct udt_spec *)(void *)(base + shm->spec_off),
+			.spec = (struct udt_spec *)(void *)(m + shm->spec_off),
 			.n = (uint32_t)shm->nspec,
-			.data = base + shm->spec_data_off,
+			.data = m + shm->spec_data_off,
 			.size = shm->specsize,
 			.drops = &shm->spec_drops,
 			.busy = &shm->spec_busy,
@@ -90,8 +208,11 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 		};
 	}
 	ts->session = shm->session;
+	STORE_RELAXED(&tb->state, UDT_TBUF_OWNED);
 	t->cpu_id = udt__rseq_cpu();
 	t->slot[slot] = ts;
+	if (!t->exit_hooked)
+		hook_exit(t);
 	return ts;
 }
 
@@ -125,5 +246,6 @@ void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *
 	if (t->ring_end > B && LOAD_RELAXED(&tb->ring_tail) < t->ring_end - B)
 		STORE_RELEASE(&tb->ring_tail, t->ring_end - B);
 	rc->off = head;
+	tb->ring_recs++;
 	return half + (head - t->ring_lap);
 }

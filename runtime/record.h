@@ -21,8 +21,10 @@ struct udt_rec_ctx {
 /*
  * This thread's state in slot c's session, with its buffer in the session's
  * shared memory (made by the session's first fire), taken at the thread's
- * first fire; NULL when there is none (the fire is lost). Sets
- * udt__tls.slot[] for the slot.
+ * first fire (one given back by the consumer, or a new one); NULL when
+ * there is none (the fire is lost, and counted: lost_nobuf, or lost when the
+ * memory could not be had). Sets udt__tls.slot[] for the slot, and hooks the
+ * thread's exit, which gives its buffers back.
  */
 struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session);
 /* ring: room for size bytes at the head of half, in a new chunk (record.c). */
@@ -54,6 +56,8 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 		if (head + size > t->ring_end)
 			return udt__ring_reserve(t, rc->half, rc, size);
 		rc->off = head;
+		/* (the records it held: so that those overwritten are counted) */
+		tb->ring_recs++;
 		return rc->half + (head - t->ring_lap);
 	}
 	a = policy == UDT_POLICY_FILL ? 0 : LOAD_RELAXED(&tb->active) & 1;
@@ -75,7 +79,8 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 	rc->half = t->data + (uint64_t)a * shm->bufsize;
 	rc->off = LOAD_RELAXED(&tb->off[a]);
 	if (size > shm->bufsize || rc->off + size > shm->bufsize) {
-		/* fill: the buffer is full and tracing stops; as DTrace's, that is no drop */
+		/* fill: the buffer is full and tracing stops, which ends the session as
+		   exit() does: as DTrace's, this fire is no drop */
 		if (policy == UDT_POLICY_FILL)
 			STORE_RELAXED(&shm->stopped, 1);
 		else
@@ -96,8 +101,10 @@ static inline void udt__rec_commit(struct udt_rec_ctx *rc)
 static inline void udt__rec_abandon(struct udt_rec_ctx *rc)
 {
 	/* ring: a pad record may have been written: the head moves past it */
-	if (rc->shm->policy == UDT_POLICY_RING)
+	if (rc->shm->policy == UDT_POLICY_RING) {
 		STORE_RELEASE(&rc->tb->off[0], rc->off);
+		rc->tb->ring_recs--;
+	}
 	STORE_RELEASE(&rc->tb->busy, 0);
 }
 

@@ -321,6 +321,8 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	uint64_t aggsize = LOAD_RELAXED(&c->aggsize);
 	uint64_t tvarsize = LOAD_RELAXED(&c->tvarsize);
 	uint32_t tmax = LOAD_RELAXED(&c->tbuf_max);
+	/* the first buffers here, the others in segments made as threads come (seg_make()) */
+	uint32_t n0 = tmax < UDT_SEG0_TBUFS ? tmax : UDT_SEG0_TBUFS;
 	/* the global variables start as the session's area gives them (BEGIN's values) */
 	const uint8_t *area = udt__area(c, LOAD_RELAXED(&c->area));
 	const struct udt_area_hdr *ah = (const void *)area;
@@ -336,7 +338,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	uint32_t nspec = ah->nspec;
 	const struct udt_area_spec *as = (const void *)(area + ah->spec_off);
 
-	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > 65536 || aggsize % 4096 ||
+	if (bufsize < 64 || bufsize % 8 || !tmax || tmax > UDT_TBUF_LIMIT || aggsize % 4096 ||
 	    aggsize >= ((uint64_t)1 << 32) || tvarsize % 8 || tvarsize > UDT_MAX_TVARS * 8 ||
 	    ngvars > UDT_MAX_GVARS || ah->gvar_off % 8 ||
 	    (uint64_t)ah->gvar_off + (uint64_t)ngvars * 8 > UDT_AREA_SZ || nspec > UDT_MAX_NSPEC ||
@@ -346,7 +348,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	    bad_vars)
 		return -EINVAL;
 	uint64_t specsize = nspec ? as->specsize : 0;
-	ts = mmap(NULL, tslots_bytes(tmax), PROT_READ | PROT_WRITE,
+	ts = mmap(NULL, tslots_bytes(n0), PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (ts == MAP_FAILED)
 		return -errno;
@@ -354,15 +356,15 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		err = -errno;
-		munmap(ts, tslots_bytes(tmax));
+		munmap(ts, tslots_bytes(n0));
 		return err;
 	}
 	for (;;) {
 		/* ring: whole chunks (ring_chunk()) */
 		if (ring)
 			bufsize = bufsize < 128 ? 128 : bufsize & ~127ull;
-		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) +
-				 spec_bytes(nspec, specsize) + vars_bytes(tmax, tlocal, global);
+		uint64_t total = shm_total(bufsize, aggsize, tvarsize, ngvars, n0) +
+				 spec_bytes(nspec, specsize) + vars_bytes(n0, tlocal, global);
 
 		if (ftruncate(fd, (off_t)total) == 0) {
 			m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -373,7 +375,7 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		err = -errno;
 		if (!resize || bufsize <= 4096) {
 			close(fd);
-			munmap(ts, tslots_bytes(tmax));
+			munmap(ts, tslots_bytes(n0));
 			return err;
 		}
 		bufsize /= 2; /* bufresize=auto: halve until it fits */
@@ -391,18 +393,22 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	h->magic = UDT_SHM_MAGIC;
 	h->version = UDT_ABI_VERSION;
 	h->session = session;
-	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, tmax) + spec_bytes(nspec, specsize) +
-		     vars_bytes(tmax, tlocal, global);
+	h->total_sz = shm_total(bufsize, aggsize, tvarsize, ngvars, n0) + spec_bytes(nspec, specsize) +
+		     vars_bytes(n0, tlocal, global);
 	h->bufsize = bufsize;
 	h->policy = LOAD_RELAXED(&c->policy);
 	h->tbuf_max = tmax;
 	h->tbuf_off = (sizeof(struct udt_shm_hdr) + 127) & ~127ull;
-	h->data_off = shm_data_off(tmax);
-	h->agg_off = h->data_off + (uint64_t)tmax * 2 * bufsize;
+	h->seg0_tbufs = n0;
+	h->seg_state[0] = UDT_SHM_READY;
+	for (uint32_t k = 0; k < UDT_SEG_MAX; k++)
+		h->seg_fd[k] = -1;
+	h->data_off = shm_data_off(n0);
+	h->agg_off = h->data_off + (uint64_t)n0 * 2 * bufsize;
 	h->aggsize = aggsize;
-	h->tvar_off = h->agg_off + (uint64_t)tmax * 2 * aggsize;
+	h->tvar_off = h->agg_off + (uint64_t)n0 * 2 * aggsize;
 	h->tvarsize = tvarsize;
-	h->gvar_off = h->tvar_off + (uint64_t)tmax * tvarsize;
+	h->gvar_off = h->tvar_off + (uint64_t)n0 * tvarsize;
 	h->ngvars = ngvars;
 	h->ring_chunk = ring ? ring_chunk(bufsize, area) : 0;
 	if (ngvars)
@@ -417,10 +423,10 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		specs[i].state = as->state[i] == UDT_SPEC_ACTIVE ? UDT_SPEC_ACTIVE : UDT_SPEC_INACTIVE;
 	h->tlocal_off = (h->spec_data_off + (uint64_t)nspec * specsize + 63) & ~63ull;
 	h->tlocal_sz = tlocal;
-	if (udt__vars_setup(h, m, h->tlocal_off + (uint64_t)tmax * tlocal, area, vars)) {
+	if (udt__vars_setup(h, m, h->tlocal_off + (uint64_t)n0 * tlocal, area, vars)) {
 		munmap(m, h->total_sz);
 		close(fd);
-		munmap(ts, tslots_bytes(tmax));
+		munmap(ts, tslots_bytes(n0));
 		return -EINVAL;
 	}
 
@@ -430,13 +436,109 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&c->shm_size, h->total_sz);
 	STORE_RELAXED(&c->shm_addr, (uint64_t)(uintptr_t)m);
 	STORE_RELAXED(&c->shm_session, session);
-	r->tslots = ts;
-	r->tslots_sz = tslots_bytes(tmax);
+	r->seg[0] = (uint8_t *)m;
+	r->seg_sz[0] = h->total_sz;
+	r->seg_ts[0] = ts;
+	r->seg_ts_sz[0] = tslots_bytes(n0);
 	STORE_RELAXED(&r->shm, h);
 	/* pairs with the acquire loads of shm_state (here and in the consumer) */
 	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
 	register_membarrier(h);
 	return 0;
+}
+
+/*
+ * Make segment k of the session whose memory is shm (udt_seg_layout()): a
+ * memfd sealed as the main one, mapped, its descriptor published for the
+ * consumer, and its threads' states.
+ */
+static int seg_make(struct udt_slot_rt *r, struct udt_shm_hdr *shm, uint32_t k)
+{
+	uint32_t n = udt_seg_tbufs(shm->seg0_tbufs, k);
+	struct udt_seg_layout l;
+	void *m = MAP_FAILED;
+	int fd, err;
+
+	udt_seg_layout(n, shm->bufsize, shm->aggsize, shm->tvarsize, shm->tlocal_sz, &l);
+	void *ts = mmap(NULL, tslots_bytes(n), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ts == MAP_FAILED)
+		return -errno;
+	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		goto fail;
+	if (ftruncate(fd, (off_t)l.total) == 0)
+		m = mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	r->seg[k] = m;
+	r->seg_sz[k] = l.total;
+	r->seg_ts[k] = ts;
+	r->seg_ts_sz[k] = tslots_bytes(n);
+	STORE_RELAXED(&shm->seg_fd[k], fd);
+	return 0;
+fail:
+	err = -errno;
+	if (fd >= 0)
+		close(fd);
+	munmap(ts, tslots_bytes(n));
+	return err;
+}
+
+/* Close the descriptors of the segments of shm the consumer has mapped. */
+static void seg_close_acked(struct udt_shm_hdr *shm)
+{
+	for (uint32_t k = 1; k < UDT_SEG_MAX; k++)
+		if (LOAD_RELAXED(&shm->seg_fd[k]) >= 0 && LOAD_RELAXED(&shm->seg_acked[k])) {
+			int fd = __atomic_exchange_n(&shm->seg_fd[k], -1, __ATOMIC_RELAXED);
+			if (fd >= 0)
+				close(fd);
+		}
+}
+
+/* Wait (1 s at most) while another thread makes what *state says; its state then. */
+static uint32_t wait_made(uint32_t *state)
+{
+	uint32_t st = LOAD_ACQUIRE(state);
+	uint64_t until = 0;
+
+	while (st == UDT_SHM_CREATING) {
+		if (!until)
+			until = udt__now_ns() + 1000000000u;
+		else if (udt__now_ns() > until)
+			break;
+		sched_yield();
+		st = LOAD_ACQUIRE(state);
+	}
+	return st;
+}
+
+bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k)
+{
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
+
+	seg_close_acked(shm);
+	for (uint32_t s = 1; s <= k;) {
+		uint32_t st = wait_made(&shm->seg_state[s]);
+
+		if (st == UDT_SHM_READY) {
+			s++;
+			continue;
+		}
+		if (st == UDT_SHM_CREATING)
+			return false; /* (its maker is stuck) */
+		/* none yet, or it failed (memory may have come back): ours to make */
+		if (!__atomic_compare_exchange_n(&shm->seg_state[s], &st, UDT_SHM_CREATING, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		int err = seg_make(r, shm, s);
+		/* pairs with the acquire loads of seg_state (here and in the consumer) */
+		STORE_RELEASE(&shm->seg_state[s], err ? UDT_SHM_FAILED : UDT_SHM_READY);
+		if (err)
+			return false;
+	}
+	return true;
 }
 
 void udt__lost(struct udt_control *c)
@@ -451,9 +553,45 @@ void udt__lost(struct udt_control *c)
 		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Slot c's memory (of a session that is over, or a fork child's copy of its
+ * parent's): its descriptors closed, and its segments and threads' states
+ * unmapped (unmap), or their memory given back, the mappings kept.
+ */
+static void drop_memory(struct udt_control *c, bool unmap)
+{
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
+	struct udt_shm_hdr *shm = (struct udt_shm_hdr *)r->seg[0];
+	int fd = __atomic_exchange_n(&c->shm_fd, -1, __ATOMIC_RELAXED);
+
+	if (fd >= 0)
+		close(fd);
+	for (uint32_t k = UDT_SEG_MAX; k-- > 0;) {
+		if (shm && k && (fd = __atomic_exchange_n(&shm->seg_fd[k], -1,
+							  __ATOMIC_RELAXED)) >= 0)
+			close(fd);
+		if (r->seg[k])
+			(void)(unmap ? munmap(r->seg[k], r->seg_sz[k])
+				     : madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE));
+		if (r->seg_ts[k])
+			(void)(unmap ? munmap(r->seg_ts[k], r->seg_ts_sz[k])
+				     : madvise(r->seg_ts[k], r->seg_ts_sz[k], MADV_DONTNEED));
+		r->seg[k] = NULL;
+		r->seg_ts[k] = NULL;
+	}
+}
+
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
+
+	/*
+	 * Another thread is making it (a few system calls): wait, rather than
+	 * lose the fire. Never this thread (its fires nested in that one are
+	 * lost as nested), and not for ever (a thread stopped mid-way).
+	 */
+	if (st == UDT_SHM_CREATING)
+		st = wait_made(&c->shm_state);
 
 	if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session) {
 		/* the consumer has mapped it: give the process its descriptor back */
@@ -470,17 +608,8 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 	if (!__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
-	if (st == UDT_SHM_READY) {
-		/* the previous session's: keep the mappings, give back their memory */
-		struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
-		int fd = LOAD_RELAXED(&c->shm_fd);
-		(void)madvise((void *)(uintptr_t)c->shm_addr, c->shm_size, MADV_REMOVE);
-		if (r->tslots)
-			(void)madvise(r->tslots, r->tslots_sz, MADV_DONTNEED);
-		if (fd >= 0)
-			close(fd);
-		STORE_RELAXED(&c->shm_fd, -1);
-	}
+	if (st == UDT_SHM_READY)
+		drop_memory(c, false); /* the previous session's */
 	int err = shm_create(c, session);
 	if (err) {
 		STORE_RELAXED(&c->shm_errno, -err);
@@ -532,13 +661,7 @@ static void leave_inherited(struct udt_control *c, uint32_t session)
 		 __atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
 					     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		STORE_RELAXED(&r->shm, NULL);
-		(void)munmap((void *)(uintptr_t)c->shm_addr, c->shm_size);
-		if (c->shm_fd >= 0)
-			close(c->shm_fd);
-		STORE_RELAXED(&c->shm_fd, -1);
-		if (r->tslots)
-			(void)munmap(r->tslots, r->tslots_sz); /* (our private copy) */
-		r->tslots = NULL;
+		drop_memory(c, true);
 	}
 	int lock = attach_trylock();
 	if (lock != -1) {
@@ -625,8 +748,8 @@ static void sync_with_consumer(void)
 }
 
 /*
- * At exit, a session whose buffers the consumer has not mapped yet would take
- * its records with it (a short command under dtrace -c). Give the consumers a
+ * At exit, a session whose buffers (or a segment of them) the consumer has not
+ * mapped yet would take its records with it (a short command under dtrace -c). Give the consumers a
  * moment to map them; once mapped they outlive the process.
  */
 __attribute__((destructor)) static void udt_fini(void)
@@ -640,8 +763,16 @@ __attribute__((destructor)) static void udt_fini(void)
 			struct udt_control *c = &udt__control.slots[s];
 			uint32_t session = LOAD_ACQUIRE(&c->session);
 
-			waiting = udt__active(c) && LOAD_ACQUIRE(&c->shm_state) == UDT_SHM_READY &&
-				  c->shm_session == session && LOAD_ACQUIRE(&c->shm_acked) != session;
+			struct udt_shm_hdr *h = LOAD_RELAXED(&udt__slot_rt[s].shm);
+
+			if (!udt__active(c) || LOAD_ACQUIRE(&c->shm_state) != UDT_SHM_READY ||
+			    c->shm_session != session)
+				continue;
+			waiting = LOAD_ACQUIRE(&c->shm_acked) != session;
+			/* and the segments of its buffers */
+			for (uint32_t k = 1; k < UDT_SEG_MAX && h && h->session == session; k++)
+				waiting |= LOAD_ACQUIRE(&h->seg_state[k]) == UDT_SHM_READY &&
+					   !LOAD_ACQUIRE(&h->seg_acked[k]);
 		}
 		if (!waiting)
 			return;

@@ -91,16 +91,16 @@ int udt__vars_setup(struct udt_shm_hdr *h, uint8_t *m, uint64_t at, const uint8_
 }
 
 struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *shm,
-				  struct udt_tbuf *tb, const uint8_t *area)
+				  struct udt_tslot *ts, const uint8_t *area)
 {
 	const struct udt_area_hdr *ah = (const void *)area;
+	struct udt_tbuf *tb = ts->tb;
 
-	if (!ah->vars_off || !shm->tlocal_sz)
+	if (!ah->vars_off || !shm->tlocal_sz || !ts->tlocal)
 		return NULL;
 	/* (the area was checked by verify_area(), the shared memory made by us) */
 	const struct udt_vars *v = (const void *)(area + ah->vars_off);
-	uint32_t i = (uint32_t)(tb - (struct udt_tbuf *)(void *)((uint8_t *)shm + shm->tbuf_off));
-	uint8_t *tl = (uint8_t *)shm + shm->tlocal_off + (uint64_t)i * shm->tlocal_sz;
+	uint8_t *tl = ts->tlocal;
 	uint32_t slot = (uint32_t)udt_str_slot(v->strsize);
 
 	mem->strsize = v->strsize;
@@ -117,7 +117,7 @@ struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *sh
 	mem->dyn = shm->dyn_sz ? (struct udt_dynhdr *)(void *)((uint8_t *)shm + shm->dyn_off) : NULL;
 	mem->dyn_sz = shm->dyn_sz;
 	mem->dyn_geo = NULL; /* (its own header: the runtime trusts its own process) */
-	mem->thread_key = i;
+	mem->thread_key = tb->owner; /* (never a previous owner of the buffer's) */
 	mem->strtok = 0;
 	mem->strtok_end = 0;
 	/* this-> strings start unset at every fire, as this-> integers start at 0 */

@@ -19,11 +19,11 @@ uint64_t udt__vars_global_sz(const struct udt_vars *v);
 int udt__vars_setup(struct udt_shm_hdr *h, uint8_t *m, uint64_t at, const uint8_t *area,
 		    const struct udt_vars *v);
 /*
- * The view of thread buffer tb's fire in mem, or NULL when the session has
+ * The view of the fire of thread state ts (its buffer's) in mem, or NULL when the session has
  * no variables of these kinds; marks the thread as inside the dynamic
  * variable space (udt__dyn_leave() when the fire is done).
  */
 struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *shm,
-				  struct udt_tbuf *tb, const uint8_t *area);
+				  struct udt_tslot *ts, const uint8_t *area);
 
 #endif /* UDT_RUNTIME_VARS_H */

@@ -57,6 +57,7 @@ static uint64_t layout(const struct cs_trace *t, struct udt_shm_hdr *h)
 	h->bufsize = t->o.bufsize;
 	h->policy = t->o.policy;
 	h->tbuf_max = t->o.tbuf_max;
+	h->seg0_tbufs = h->tbuf_max < UDT_SEG0_TBUFS ? h->tbuf_max : UDT_SEG0_TBUFS;
 	h->aggsize = t->aggvar_cnt ? t->o.aggsize : 0;
 	h->tvarsize = 8 * dl_program_var_count(t->prog, DL_VAR_THREAD);
 	h->ngvars = dl_program_var_count(t->prog, DL_VAR_GLOBAL);
@@ -65,15 +66,15 @@ static uint64_t layout(const struct cs_trace *t, struct udt_shm_hdr *h)
 	h->ring_chunk = h->bufsize / 16;
 	h->flags = UDT_SHM_MB_EXPEDITED; /* (not registered: a fence, not a slow barrier) */
 	h->tbuf_off = off = up(sizeof(*h), 128);
-	h->data_off = off += (uint64_t)h->tbuf_max * sizeof(struct udt_tbuf);
-	h->agg_off = off += 2ull * h->tbuf_max * h->bufsize;
-	h->tvar_off = off += 2ull * h->tbuf_max * h->aggsize;
-	h->gvar_off = off += h->tbuf_max * h->tvarsize;
+	h->data_off = off += (uint64_t)h->seg0_tbufs * sizeof(struct udt_tbuf);
+	h->agg_off = off += 2ull * h->seg0_tbufs * h->bufsize;
+	h->tvar_off = off += 2ull * h->seg0_tbufs * h->aggsize;
+	h->gvar_off = off += h->seg0_tbufs * h->tvarsize;
 	h->spec_off = off = up(off + h->ngvars * 8, 64);
 	h->spec_data_off = off += h->nspec * sizeof(struct udt_spec);
 	h->tlocal_off = off = up(off + h->nspec * h->specsize, 64);
 	h->tlocal_sz = 64;
-	h->gstr_off = off += h->tbuf_max * h->tlocal_sz;
+	h->gstr_off = off += h->seg0_tbufs * h->tlocal_sz;
 	h->dyn_off = off = up(off + ngstrs * udt_str_slot(strsize), 64);
 	h->dyn_sz = dynvarsize;
 	h->total_sz = off + dynvarsize;
@@ -114,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t w = data[2] % (sizeof(h) / 8);
 		memcpy(m + w * 8, data + 3, size - 3 < 8 ? size - 3 : 8);
 	}
-	for (uint32_t i = 0; i < h.tbuf_max; i++) {
+	for (uint32_t i = 0; i < h.seg0_tbufs; i++) {
 		struct udt_tbuf *tb = (struct udt_tbuf *)(void *)(m + h.tbuf_off) + i;
 		if (!(data[1] & 0x01)) /* (busy producers are waited for: slow) */
 			tb->busy = tb->agg_busy = 0;

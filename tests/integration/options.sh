@@ -102,9 +102,14 @@ for o in bufsize=4k bufsize=16 aggsize=1k aggsize=4M dynvarsize=2m specsize=1K s
 	expect_eq "-x $o" "$?:$(echo "$out" | head -n 1)" "0:1"
 done
 out=$("$DTRACE" -q -b 16 -x bufpolicy=ring -n 'rt$target:::tick { trace(arg1); }' \
-	-c './rtprog ticks 100 1' 2>&1 | grep -v '^ready\|^done' | tr -d '\n')
+	-c './rtprog ticks 100 1' 2>ring.err | grep -v '^ready\|^done' | tr -d '\n')
 case $out in *99) ok "-b 16, ring: raised to hold a record, the newest kept ($out)" ;;
 *) fail "-b 16, ring: raised to hold a record, the newest kept" "$out" ;; esac
+# (what was overwritten is counted: every fire is a record or said)
+expect_eq "-b 16, ring: the records overwritten said" \
+	"$(grep overwritten ring.err | grep -v '^ready\|^done')" \
+	"dtrace: $((100 - ${#out} / 2)) records overwritten in ring buffers (the newest kept)"
+
 
 # -- -e: compile, enable nothing ------------------------------------------------------------------
 
