@@ -1231,8 +1231,14 @@ void cs__detach(struct cs_trace *t)
 		cs__gen_undo(t, &t->gens[i]);
 	cs__unlock(t);
 	/* the profile provider's timers and handler go too (a -p process runs nothing of ours
-	   by itself to notice; without ptrace, its next timer signal does it) */
-	if (rd32(t, CTL_FIELD(prof_armed)) == t->session) {
+	   by itself to notice; without ptrace, its next timer signal does it); and once no
+	   session is left, the memory of those that were and the fault handler, so that the
+	   process is left as it was (runtime/session.c, udt__sessions_release()) */
+	uint64_t lives = 1;
+	(void)cs_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.lives), &lives,
+			   sizeof(lives));
+	if (rd32(t, CTL_FIELD(prof_armed)) == t->session ||
+	    (!lives && rd32(t, CTL_FIELD(shm_state)) == UDT_SHM_READY)) {
 		(void)cs__sync_runtime(t, &why);
 		free(why);
 	}

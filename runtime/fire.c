@@ -1088,6 +1088,20 @@ fire_slots(uint64_t on, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1, 
 		return;
 	}
 	t->depth = 1;
+	/*
+	 * The sessions still live now that the depth says we are in a fire: one
+	 * that ended since the first read is left alone (its memory is unmapped
+	 * once no thread is in a fire: session.c, udt__sessions_release(), whose
+	 * membarrier orders the store above before this load, as a record's busy
+	 * and active are).
+	 */
+	COMPILER_BARRIER();
+	on &= LOAD_RELAXED(&udt__control.hdr.lives);
+	if (!on) {
+		t->depth = 0;
+		return;
+	}
+	slot = (uint32_t)__builtin_ctzll(on) >> 3;
 	if (!t->errp)
 		t->errp = &errno;
 	int saved_errno = *t->errp;

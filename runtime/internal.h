@@ -113,6 +113,9 @@ struct udt_tls {
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
 	struct udt_tslot *slot[UDT_SLOT_MAX]; /* its state in each slot's session, or NULL */
 	bool exit_hooked;         /* its exit gives its buffers back (record.c) */
+	/* the threads that may be inside a session's memory (session.c: udt__threads_add()) */
+	bool listed;
+	struct udt_tls *prev, *next;
 };
 
 /*
@@ -177,6 +180,22 @@ static inline bool udt__forked(struct udt_control *c, uint32_t slot, uint32_t se
 		return false;
 	return udt__forked_slow(c, session);
 }
+/*
+ * The threads that have taken a buffer, so that the memory of a session that
+ * is over is unmapped only when none of them is inside a fire
+ * (udt__sessions_release()). A thread is added at its first buffer (in a
+ * fire), and removed at its exit (record.c).
+ */
+void udt__threads_add(struct udt_tls *t);
+void udt__threads_remove(struct udt_tls *t);
+/* A thread that cannot be removed at its exit was seen: memory is never unmapped then. */
+void udt__threads_untracked(void);
+/*
+ * Unmap the memory of the sessions that are over, if no thread (but self, if
+ * not NULL: it is in a fire of another session) is inside a fire; put the
+ * fault handler back once no session has any. True if nothing is left.
+ */
+bool udt__sessions_release(struct udt_tls *self);
 /* Count a fire that could not be recorded in slot c's session. */
 void udt__lost(struct udt_control *c);
 /*

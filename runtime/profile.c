@@ -622,6 +622,10 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 
 	/* the SystemTap sites are the runtime's to sync too, wherever it syncs (sites.c) */
 	udt__sites_sync(wait);
+	/* and, called from outside a fire (the consumer's injected call at its detach), the
+	   memory of the sessions that are over, and the fault handler once none is left */
+	if (wait)
+		(void)udt__sessions_release(NULL);
 
 	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;

@@ -82,6 +82,10 @@ static void thread_exit(void *arg)
 		/* its records, drops and tables before it: pairs with the consumer's acquire */
 		STORE_RELEASE(&ts->tb->state, UDT_TBUF_EXITED);
 	}
+	/* (a fire of a signal handler meanwhile is nested: lost, and never waits for the list) */
+	t->depth = 1;
+	udt__threads_remove(t);
+	t->depth = 0;
 }
 
 /* Be told when this thread exits (thread_exit()). */
@@ -134,6 +138,17 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 {
 	struct udt_tls *t = &udt__tls;
 	uint32_t slot = udt__slot_of(c);
+
+	/* listed before it looks at the memory, which is then unmapped only once it is out of
+	   its fires (session.c); and the session looked at again, after the list's lock */
+	if (!t->exit_hooked)
+		hook_exit(t);
+	if (!t->exit_hooked)
+		udt__threads_untracked();
+	else if (!t->listed)
+		udt__threads_add(t);
+	if (!udt__active(c) || LOAD_ACQUIRE(&c->session) != session)
+		return NULL; /* (over: not a fire of it) */
 	struct udt_shm_hdr *shm = udt__shm_get(c, session);
 
 	if (!shm) {
@@ -211,8 +226,6 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&tb->state, UDT_TBUF_OWNED);
 	t->cpu_id = udt__rseq_cpu();
 	t->slot[slot] = ts;
-	if (!t->exit_hooked)
-		hook_exit(t);
 	return ts;
 }
 

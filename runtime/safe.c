@@ -402,6 +402,20 @@ int udt__safe_arm(void)
 	return 0;
 }
 
+void udt__safe_disarm(void)
+{
+	int st = ARM_READY;
+
+	if (!__atomic_compare_exchange_n(&arm_state, &st, ARM_BUSY, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return;
+	if (handler_is_ours(SIGBUS))
+		sigaction(SIGBUS, &prev_bus, NULL);
+	if (handler_is_ours(SIGSEGV))
+		sigaction(SIGSEGV, &prev_segv, NULL);
+	__atomic_store_n(&arm_state, ARM_NONE, __ATOMIC_RELEASE);
+}
+
 #define HAVE_DIRECT 1
 
 #else /* no direct loads: every copy is the kernel's */
@@ -439,6 +453,10 @@ static long udt__safe_direct_strn(char *dst, const void *src, size_t n)
 int udt__safe_arm(void)
 {
 	return -ENOTSUP;
+}
+
+void udt__safe_disarm(void)
+{
 }
 
 #endif

@@ -74,6 +74,14 @@ void udt__safe_fire_end(void);
  */
 int udt__safe_arm(void);
 
+/*
+ * udt__safe_disarm() - put back the handlers udt__safe_arm() replaced, if
+ * ours are still in place (an application's own since stays), so that a
+ * process no session traces is left as it was; the next direct copy arms
+ * again. The caller knows no thread is in a fire (session.c).
+ */
+void udt__safe_disarm(void);
+
 /* The process ID from the kernel (a raw system call: errno untouched). */
 int udt__safe_getpid(void);
 

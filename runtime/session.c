@@ -20,10 +20,15 @@
  * descriptor is closed at the next fire, so the process's descriptor table
  * is left as it was.
  *
- * A slot's previous session's mappings are never unmapped: a thread that
- * entered a fire before that session ended may still be writing into them.
- * Their memory is given back (MADV_REMOVE, MADV_DONTNEED) when the slot's
- * next session makes its own.
+ * A session's memory is unmapped once the session is over and no thread is
+ * inside a fire (udt__sessions_release(): the threads that took buffers are
+ * listed, and each fire reads the live bytes again once it has stored its
+ * depth): from the call the consumer injects at its detach, or when the
+ * slot's next session makes its own. Where a thread is in a fire then, the
+ * memory is only given back (MADV_REMOVE) and the mapping kept. Once no
+ * session is left, the fault handler of direct loads is put back too.
+ * Buffers of more threads are in segments (memfds of their own) made as the
+ * threads come: udt__seg_get().
  *
  * What sessions share is counted or kept, never overwritten: a semaphore is
  * a counter (each session adds one, and its undo takes one off, never below
@@ -312,6 +317,26 @@ static uint64_t tslots_bytes(uint32_t tmax)
 }
 
 /*
+ * The threads' states of segment k of slot r, for n buffers, zeroed: those
+ * of the slot's sessions before if of that size (a thread's TLS may still
+ * point into them, so they stay mapped, their memory given back when their
+ * session ended), else new ones. NULL if they cannot be mapped.
+ */
+static struct udt_tslot *tslots_get(struct udt_slot_rt *r, uint32_t k, uint32_t n)
+{
+	if (r->seg_ts[k] && r->seg_ts_sz[k] == tslots_bytes(n))
+		return r->seg_ts[k];
+	void *ts = mmap(NULL, tslots_bytes(n), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ts == MAP_FAILED)
+		return NULL;
+	/* (another size's, if any, stays mapped: see above) */
+	r->seg_ts[k] = ts;
+	r->seg_ts_sz[k] = tslots_bytes(n);
+	return ts;
+}
+
+/*
  * Make the shared memory of slot c's session, and its threads' states.
  * Called by the one thread that won the CAS.
  */
@@ -348,16 +373,14 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	    bad_vars)
 		return -EINVAL;
 	uint64_t specsize = nspec ? as->specsize : 0;
-	ts = mmap(NULL, tslots_bytes(n0), PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ts == MAP_FAILED)
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
+	ts = tslots_get(r, 0, n0);
+	if (!ts)
 		return -errno;
 	/* sealed below: the consumer maps only a memory that can neither shrink nor grow */
 	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
-		err = -errno;
-		munmap(ts, tslots_bytes(n0));
-		return err;
+		return -errno;
 	}
 	for (;;) {
 		/* ring: whole chunks (ring_chunk()) */
@@ -375,7 +398,6 @@ static int shm_create(struct udt_control *c, uint32_t session)
 		err = -errno;
 		if (!resize || bufsize <= 4096) {
 			close(fd);
-			munmap(ts, tslots_bytes(n0));
 			return err;
 		}
 		bufsize /= 2; /* bufresize=auto: halve until it fits */
@@ -426,11 +448,9 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	if (udt__vars_setup(h, m, h->tlocal_off + (uint64_t)n0 * tlocal, area, vars)) {
 		munmap(m, h->total_sz);
 		close(fd);
-		munmap(ts, tslots_bytes(n0));
 		return -EINVAL;
 	}
 
-	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 	STORE_RELAXED(&c->bufsize, bufsize);
 	STORE_RELAXED(&c->shm_fd, fd);
 	STORE_RELAXED(&c->shm_size, h->total_sz);
@@ -438,8 +458,6 @@ static int shm_create(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&c->shm_session, session);
 	r->seg[0] = (uint8_t *)m;
 	r->seg_sz[0] = h->total_sz;
-	r->seg_ts[0] = ts;
-	r->seg_ts_sz[0] = tslots_bytes(n0);
 	STORE_RELAXED(&r->shm, h);
 	/* pairs with the acquire loads of shm_state (here and in the consumer) */
 	STORE_RELEASE(&c->shm_state, UDT_SHM_READY);
@@ -460,9 +478,7 @@ static int seg_make(struct udt_slot_rt *r, struct udt_shm_hdr *shm, uint32_t k)
 	int fd, err;
 
 	udt_seg_layout(n, shm->bufsize, shm->aggsize, shm->tvarsize, shm->tlocal_sz, &l);
-	void *ts = mmap(NULL, tslots_bytes(n), PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ts == MAP_FAILED)
+	if (!tslots_get(r, k, n))
 		return -errno;
 	fd = memfd_create("udtrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
@@ -474,15 +490,12 @@ static int seg_make(struct udt_slot_rt *r, struct udt_shm_hdr *shm, uint32_t k)
 	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	r->seg[k] = m;
 	r->seg_sz[k] = l.total;
-	r->seg_ts[k] = ts;
-	r->seg_ts_sz[k] = tslots_bytes(n);
 	STORE_RELAXED(&shm->seg_fd[k], fd);
 	return 0;
 fail:
 	err = -errno;
 	if (fd >= 0)
 		close(fd);
-	munmap(ts, tslots_bytes(n));
 	return err;
 }
 
@@ -553,12 +566,20 @@ void udt__lost(struct udt_control *c)
 		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
 }
 
+/* What becomes of a slot's memory (drop_memory()). */
+enum drop {
+	DROP_GIVE_BACK, /* its pages given back, its mappings kept (a thread may be in it) */
+	DROP_UNMAP,     /* unmapped: no thread is in it (the threads' states kept, zeroed) */
+	DROP_ALL,       /* unmapped, the threads' states too (a fork child's copy) */
+};
+
 /*
- * Slot c's memory (of a session that is over, or a fork child's copy of its
- * parent's): its descriptors closed, and its segments and threads' states
- * unmapped (unmap), or their memory given back, the mappings kept.
+ * Slot c's memory, of a session that is over or of the parent of a fork
+ * child: its descriptors closed, its segments and threads' states as how
+ * says. The threads' states stay mapped but in a fork child: a thread's TLS
+ * may point into them (and finds them zeroed, of no session).
  */
-static void drop_memory(struct udt_control *c, bool unmap)
+static void drop_memory(struct udt_control *c, enum drop how)
 {
 	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 	struct udt_shm_hdr *shm = (struct udt_shm_hdr *)r->seg[0];
@@ -566,19 +587,135 @@ static void drop_memory(struct udt_control *c, bool unmap)
 
 	if (fd >= 0)
 		close(fd);
+	STORE_RELAXED(&r->shm, NULL);
 	for (uint32_t k = UDT_SEG_MAX; k-- > 0;) {
 		if (shm && k && (fd = __atomic_exchange_n(&shm->seg_fd[k], -1,
 							  __ATOMIC_RELAXED)) >= 0)
 			close(fd);
 		if (r->seg[k])
-			(void)(unmap ? munmap(r->seg[k], r->seg_sz[k])
-				     : madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE));
-		if (r->seg_ts[k])
-			(void)(unmap ? munmap(r->seg_ts[k], r->seg_ts_sz[k])
-				     : madvise(r->seg_ts[k], r->seg_ts_sz[k], MADV_DONTNEED));
+			(void)(how == DROP_GIVE_BACK ? madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE)
+						     : munmap(r->seg[k], r->seg_sz[k]));
 		r->seg[k] = NULL;
-		r->seg_ts[k] = NULL;
+		if (r->seg_ts[k] && how == DROP_ALL) {
+			(void)munmap(r->seg_ts[k], r->seg_ts_sz[k]);
+			r->seg_ts[k] = NULL;
+		} else if (r->seg_ts[k]) {
+			(void)madvise(r->seg_ts[k], r->seg_ts_sz[k], MADV_DONTNEED);
+		}
 	}
+}
+
+/* -- The threads, and the release of memory no session uses ------------------------------- */
+
+static struct udt_tls *threads;     /* protected by threads_lock */
+static uint32_t threads_lock;
+static bool threads_untracked;      /* a thread was never added: never unmap */
+
+static void threads_lock_take(void)
+{
+	while (__atomic_exchange_n(&threads_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void threads_lock_drop(void)
+{
+	__atomic_store_n(&threads_lock, 0, __ATOMIC_RELEASE);
+}
+
+void udt__threads_add(struct udt_tls *t)
+{
+	/* (in a fire: a signal handler's fire in this thread is nested, and never waits here) */
+	threads_lock_take();
+	t->prev = NULL;
+	t->next = threads;
+	if (threads)
+		threads->prev = t;
+	threads = t;
+	t->listed = true;
+	threads_lock_drop();
+}
+
+void udt__threads_remove(struct udt_tls *t)
+{
+	if (!t->listed)
+		return;
+	threads_lock_take();
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		threads = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->listed = false;
+	threads_lock_drop();
+}
+
+void udt__threads_untracked(void)
+{
+	STORE_RELAXED(&threads_untracked, true);
+}
+
+/*
+ * Is a listed thread (but self) inside a fire? Every fire stores its
+ * thread's depth and then reads the live bytes again (fire.c): after the
+ * barrier below, a thread either is seen in its fire, or sees its session
+ * over and leaves it. A thread listed after the scan reads the live bytes
+ * after the lock (record.c), and leaves too.
+ */
+static bool threads_busy(struct udt_tls *self)
+{
+	bool busy = false;
+
+	if (LOAD_RELAXED(&threads_untracked) ||
+	    (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) &&
+	     syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)))
+		return true;
+	threads_lock_take();
+	for (struct udt_tls *t = threads; t && !busy; t = t->next)
+		busy = t != self && LOAD_RELAXED(&t->depth);
+	threads_lock_drop();
+	return busy;
+}
+
+bool udt__sessions_release(struct udt_tls *self)
+{
+	uint32_t mine = 0;
+	bool left = false;
+
+	/* the slots whose session is over and whose memory is still mapped: ours to unmap
+	   (shm_state CREATING meanwhile, so that no next session makes its own over it) */
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+		uint32_t st = UDT_SHM_READY;
+
+		if (udt__active(c) || !udt__slot_rt[s].seg[0])
+			continue;
+		if (__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			mine |= 1u << s;
+		else
+			left = true;
+	}
+	bool busy = mine && threads_busy(self);
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__control.slots[s];
+
+		if (!(mine & (1u << s)))
+			continue;
+		if (!busy)
+			drop_memory(c, DROP_UNMAP);
+		/* pairs with the acquire loads of shm_state */
+		STORE_RELEASE(&c->shm_state, busy ? UDT_SHM_READY : UDT_SHM_NONE);
+	}
+	if (busy || left)
+		return false;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		if (udt__active(&udt__control.slots[s]) || udt__slot_rt[s].seg[0])
+			return false;
+	/* no session has any memory: the fault handler goes too (no thread is in a fire) */
+	if (!self && !threads_busy(NULL))
+		udt__safe_disarm();
+	return true;
 }
 
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
@@ -608,8 +745,9 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 	if (!__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
+	/* the previous session's: unmapped if no other thread is in a fire, else given back */
 	if (st == UDT_SHM_READY)
-		drop_memory(c, false); /* the previous session's */
+		drop_memory(c, threads_busy(&udt__tls) ? DROP_GIVE_BACK : DROP_UNMAP);
 	int err = shm_create(c, session);
 	if (err) {
 		STORE_RELAXED(&c->shm_errno, -err);
@@ -638,6 +776,10 @@ static void forget_parent(struct udt_canary *k)
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
 		t->slot[s] = NULL;
 	t->tid = 0;
+	/* the parent's threads are not here: this one is the child's only one */
+	threads = NULL;
+	t->listed = false;
+	threads_lock_drop();
 }
 
 /*
@@ -650,7 +792,6 @@ static void forget_parent(struct udt_canary *k)
  */
 static void leave_inherited(struct udt_control *c, uint32_t session)
 {
-	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
 
 	/* (being made: by the parent, when it forked) */
@@ -660,8 +801,7 @@ static void leave_inherited(struct udt_control *c, uint32_t session)
 	else if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session &&
 		 __atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
 					     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-		STORE_RELAXED(&r->shm, NULL);
-		drop_memory(c, true);
+		drop_memory(c, DROP_ALL);
 	}
 	int lock = attach_trylock();
 	if (lock != -1) {
