@@ -58,7 +58,7 @@ one() {
 	local ev=$((n * e)) u t
 	u=$(median <"$base.u.ns")
 	t=$(median <"$base.t.ns")
-	printf '   %-34s %9d %11.0f %11.0f %7.2f %10.1f %8.2f %6s\n' "$name" "$ev" \
+	printf '   %-40s %9d %11.0f %11.0f %7.2f %10.1f %8.2f %6s\n' "$name" "$ev" \
 		"$(calc "$ev / ($u / 1e9)")" "$(calc "$ev / ($t / 1e9)")" "$(calc "$t / $u")" \
 		"$(calc "$(median <"$base.mapped") / 1048576")" \
 		"$(calc "$(median <"$base.rss") / 1048576")" "$(sort -n "$base.lost" | tail -n 1)"
@@ -70,7 +70,7 @@ echo "   events/s: the events over the wall time from the threads' release (live
 echo "   first start (churn) to the last event; medians of $ROUNDS runs; shm: the session's"
 echo "   memfd mappings in the target at the end, mapped and resident; lost: dropped or lost"
 echo "   records dtrace said (the most of a run)"
-printf '   %-34s %9s %11s %11s %7s %10s %8s %6s\n' variant events "untraced/s" "traced/s" \
+printf '   %-40s %9s %11s %11s %7s %10s %8s %6s\n' variant events "untraced/s" "traced/s" \
 	"t/u" "mapped MB" "rss MB" lost
 for t in 1 100 1000 10000; do
 	e=$((EVENTS / t))
