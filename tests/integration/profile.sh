@@ -272,10 +272,14 @@ if [ "$ptrace_ok" = 1 ]; then
 	"$DTRACE" -q -n 'profile-331 { @ = count(); } tick-2sec { exit(0); }' -p "$spid" \
 		>/dev/null 2>&1 &
 	dpid=$!
-	sleep 0.5
+	# (once the session is there: a loaded machine may take a while to attach)
+	for _ in $(seq 50); do
+		out=$("$DTRACE" -l -P profile -p "$spid" 2>&1 | awk 'NR == 2 { print $2, $NF }')
+		[ "$out" = "profile profile-331" ] && break
+		sleep 0.1
+	done
 	expect_eq "dtrace -l -p: the probes enabled in it appear (before the default ones)" \
-		"$("$DTRACE" -l -P profile -p "$spid" 2>&1 | awk 'NR == 2 { print $2, $NF }')" \
-		"profile profile-331"
+		"$out" "profile profile-331"
 	wait "$dpid"
 	wait "$spid"
 
@@ -290,7 +294,11 @@ if [ "$ptrace_ok" = 1 ]; then
 	sleep 0.5
 	kill -KILL "$dpid"
 	wait "$dpid" 2>/dev/null
-	sleep 2
+	# (the deadman's second, then the next sample; up to 10 s on a loaded machine)
+	for _ in $(seq 50); do
+		[ "$(sigcgt "$spid") $(timers "$spid") $(perf_fds "$spid")" = "$before 0 0" ] && break
+		sleep 0.2
+	done
 	expect_eq "consumer killed: the deadman leaves no handler, timer or descriptor" \
 		"$(sigcgt "$spid") $(timers "$spid") $(perf_fds "$spid")" "$before 0 0"
 	wait "$spid"
