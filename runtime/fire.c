@@ -384,6 +384,32 @@ static inline void run_direct(const struct fire *f, const struct udt_ecb *e)
 }
 
 /*
+ * Is verified DIFO d one load and its return (an argument, a builtin or a
+ * scalar variable: what copyinstr(arg1), a string argument or a variable
+ * compile to)? Then true with *v its value, without the interpreter (false
+ * too where the load would fault: the VM runs the DIFO and reports it).
+ */
+static inline bool one_load(const struct udt_difo *d, const struct udt_vm_ctx *vm, uint64_t *v)
+{
+	const struct udt_insn *in = (const struct udt_insn *)((const char *)d + d->size);
+	struct udt_shape s = { 0 };
+
+	if (d->insn_cnt != 2 || in[1].op != UDT_OP_RET || in[1].rs1 != in[0].rd)
+		return false;
+	switch (in[0].op) {
+	case UDT_OP_LDARG:
+	case UDT_OP_LDVAR:
+	case UDT_OP_LDTV:
+	case UDT_OP_LDGV:
+		s.load = in[0].op;
+		s.imm = (uint32_t)in[0].imm;
+		return udt_shape_run(&s, vm, v);
+	default:
+		return false;
+	}
+}
+
+/*
  * The value of action a: an argument, a builtin variable, or what its DIFO
  * computes (a string's address for UDT_ACT_TRACE_STR). False on a fault,
  * which vm describes.
@@ -401,7 +427,8 @@ static bool act_value(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 		*v = udt_vm_var(vm, a->src);
 		return true;
 	default:
-		return !a->src || !udt_difo_run((const void *)(f->area + a->src), vm, v);
+		return !a->src || one_load((const void *)(f->area + a->src), vm, v) ||
+		       !udt_difo_run((const void *)(f->area + a->src), vm, v);
 	}
 }
 

@@ -47,10 +47,10 @@ _Static_assert(sizeof(payload) == 33, "a 32-byte string");
 
 #if defined(BENCH_UDTRACE) && defined(BENCH_STR)
 #include "probes.h"
-#define FIRE(a, b, c) ((void)(b), (void)(c), BENCH_EVS((a), payload))
+#define FIRE(a, b, c) do { (void)(b); (void)(c); BENCH_EVS((a), payload); } while (0)
 #elif defined(BENCH_LTTNG) && defined(BENCH_STR)
 #include "tp.h"
-#define FIRE(a, b, c) ((void)(b), (void)(c), tracepoint(bench, evs, (a), payload))
+#define FIRE(a, b, c) do { (void)(b); (void)(c); tracepoint(bench, evs, (a), payload); } while (0)
 #elif defined(BENCH_UDTRACE)
 #include "probes.h"
 #define FIRE(a, b, c) BENCH_EV((a), (b), (c))
