@@ -489,9 +489,9 @@ static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
 	if (!HAVE_DIRECT || t->fire == FIRE_OUT)
 		return false;
 	if (t->fire == FIRE_IN) {
+		uint64_t p0 = src / SAFE_PAGE, p1 = (src + len - 1) / SAFE_PAGE;
 		if (__atomic_load_n(&arm_state, __ATOMIC_RELAXED) != ARM_READY ||
-		    (src + len - 1) / SAFE_PAGE - src / SAFE_PAGE > 1 ||
-		    !page_known(src / SAFE_PAGE) || !page_known((src + len - 1) / SAFE_PAGE))
+		    !page_known(p0) || (p1 != p0 && (p1 != p0 + 1 || !page_known(p1))))
 			return false;
 		if (t->mask != MASK_OK && !t->mask_seen) {
 			t->mask_seen = 1;
