@@ -70,20 +70,26 @@ static void thread_exit(void *arg)
 	t->exit_hooked = false;
 	if (t->depth)
 		return; /* (pthread_exit() from a handler that interrupted a fire: kept) */
+	/*
+	 * In a fire, as far as the release of memory is concerned (session.c): a
+	 * session whose live byte it then reads 1 keeps its memory until it is
+	 * done. (A fire of a signal handler meanwhile is nested: lost, and never
+	 * waits for the list's lock.)
+	 */
+	t->depth = 1;
+	COMPILER_BARRIER();
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		struct udt_tslot *ts = t->slot[s];
 		struct udt_control *c = &udt__control.slots[s];
 
 		t->slot[s] = NULL;
-		/* only the current session's memory: an older one's is given back (session.c) */
-		if (!ts || ts->shm != LOAD_RELAXED(&udt__slot_rt[s].shm) ||
+		/* only a live session's current memory: an older one's is given back */
+		if (!ts || !udt__active(c) || ts->shm != LOAD_RELAXED(&udt__slot_rt[s].shm) ||
 		    ts->session != LOAD_RELAXED(&c->session))
 			continue;
 		/* its records, drops and tables before it: pairs with the consumer's acquire */
 		STORE_RELEASE(&ts->tb->state, UDT_TBUF_EXITED);
 	}
-	/* (a fire of a signal handler meanwhile is nested: lost, and never waits for the list) */
-	t->depth = 1;
 	udt__threads_remove(t);
 	t->depth = 0;
 }

@@ -273,10 +273,15 @@ static uint64_t vars_bytes(uint32_t tmax, uint64_t tlocal, uint64_t global)
  * before main(), single-threaded, at once. The consumer uses the expedited
  * barrier once the flag is set.
  */
+static bool mb_registered; /* (the expedited barrier reaches this process: threads_busy()) */
+
 static void register_membarrier(struct udt_shm_hdr *h)
 {
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0)
+	if (LOAD_RELAXED(&mb_registered) ||
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0) {
+		STORE_RELAXED(&mb_registered, true);
 		__atomic_fetch_or(&h->flags, UDT_SHM_MB_EXPEDITED, __ATOMIC_RELEASE);
+	}
 }
 
 /* The speculations after all that, 64-aligned: their headers, then their buffers. */
@@ -666,9 +671,10 @@ static bool threads_busy(struct udt_tls *self)
 {
 	bool busy = false;
 
+	/* (the expedited barrier only where the process registered for it: else it is none) */
 	if (LOAD_RELAXED(&threads_untracked) ||
-	    (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) &&
-	     syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)))
+	    syscall(SYS_membarrier, LOAD_RELAXED(&mb_registered) ? MEMBARRIER_CMD_GLOBAL_EXPEDITED
+								 : MEMBARRIER_CMD_GLOBAL, 0, 0))
 		return true;
 	threads_lock_take();
 	for (struct udt_tls *t = threads; t && !busy; t = t->next)
@@ -776,10 +782,12 @@ static void forget_parent(struct udt_canary *k)
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
 		t->slot[s] = NULL;
 	t->tid = 0;
-	/* the parent's threads are not here: this one is the child's only one */
+	/* the parent's threads are not here: this one is the child's only one; and the child
+	   has registered for no barrier */
 	threads = NULL;
 	t->listed = false;
 	threads_lock_drop();
+	STORE_RELAXED(&mb_registered, false);
 }
 
 /*
