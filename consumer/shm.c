@@ -308,7 +308,11 @@ void cs__shm_segments(struct cs_trace *t)
 
 		/* made in order (runtime/session.c), each published before the next: pairs with
 		   the runtime's release store of its state */
-		if (t->tbuf_cap >= t->sh.tbuf_max || LOAD_ACQUIRE(&live->seg_state[k]) != UDT_SHM_READY)
+		/* (and only once a thread has a buffer there: what dtrace maps and allocates
+		   follows the threads that fired, bounded by maxthreads) */
+		if (t->tbuf_cap >= t->sh.tbuf_max ||
+		    LOAD_ACQUIRE(&live->tbuf_cnt) <= t->tbuf_cap ||
+		    LOAD_ACQUIRE(&live->seg_state[k]) != UDT_SHM_READY)
 			return;
 		int fd = open_sealed(t->proc->pid, __atomic_load_n(&live->seg_fd[k], __ATOMIC_RELAXED),
 				     &size, &why);

@@ -43,13 +43,15 @@
 #include "runtime/vm_mem.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 /*
  * Thread exit: a pthread key whose destructor gives the thread's buffers back
- * (udt_thread_exit()), made once in the process by the first buffer taken.
+ * (thread_exit()), made once in the process by the first buffer taken.
  * 0: none yet; 1: being made; 2: made (exit_key); 3: could not be (buffers
- * are then never given back, and a session runs out of them at maxthreads).
+ * are then never given back, and a session runs out of them at maxthreads;
+ * sessions' memory is never unmapped: session.c).
  */
 static uint32_t exit_key_state;
 static pthread_key_t exit_key;
@@ -105,7 +107,12 @@ static void hook_exit(struct udt_tls *t)
 		/* pairs with the acquire loads above */
 		STORE_RELEASE(&exit_key_state, st);
 	}
-	/* (while another thread makes the key, this one's buffer is not given back) */
+	/* another thread is making it (a few instructions; never this one: a fire nested in
+	   that one is lost before it comes here) */
+	while (st == 1) {
+		sched_yield();
+		st = LOAD_ACQUIRE(&exit_key_state);
+	}
 	if (st == 2 && pthread_setspecific(exit_key, (void *)1) == 0)
 		t->exit_hooked = true;
 }

@@ -11,8 +11,7 @@
 # have enabled rt:::once (its semaphore counts them), so every count below
 # is exact: each consumer must print exactly the records of its own clauses.
 # (ready fires rt:::once(5) first, which no clause prints: each session's
-# first fire makes its memory, and a fire of another thread that meets it
-# being made is lost, as docs/runtime.md says.)
+# first fire makes its memory.)
 . "$(dirname "$0")/../lib.sh"
 
 RT=$BUILD/lib/libudtrace.so

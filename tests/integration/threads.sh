@@ -32,6 +32,11 @@ expect_eq "20,000 threads: each thread once" "$(grep '^T ' a.out | cut -d' ' -f2
 expect_eq "20,000 threads: nothing dropped or lost" "$(cat a.err)" ""
 expect_eq "20,000 threads: the program fired 20,000" "$(grep '^fired' a.out)" "fired 20000"
 
+# -- 10,000 threads alive at once: a buffer each, 10,000 records -----------------------------
+"$DTRACE" -q -n 'rt*:::tick { printf("L %d\n", arg0); }' -c "./churn live 10000" >l.out 2>l.err
+expect_eq "10,000 live threads: every fire recorded" "$(udist l.out L)" 10000
+expect_eq "10,000 live threads: nothing dropped or lost" "$(cat l.err)" ""
+
 # -- count() over them, and a thread's aggregations and self-> state kept ---------------------
 # Each thread fires twice: at seq 0 its self-> variables must be fresh (never a
 # previous owner's of its buffer), at seq 1 they hold what seq 0 stored; its
