@@ -905,15 +905,18 @@ static void ring_final(struct cs_trace *t)
 /*
  * Threads that exited: what their buffers hold is read out (records, drops,
  * aggregations: nothing of theirs is lost), the buffers reset and given back
- * for new threads to take (udt_shm_hdr.free_head). Their ring records are
- * kept here until the end, where a ring is read.
+ * for new threads to take (udt_shm_hdr.free_head). Records are read by the
+ * rounds as any thread's, so that -x temporal merges them with the others':
+ * a buffer goes back once they have read it all (switch: both halves empty,
+ * the one it wrote last flipped and read; fill: read to its end); meanwhile
+ * t->churning makes the next round come soon, and switch. A ring's records
+ * are copied now and printed at the end, with the other rings'.
  */
 static void give_back(struct cs_trace *t)
 {
 	uint32_t n = cs__tbuf_count(t);
 	struct udt_shm_hdr *sh = (struct udt_shm_hdr *)(void *)t->shm;
-	uint32_t *gone = NULL;
-	size_t gone_cnt = 0, gone_cap = 0;
+	bool waiting = false;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
@@ -921,26 +924,15 @@ static void give_back(struct cs_trace *t)
 		/* pairs with the runtime's release at the thread's exit */
 		if (LOAD_ACQUIRE(&tb->state) != UDT_TBUF_EXITED)
 			continue;
-		UDT__PUSH(gone, gone_cnt, gone_cap, i);
 		if (t->sh.policy == UDT_POLICY_RING) {
 			ring_collect(t, i);
-		} else if (t->sh.policy == UDT_POLICY_FILL) {
-			collect(t, cs__half(t, i, 0), t->fill_pos[i], LOAD_ACQUIRE(&tb->off[0]),
-				t->sh.bufsize, tb->tid);
-		} else {
-			/* the older half first: it is unread only while pending */
-			uint32_t a = LOAD_ACQUIRE(&tb->active) & 1;
-			for (uint32_t k = 0; k < 2; k++)
-				collect(t, cs__half(t, i, a ^ 1 ^ k), 0,
-					LOAD_ACQUIRE(&tb->off[a ^ 1 ^ k]), t->sh.bufsize, tb->tid);
+		} else if (t->sh.policy == UDT_POLICY_FILL
+				   ? LOAD_ACQUIRE(&tb->off[0]) != t->fill_pos[i]
+				   : t->pending[i] || LOAD_ACQUIRE(&tb->off[0]) ||
+					     LOAD_ACQUIRE(&tb->off[1])) {
+			waiting = true; /* (records the next round reads) */
+			continue;
 		}
-	}
-	if (t->sh.policy != UDT_POLICY_RING)
-		print_collected(t);
-	for (size_t k = 0; k < gone_cnt; k++) {
-		uint32_t i = gone[k];
-		struct udt_tbuf *tb = cs__tbuf(t, i);
-
 		report_drops(t, tb->drops[0] + tb->drops[1], tb->tid);
 		cs__agg_take_thread(t, i);
 		tb->off[0] = tb->off[1] = 0;
@@ -959,10 +951,9 @@ static void give_back(struct cs_trace *t)
 			nw = ((head >> 32) + 1) << 32 | (i + 1);
 		} while (!__atomic_compare_exchange_n(&sh->free_head, &head, nw, false,
 						      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
-		t->tbufs_reused++;
+		waiting = true; /* (more may come: look again soon) */
 	}
-	t->churning = gone_cnt > 0;
-	free(gone);
+	t->churning = waiting;
 }
 
 /* Is some thread's active half more than half full? */
@@ -1006,7 +997,8 @@ static void read_buffers(struct cs_trace *t, bool final)
 		/* a commit left to us is finished when its record is read: at cleanrate */
 		bool clean = t->spec_used && now - t->last_switch >= t->o.cleanrate_ns &&
 			     cs__spec_pending(t);
-		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t) || clean) {
+		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t) || clean ||
+		    t->churning) {
 			switch_round(t, final);
 			t->last_switch = now;
 		}

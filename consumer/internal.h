@@ -401,8 +401,7 @@ struct cs_trace {
 	uint64_t lost_nobuf_reported;
 	uint64_t lost_nomem_reported;
 	uint64_t overwritten;      /* ring: records overwritten, counted as buffers are read */
-	uint64_t tbufs_reused;     /* buffers of exited threads read out and given back */
-	bool churning;             /* the last round gave some back: look again soon */
+	bool churning;             /* threads exited since: the next round soon, and switching */
 	struct cs_rec *recs;       /* this round's records, in rec_copies */
 	size_t rec_cnt, rec_cap;
 	uint8_t **rec_copies;      /* the bytes they were copied out of the buffers into */
