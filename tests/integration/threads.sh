@@ -37,6 +37,22 @@ expect_eq "20,000 threads: the program fired 20,000" "$(grep '^fired' a.out)" "f
 expect_eq "10,000 live threads: every fire recorded" "$(udist l.out L)" 10000
 expect_eq "10,000 live threads: nothing dropped or lost" "$(cat l.err)" ""
 
+# -- A session's first fires, 100 threads at once under -p: they meet its memory being made,
+# and wait for it (none lost)
+RT=$BUILD/lib/libudtrace.so
+for round in 1 2 3; do
+	rm -f b.err
+	LD_PRELOAD=$RT ./churn burst 100 >b.prog 2>b.err &
+	bpid=$!
+	wait_for b.err waiting || fail "burst: the program waits" "$(cat b.err)"
+	"$DTRACE" -q -n 'rt*:::tick { printf("B %d\n", arg0); } rt*:::once { exit(0); }' \
+		-p "$bpid" >b.out 2>b.dt
+	wait "$bpid"
+	[ "$(udist b.out B):$(cat b.dt)" = "100:" ] || break
+done
+expect_eq "a session's first fires, 100 threads at once: all recorded, none lost" \
+	"$(udist b.out B):$(cat b.dt)" "100:"
+
 # -- count() over them, and a thread's aggregations and self-> state kept ---------------------
 # Each thread fires twice: at seq 0 its self-> variables must be fresh (never a
 # previous owner's of its buffer), at seq 1 they hold what seq 0 stored; its

@@ -8,6 +8,10 @@
  *   churn live N              N threads alive at once: each fires
  *                             rt:::tick(thread, 0) and waits until all have
  *                             fired, then they exit
+ *   churn burst N             N threads wait until rt:::tick is enabled
+ *                             (says "waiting" on stderr), then all fire
+ *                             rt:::tick(thread, 0) at once: a session's first
+ *                             fires, that meet its memory being made
  * At the end the main thread fires rt:::once(fires, "done") and prints
  * "fired F" (the fires of rt:::tick) on stdout.
  */
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt.h"
 
@@ -34,6 +39,13 @@ static void *liver(void *arg)
 {
 	RT_TICK((int)(long)arg, 0);
 	pthread_barrier_wait(&all_fired);
+	return NULL;
+}
+
+static void *burster(void *arg)
+{
+	pthread_barrier_wait(&all_fired);
+	RT_TICK((int)(long)arg, 0);
 	return NULL;
 }
 
@@ -82,8 +94,24 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		fired = n;
 		free(t);
+	} else if (argc >= 3 && !strcmp(argv[1], "burst")) {
+		long n = atol(argv[2]);
+		pthread_t *t = calloc((size_t)n, sizeof(*t));
+		struct timespec ms = { 0, 1000000 };
+
+		pthread_barrier_init(&all_fired, NULL, (unsigned)n + 1);
+		for (long i = 0; i < n; i++)
+			t[i] = start(burster, i);
+		fprintf(stderr, "waiting\n");
+		while (!RT_TICK_ENABLED())
+			nanosleep(&ms, NULL);
+		pthread_barrier_wait(&all_fired);
+		for (long i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		fired = n;
+		free(t);
 	} else {
-		fprintf(stderr, "usage: churn churn N LIVE FIRES | churn live N\n");
+		fprintf(stderr, "usage: churn churn N LIVE FIRES | churn live N | churn burst N\n");
 		return 2;
 	}
 	RT_ONCE((int)fired, "done");
