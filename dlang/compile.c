@@ -597,8 +597,11 @@ static struct val gen_xlate_member(struct cg *g, const struct dl_node *n, struct
 /*
  * The address of member n->name of a->name or a.name in r (and what the
  * member is, in *ret), or a translation's member's value (*ret's type NULL).
+ * With fold, r is the address of the struct, and ret->off is left for the
+ * load or the store to add (its immediate): no instructions for it.
  */
-static struct val member_addr(struct cg *g, const struct dl_node *n, int r, struct member *ret)
+static struct val member_addr(struct cg *g, const struct dl_node *n, int r, struct member *ret,
+			      bool fold)
 {
 	bool arrow = n->kind == DL_N_PTRMEMBER;
 	struct val a = gen(g, n->a, r);
@@ -632,19 +635,20 @@ static struct val member_addr(struct cg *g, const struct dl_node *n, int r, stru
 	if (ret->off > INT32_MAX)
 		cg_error(g, n, "member %s is too far into its structure", n->name);
 	dl_cg_need_regs(g, n, r, 1);
-	if (ret->off) {
+	if (ret->off && !fold) {
 		emit(g, UDT_OP_LDI, r + 1, 0, 0, (int32_t)ret->off);
 		emit(g, UDT_OP_ADD, r, r, r + 1, 0);
 	}
 	return (struct val){ .type = ret->type, .reg = r, .is_addr = true };
 }
 
-/* The load of bit-field m from its unit at the address in r: its value in r. */
-static struct val load_bits(struct cg *g, const struct member *m, int r, const struct dl_node *n)
+/* The load of bit-field m from its unit at r + off: its value in r. */
+static struct val load_bits(struct cg *g, const struct member *m, int r, int32_t off,
+			    const struct dl_node *n)
 {
 	unsigned unit = (unsigned)dl_type_resolve(m->type).t->size * 8;
 	struct val v = load_at(g, named(g, unit == 64 ? "uint64_t" : unit == 32 ? "uint32_t"
-					   : unit == 16 ? "uint16_t" : "uint8_t"), r, 0, n);
+					   : unit == 16 ? "uint16_t" : "uint8_t"), r, off, n);
 
 	dl_cg_need_regs(g, n, r, 1);
 	if (m->bit_off) {
@@ -663,7 +667,7 @@ static struct val load_bits(struct cg *g, const struct member *m, int r, const s
 static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool want_addr)
 {
 	struct member m;
-	struct val a = member_addr(g, n, r, &m);
+	struct val a = member_addr(g, n, r, &m, !want_addr);
 
 	if (!m.type.t) {
 		if (want_addr)
@@ -674,9 +678,10 @@ static struct val gen_member(struct cg *g, const struct dl_node *n, int r, bool 
 		cg_error(g, n, "cannot take address of bit-field");
 	if (want_addr)
 		return a;
+	/* (the member's offset in the load: member_addr() left it) */
 	if (m.bit_width)
-		return load_bits(g, &m, r, n);
-	return load_at(g, m.type, r, 0, n);
+		return load_bits(g, &m, r, (int32_t)m.off, n);
+	return load_at(g, m.type, r, (int32_t)m.off, n);
 }
 
 /* s[i] of a D string: its character i (a constant's folded). */
@@ -783,13 +788,17 @@ static bool is_dstring_expr(struct cg *g, const struct dl_node *x, int r)
  * pointer points to (*m the member, its bits, when x is one).
  */
 static struct val lvalue(struct cg *g, const struct dl_node *x, int r, struct member *m,
-			 const struct dl_node *at)
+			 const struct dl_node *at, int32_t *fold)
 {
 	struct val v;
 
 	*m = (struct member){ 0 };
+	if (fold)
+		*fold = 0;
 	if (x->kind == DL_N_MEMBER || x->kind == DL_N_PTRMEMBER) {
-		v = member_addr(g, x, r, m);
+		v = member_addr(g, x, r, m, fold != NULL);
+		if (fold)
+			*fold = (int32_t)m->off;
 		if (!m->type.t)
 			cg_error(g, at, "operator %s cannot be applied to a translated member",
 				 dl_op_name(at->op));
@@ -816,11 +825,11 @@ static struct val lvalue(struct cg *g, const struct dl_node *x, int r, struct me
 }
 
 /*
- * Store v (in register rv) into the object at the address in ra, of member
- * m's type (a bit-field into its bits); rt is free. The runtime checks that
- * the object is D's own memory (alloca()'s, a variable's).
+ * Store v (in register rv) into the object at the address in ra plus off,
+ * of member m's type (a bit-field into its bits); rt is free. The runtime
+ * checks that the object is D's own memory (alloca()'s, a variable's).
  */
-static void store_at(struct cg *g, const struct member *m, int ra, int rv, int rt,
+static void store_at(struct cg *g, const struct member *m, int ra, int32_t off, int rv, int rt,
 		     const struct dl_node *n)
 {
 	struct dl_qtype t = m->type, rs = dl_type_resolve(t);
@@ -831,6 +840,10 @@ static void store_at(struct cg *g, const struct member *m, int ra, int rv, int r
 		struct val sz = constant(named(g, "size_t"), (int64_t)size);
 		dl_cg_need_regs(g, n, rv, 2);
 		emit(g, UDT_OP_MOV, rv + 1, ra, 0, 0);
+		if (off) {
+			emit(g, UDT_OP_LDI, rv + 2, 0, 0, off);
+			emit(g, UDT_OP_ADD, rv + 1, rv + 1, rv + 2, 0);
+		}
 		materialize(g, &sz, rv + 2, n);
 		dl_cg_call(g, UDT_CALL_BCOPY, rv, 3);
 		return;
@@ -841,7 +854,7 @@ static void store_at(struct cg *g, const struct member *m, int ra, int rv, int r
 	uint8_t op = size == 8 || is_ptr(t) ? UDT_OP_STX64 : size == 4 ? UDT_OP_STX32
 		     : size == 2 ? UDT_OP_STX16 : UDT_OP_STX8;
 	if (!m->bit_width) {
-		emit(g, op, 0, ra, rv, 0);
+		emit(g, op, 0, ra, rv, off);
 		return;
 	}
 	/* a bit-field: its unit read, its bits replaced, written back */
@@ -849,7 +862,7 @@ static void store_at(struct cg *g, const struct member *m, int ra, int rv, int r
 	struct val k = constant(named(g, "uint64_t"), (int64_t)mask);
 	dl_cg_need_regs(g, n, rt, 1);
 	emit(g, size == 8 ? UDT_OP_LDX64 : size == 4 ? UDT_OP_LDX32 : size == 2 ? UDT_OP_LDX16
-	     : UDT_OP_LDX8, rt, ra, 0, 0);
+	     : UDT_OP_LDX8, rt, ra, 0, off);
 	materialize(g, &k, rt + 1, n);
 	emit(g, UDT_OP_NOT, rt + 1, rt + 1, 0, 0);
 	emit(g, UDT_OP_AND, rt, rt, rt + 1, 0);           /* the unit without the field */
@@ -859,7 +872,7 @@ static void store_at(struct cg *g, const struct member *m, int ra, int rv, int r
 	materialize(g, &k, rt + 1, n);
 	emit(g, UDT_OP_AND, rv, rv, rt + 1, 0);           /* the value in the field's bits */
 	emit(g, UDT_OP_OR, rt, rt, rv, 0);
-	emit(g, op, 0, ra, rt, 0);
+	emit(g, op, 0, ra, rt, off);
 	emit(g, UDT_OP_LDI, rt + 1, 0, 0, m->bit_off);
 	emit(g, UDT_OP_SRL, rv, rv, rt + 1, 0);          /* (the value stored, back) */
 }
@@ -890,9 +903,10 @@ static void put(struct cg *g, const struct dl_node *n, const struct dl_node *lhs
 	struct val lv;
 
 	if (!elem) {
-		lv = lvalue(g, lhs, rf, m, n);
+		int32_t off;
+		lv = lvalue(g, lhs, rf, m, n, &off);
 		materialize(g, &lv, rf, n);
-		store_at(g, m, rf, rv, rf + 1, n);
+		store_at(g, m, rf, off, rv, rf + 1, n);
 		return;
 	}
 	struct val sz = constant(named(g, "size_t"), (int64_t)size);
@@ -908,11 +922,11 @@ static void put(struct cg *g, const struct dl_node *n, const struct dl_node *lhs
 	dl_cg_call(g, UDT_CALL_BCOPY, rf + 2, 3);
 	patch_target(g, skip);
 	/* the object's address in the element (from 0 when it is absent), in the copy */
-	lv = lvalue(g, lhs, rf + 2, m, n);
+	lv = lvalue(g, lhs, rf + 2, m, n, NULL);
 	materialize(g, &lv, rf + 2, n);
 	emit(g, UDT_OP_SUB, rf + 2, rf + 2, rf + 1, 0);
 	emit(g, UDT_OP_ADD, rf + 2, rf + 2, rf, 0);
-	store_at(g, m, rf + 2, rv, rf + 3, n);
+	store_at(g, m, rf + 2, 0, rv, rf + 3, n);
 	dl_cg_ref_elem_put(g, elem, rf);
 }
 
@@ -958,7 +972,7 @@ struct val dl_cg_assign_lval(struct cg *g, const struct dl_node *n, int r)
 	}
 	/* the object's type, for the check (its code thrown away) */
 	size_t at = g->n, nc = g->nc;
-	(void)lvalue(g, n->a, r + 1, &m, n);
+	(void)lvalue(g, n->a, r + 1, &m, n, NULL);
 	g->n = at;
 	g->nc = nc;
 	check_put(g, n, &m, &v);

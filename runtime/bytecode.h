@@ -251,18 +251,16 @@ struct udt_vm_ctx {
 	const struct udt_spectab *spec; /* the session's speculations, or NULL (runtime/spec.h) */
 	uint64_t *rand;           /* rand()'s state: the thread's own (two words), or NULL */
 	struct udt_vm_mem *mem;   /* strings, scratch, dynamic variables (vm_mem.h); NULL: none */
-	/*
-	 * The probe site's return address, and what reads the user stack and
-	 * registers there (ucaller, ustackdepth, uregs[]: which is the enum
-	 * udt_subr); NULL in dtrace, where BEGIN and END have no site (they
-	 * read 0).
-	 */
-	uint64_t site;
-	uint32_t (*site_subr)(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret);
 	/* set on a fault: */
 	uint32_t fault;           /* enum udt_fault */
 	uint32_t fault_insn;
 	uint64_t fault_addr;
+	/*
+	 * The probe site's return address, where ucaller, ustackdepth and
+	 * uregs[] read the user stack and registers (runtime/subr.c); 0 in
+	 * dtrace, where BEGIN and END have no site (they read 0).
+	 */
+	uint64_t site;
 };
 
 /*

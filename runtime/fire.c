@@ -311,7 +311,6 @@ static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uin
 	vm->rand = udt__tls.rand;
 	vm->mem = f->mem;
 	vm->site = f->site;
-	vm->site_subr = udt__site_subr;
 	vm->fault = 0;
 	vm->fault_insn = 0;
 	vm->fault_addr = 0;

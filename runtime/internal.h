@@ -284,7 +284,7 @@ void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc);
 /*
  * ustack.c: ucaller, ustackdepth and uregs[] (UDT_SUBR_*) of the fire at
  * the probe site whose return address is site (or of the profile fire), for
- * struct udt_vm_ctx's site_subr. Async-signal-safe.
+ * runtime/subr.c. Async-signal-safe.
  */
 uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret);
 

@@ -3,7 +3,7 @@
  * D's subroutines that the VM calls through UDT_OP_SUBR (bytecode.h, enum
  * udt_subr): speculation(), rand(), progenyof(), the byte order ones
  * (htons()...), and the stack and registers of the probe site (ucaller,
- * ustackdepth, uregs[]: the context's site_subr, runtime/ustack.c). They
+ * ustackdepth, uregs[]: runtime/ustack.c's udt__site_subr()). They
  * run on the probe path, in the traced process (and in dtrace for BEGIN and
  * END), so they keep its rules: no lock, no allocation, errno left as it
  * was; the only system calls are progenyof()'s (below).
@@ -48,6 +48,15 @@ bool udt__chill(uint64_t ns, uint64_t *mark, uint64_t *chilled)
 	*chilled += ns;
 	return true;
 }
+
+/*
+ * ustack.c's walk of the probe site's stack (or of the profile signal's
+ * context): the runtime's; dtrace, which runs BEGIN and END with this file,
+ * has none (they read 0). Weak, so that the runtime's fire does not set a
+ * function in every context it makes.
+ */
+extern uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret)
+	__attribute__((weak));
 
 /*
  * rand(): xorshift128+ on two words of the thread's own (a weak generator,
@@ -175,8 +184,8 @@ int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, ui
 	case UDT_SUBR_USTACKDEPTH:
 	case UDT_SUBR_UREGS:
 		*ret = 0;
-		if (ctx->site_subr) {
-			uint32_t f = ctx->site_subr(ctx->site, which, a, ret);
+		if (udt__site_subr) {
+			uint32_t f = udt__site_subr(ctx->site, which, a, ret);
 			if (f) {
 				errno = saved_errno;
 				return (int)f;

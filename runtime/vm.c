@@ -355,6 +355,22 @@ static uint64_t sra(uint64_t v, unsigned n)
 	return v >> 63 ? ~(~v >> n) : v >> n;
 }
 
+/*
+ * LDX's n bytes at addr into dst: the runtime's own memory (a struct
+ * variable's bytes, alloca()'s, the thread's and the session's areas) in
+ * place, the process's fault-safe (which costs the fire's first load its
+ * system calls: safe.c). Nonzero when addr cannot be read.
+ */
+static inline __attribute__((always_inline)) int load_x(const struct udt_vm_ctx *ctx, void *dst,
+							 uint64_t addr, unsigned n)
+{
+	if (ctx->mem && udt__vm_owned(ctx->mem, addr, n)) {
+		memcpy(dst, (const void *)(uintptr_t)addr, n);
+		return 0;
+	}
+	return udt__safe_copy(dst, addr, n);
+}
+
 static int fault(struct udt_vm_ctx *ctx, uint32_t why, uint32_t pc, uint64_t addr)
 {
 	ctx->fault = why;
@@ -691,36 +707,45 @@ int udt_difo_run(const struct udt_difo *d, struct udt_vm_ctx *ctx, uint64_t *ret
 			if (!ctx->mem || !udt__vm_writable(ctx->mem, addr, n))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
 			m.u64 = RS2;
-			/* (little-endian: the value's low bytes first; big-endian: its last) */
-			memcpy((void *)(uintptr_t)addr,
-			       (const uint8_t *)&m.u64 + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 8 - n : 0),
-			       n);
+			/* (little-endian: the value's low bytes first; big-endian: its last; each
+			   size a copy of its own, which the compiler makes one store) */
+			const uint8_t *src = (const uint8_t *)&m.u64 +
+					     (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 8 - n : 0);
+			void *dst = (void *)(uintptr_t)addr;
+			if (n == 8)
+				memcpy(dst, src, 8);
+			else if (n == 4)
+				memcpy(dst, src, 4);
+			else if (n == 2)
+				memcpy(dst, src, 2);
+			else
+				memcpy(dst, src, 1);
 			break;
 		}
 		case UDT_OP_LDX8:
 		case UDT_OP_LDX8S:
 			addr = RS1 + (uint64_t)(int64_t)in->imm;
-			if (udt__safe_copy(&m.u8, addr, 1))
+			if (load_x(ctx, &m.u8, addr, 1))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
 			RD = in->op == UDT_OP_LDX8S ? sext(m.u8, 8) : m.u8;
 			break;
 		case UDT_OP_LDX16:
 		case UDT_OP_LDX16S:
 			addr = RS1 + (uint64_t)(int64_t)in->imm;
-			if (udt__safe_copy(&m.u16, addr, 2))
+			if (load_x(ctx, &m.u16, addr, 2))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
 			RD = in->op == UDT_OP_LDX16S ? sext(m.u16, 16) : m.u16;
 			break;
 		case UDT_OP_LDX32:
 		case UDT_OP_LDX32S:
 			addr = RS1 + (uint64_t)(int64_t)in->imm;
-			if (udt__safe_copy(&m.u32, addr, 4))
+			if (load_x(ctx, &m.u32, addr, 4))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
 			RD = in->op == UDT_OP_LDX32S ? sext(m.u32, 32) : m.u32;
 			break;
 		case UDT_OP_LDX64:
 			addr = RS1 + (uint64_t)(int64_t)in->imm;
-			if (udt__safe_copy(&m.u64, addr, 8))
+			if (load_x(ctx, &m.u64, addr, 8))
 				return fault(ctx, UDT_FAULT_BADADDR, pc, addr);
 			RD = m.u64;
 			break;

@@ -64,12 +64,35 @@ uint32_t udt__vm_strvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint8_
 uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool store,
 			uint32_t imm, const uint64_t *keys, uint32_t nkeys, uint64_t *val,
 			uint64_t refsize, uint64_t *bad);
+/* Is [addr, addr + size) inside the sz bytes at base (NULL: nothing)? */
+static inline bool udt__vm_in_range(const void *base, uint64_t sz, uint64_t addr, uint64_t size)
+{
+	uint64_t b = (uint64_t)(uintptr_t)base;
+
+	return base && addr >= b && addr - b <= sz && size <= sz - (addr - b);
+}
+
 /*
  * May a DIFO write [addr, addr + size): inside the scratch space the fire
  * took so far (alloca()'s memory), or the variables' memory of the thread,
- * the fire or the session? (Never the process's.)
+ * the fire or the session? (Never the process's.) Inline: STX's check.
  */
-bool udt__vm_writable(const struct udt_vm_mem *m, uint64_t addr, uint64_t size);
+static inline bool udt__vm_writable(const struct udt_vm_mem *m, uint64_t addr, uint64_t size)
+{
+	return udt__vm_in_range(m->tstrs, (uint64_t)m->ntstrs * m->slot_sz, addr, size) ||
+	       udt__vm_in_range(m->scratch, m->scratch_used, addr, size) ||
+	       udt__vm_in_range(m->lstrs, (uint64_t)m->nlstrs * m->slot_sz, addr, size) ||
+	       udt__vm_in_range(m->gstrs, (uint64_t)m->ngstrs * m->slot_sz, addr, size);
+}
+
+/* Is [addr, addr + size) in memory the runtime owns (own[]), read in place? Inline: LDX's. */
+static inline bool udt__vm_owned(const struct udt_vm_mem *m, uint64_t addr, uint64_t size)
+{
+	for (unsigned i = 0; i < m->nown && i < 4; i++)
+		if (udt__vm_in_range(m->own[i].p, m->own[i].sz, addr, size))
+			return true;
+	return false;
+}
 /*
  * Copy size bytes at src to dst: in place from the runtime's own memory,
  * fault-safe from the process's. 0, or -EFAULT with *bad the first address

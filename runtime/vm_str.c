@@ -364,21 +364,6 @@ void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max)
 }
 
 /* Is [addr, addr + size) inside the sz bytes at base? */
-static bool in_range(const void *base, uint64_t sz, uint64_t addr, uint64_t size)
-{
-	uint64_t b = addr_of(base);
-
-	return base && addr >= b && addr - b <= sz && size <= sz - (addr - b);
-}
-
-bool udt__vm_writable(const struct udt_vm_mem *m, uint64_t addr, uint64_t size)
-{
-	return in_range(m->scratch, m->scratch_used, addr, size) ||
-	       in_range(m->tstrs, (uint64_t)m->ntstrs * m->slot_sz, addr, size) ||
-	       in_range(m->lstrs, (uint64_t)m->nlstrs * m->slot_sz, addr, size) ||
-	       in_range(m->gstrs, (uint64_t)m->ngstrs * m->slot_sz, addr, size);
-}
-
 int udt__vm_mem_in(const struct udt_vm_mem *m, uint64_t src, uint8_t *dst, uint64_t size,
 		  uint64_t *bad)
 {
