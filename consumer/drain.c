@@ -743,6 +743,20 @@ static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 	cs__out_drop(t, CS_DROP_PRINCIPAL, tid, n);
 }
 
+#define LOST_NESTED "fired in a signal handler that interrupted a fire of the same thread"
+
+/* The fires of buffer tb's thread nested in its own (said when it exits, and at the end). */
+static void report_thread_lost(struct cs_trace *t, struct udt_tbuf *tb)
+{
+	char what[160];
+	uint64_t n = __atomic_load_n(&tb->lost, __ATOMIC_RELAXED);
+
+	if (!n)
+		return;
+	snprintf(what, sizeof(what), "lost on thread %d: " LOST_NESTED, (int)tb->tid);
+	cs__out_lost(t, tb->tid, n, what);
+}
+
 void cs__barrier_all(struct cs_trace *t)
 {
 	/* the target registered for the expedited one (runtime/session.c) */
@@ -934,11 +948,13 @@ static void give_back(struct cs_trace *t)
 			continue;
 		}
 		report_drops(t, tb->drops[0] + tb->drops[1], tb->tid);
+		report_thread_lost(t, tb);
 		cs__agg_take_thread(t, i);
 		tb->off[0] = tb->off[1] = 0;
 		tb->drops[0] = tb->drops[1] = 0;
 		tb->ring_tail = 0;
 		tb->ring_recs = 0;
+		tb->lost = 0;
 		tb->errors = 0;
 		tb->active = 0;
 		t->pending[i] = false;
@@ -1026,9 +1042,7 @@ static void report_lost(struct cs_trace *t, bool final)
 	if (cs__shm_usable(t)) {
 		struct udt_shm_hdr *h = (struct udt_shm_hdr *)(void *)t->shm;
 
-		report_count(t, LOAD_ACQUIRE(&h->lost), &t->lost_reported,
-			     "lost: fired in a signal handler that interrupted a fire of the "
-			     "same thread");
+		report_count(t, LOAD_ACQUIRE(&h->lost), &t->lost_reported, "lost: " LOST_NESTED);
 		snprintf(what, sizeof(what), "lost: no thread buffer free (maxthreads=%u, held "
 			 "by live threads and by exited ones not read yet)", t->sh.tbuf_max);
 		report_count(t, LOAD_ACQUIRE(&h->lost_nobuf), &t->lost_nobuf_reported, what);
@@ -1041,6 +1055,9 @@ static void report_lost(struct cs_trace *t, bool final)
 		t->lost_early = early;
 	report_count(t, t->lost_early, &t->lost_early_reported,
 		     "lost: fired before the buffers could be made");
+	/* each thread's own, of those still there at the end (an exited one's said then) */
+	for (uint32_t i = 0, n = final ? cs__tbuf_count(t) : 0; i < n; i++)
+		report_thread_lost(t, cs__tbuf(t, i));
 	if (final && t->overwritten) {
 		cs__out_lost(t, 0, t->overwritten, "overwritten in ring buffers (the newest kept)");
 		t->overwritten = 0;

@@ -626,6 +626,7 @@ struct udt_tbuf {
 	uint32_t owner;           /* P: the owner's number (udt_shm_hdr.owners), keys its self-> arrays */
 	uint32_t pad;
 	uint64_t ring_recs;       /* P (ring): records written since the buffer was taken */
+	uint64_t lost;            /* P: fires of the thread nested in one of its own (a handler's) */
 } __attribute__((aligned(128)));
 
 /*

@@ -561,14 +561,18 @@ bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k)
 
 void udt__lost(struct udt_control *c)
 {
-	struct udt_shm_hdr *s = LOAD_RELAXED(&udt__slot_rt[udt__slot_of(c)].shm);
+	uint32_t slot = udt__slot_of(c);
+	struct udt_shm_hdr *s = LOAD_RELAXED(&udt__slot_rt[slot].shm);
+	struct udt_tslot *ts = udt__tls.slot[slot];
 
 	/* the shared memory's count outlives the process; the control block's does not (the
 	   slot's previous session's memory, given back, reads 0) */
-	if (s && LOAD_RELAXED(&s->session) == LOAD_RELAXED(&c->session))
-		__atomic_fetch_add(&s->lost, 1, __ATOMIC_RELAXED);
-	else
+	if (!s || LOAD_RELAXED(&s->session) != LOAD_RELAXED(&c->session))
 		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
+	else if (ts && ts->shm == s && ts->session == s->session)
+		__atomic_fetch_add(&ts->tb->lost, 1, __ATOMIC_RELAXED); /* (the thread's own) */
+	else
+		__atomic_fetch_add(&s->lost, 1, __ATOMIC_RELAXED);
 }
 
 /* What becomes of a slot's memory (drop_memory()). */
