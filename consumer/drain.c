@@ -1055,6 +1055,20 @@ static void report_lost(struct cs_trace *t, bool final)
 		t->lost_early = early;
 	report_count(t, t->lost_early, &t->lost_early_reported,
 		     "lost: fired before the buffers could be made");
+	/* buffers in a segment the process made and never saw mapped (it exited first, past
+	   its wait for dtrace: runtime/session.c, udt_fini()): their records are not here */
+	if (final && cs__shm_usable(t)) {
+		uint32_t made = LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->tbuf_cnt);
+
+		if (made > t->sh.tbuf_max)
+			made = t->sh.tbuf_max;
+		if (made > t->tbuf_cap) {
+			fflush(t->out);
+			fprintf(stderr, "dtrace: the records of %u threads are lost: pid %d exited "
+				"before dtrace could map their buffers\n", made - t->tbuf_cap,
+				t->proc ? (int)t->proc->pid : 0);
+		}
+	}
 	/* each thread's own, of those still there at the end (an exited one's said then) */
 	for (uint32_t i = 0, n = final ? cs__tbuf_count(t) : 0; i < n; i++)
 		report_thread_lost(t, cs__tbuf(t, i));
