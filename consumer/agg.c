@@ -124,6 +124,15 @@ int cs__agg_declare(struct cs_trace *t, char **ret_err)
 	size_t n;
 	struct dl_clause *const *cls = dl_program_clauses(t->prog, &n);
 
+	/* a member's are the lead's: one variable, whatever process aggregates into it */
+	if (t->lead) {
+		t->aggvars = udt__xcalloc(t->lead->aggvar_cnt + 1, sizeof(*t->aggvars));
+		memcpy(t->aggvars, t->lead->aggvars, t->lead->aggvar_cnt * sizeof(*t->aggvars));
+		t->aggvar_cnt = t->aggvar_cap = t->lead->aggvar_cnt;
+		t->aggvars_borrowed = true;
+		return 0;
+	}
+
 	for (size_t i = 0; i < n; i++)
 		if (declare_stmts(t, cls[i]->stmts, cls[i]->stmt_cnt, ret_err))
 			return -1;
@@ -635,7 +644,8 @@ int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 void cs__agg_free(struct cs_trace *t)
 {
 	cs__agg_free_data(t); /* (its entries name the variables) */
-	for (size_t i = 0; i < t->aggact_cnt; i++) {
+	/* (a fork child's first ones are its parent's) */
+	for (size_t i = t->aggact_borrowed; i < t->aggact_cnt; i++) {
 		struct cs_aggact *ag = t->aggacts[i];
 		for (size_t k = 0; k < ag->nkeys; k++)
 			dl_difo_free(&ag->keys[k].difo);
@@ -645,7 +655,7 @@ void cs__agg_free(struct cs_trace *t)
 		free(ag);
 	}
 	free(t->aggacts);
-	for (size_t i = 0; i < t->aggvar_cnt; i++) {
+	for (size_t i = 0; i < t->aggvar_cnt && !t->aggvars_borrowed; i++) {
 		free(t->aggvars[i]->keys);
 		free(t->aggvars[i]);
 	}

@@ -27,12 +27,17 @@
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/* The totals: the lead's, whatever process (or dtrace itself) aggregated into them. */
 struct cs_aggstate {
 	struct cs_aggent *v;
 	size_t cnt, cap;
 	uint32_t *slots;           /* index + 1 into v, open addressing */
 	size_t nslots;
 	uint64_t last_snap;        /* CLOCK_MONOTONIC ns */
+};
+
+/* Where the snapshots of one trace's thread tables are. */
+struct cs_aggcur {
 	uint32_t ntb;              /* the thread tables known: */
 	uint32_t *which;           /* the table being taken from each */
 	bool *pending;             /* still busy at the last snapshot: taken at the next */
@@ -40,6 +45,7 @@ struct cs_aggstate {
 
 static struct cs_aggstate *state(struct cs_trace *t)
 {
+	t = cs__lead(t);
 	if (!t->aggst)
 		t->aggst = udt__xcalloc(1, sizeof(*t->aggst));
 	return t->aggst;
@@ -278,36 +284,62 @@ uint64_t cs__agg_last_snap(struct cs_trace *t)
 	return state(t)->last_snap;
 }
 
-void cs__agg_snap(struct cs_trace *t, bool final)
+/*
+ * Flip to the other table every thread of t whose active one has entries
+ * (or whose last one is still to take): true if any was. A table with none
+ * stays: nothing to take, and no barrier to pay for an idle process.
+ */
+static bool flip(struct cs_trace *t)
 {
-	struct cs_aggstate *m = state(t);
 	uint32_t n = cs__tbuf_count(t);
+	bool any = false;
 
-	if (!t->aggact_cnt)
-		return;
-	m->last_snap = cs__now_ns();
-	if (t->agg_local)
-		(void)take_table(t, t->agg_local, t->o.aggsize); /* (ours) */
-	if (!n || !cs__agg_table(t, 0, 0))
-		return;
+	if (!t->aggact_cnt || !n || !cs__agg_table(t, 0, 0))
+		return false;
+	struct cs_aggcur *m = t->aggcur;
+	if (!m)
+		m = t->aggcur = udt__xcalloc(1, sizeof(*m));
 	if (n > m->ntb) {
 		m->which = udt__xreallocarray(m->which, n, sizeof(*m->which));
 		m->pending = udt__xreallocarray(m->pending, n, sizeof(*m->pending));
 		memset(m->pending + m->ntb, 0, (n - m->ntb) * sizeof(*m->pending));
+		memset(m->which + m->ntb, 0xff, (n - m->ntb) * sizeof(*m->which));
 		m->ntb = n;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
-		if (m->pending[i])
+		if (m->pending[i]) {
+			any = true;
 			continue; /* its table is still the one to take */
-		m->which[i] = LOAD_ACQUIRE(&tb->agg_active) & 1;
-		STORE_RELEASE(&tb->agg_active, m->which[i] ^ 1);
+		}
+		uint32_t a = LOAD_ACQUIRE(&tb->agg_active) & 1;
+		const struct udt_agghdr *h = (const void *)cs__agg_table(t, i, a);
+		if (!__atomic_load_n(&h->used, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&h->drops, __ATOMIC_RELAXED)) {
+			m->which[i] = UINT32_MAX; /* (nothing to take) */
+			continue;
+		}
+		m->which[i] = a;
+		STORE_RELEASE(&tb->agg_active, a ^ 1);
+		any = true;
 	}
-	cs__barrier_all(t);
+	return any;
+}
+
+/* After flip() and a barrier: take the flipped tables (at the end, both of each thread). */
+static void take(struct cs_trace *t, bool final)
+{
+	struct cs_aggcur *m = t->aggcur;
+	uint32_t n = m ? m->ntb : 0;
+
 	for (int pass = 0; pass < (final ? 2 : 1); pass++) {
 		for (uint32_t i = 0; i < n; i++) {
 			struct udt_tbuf *tb = cs__tbuf(t, i);
-			uint32_t h = m->which[i] ^ (uint32_t)pass;
+			uint32_t w = m->which[i] == UINT32_MAX ? LOAD_ACQUIRE(&tb->agg_active) ^ 1
+							       : m->which[i];
+			if (m->which[i] == UINT32_MAX && !final)
+				continue;
+			uint32_t h = (w ^ (uint32_t)pass) & 1;
 			/* at the end, a thread that never leaves (a dead one) is waited for once */
 			bool out = cs__wait_not_busy(&tb->agg_busy, h) || final;
 			m->pending[i] = !out;
@@ -323,9 +355,48 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 	}
 }
 
+void cs__agg_snap_one(struct cs_trace *t, bool final)
+{
+	if (!t->aggact_cnt)
+		return;
+	if (flip(t) || final)
+		cs__barrier_all(t);
+	take(t, final);
+}
+
+void cs__agg_snap(struct cs_trace *t, bool final)
+{
+	struct cs_trace *lead = cs__lead(t);
+	struct cs_aggstate *m = state(lead);
+	struct cs_trace *const *mem;
+	size_t nmem = cs__group_members(lead, &mem);
+	bool any = false, expedited = true;
+
+	if (!lead->aggact_cnt && !lead->aggvar_cnt)
+		return;
+	m->last_snap = cs__now_ns();
+	if (lead->agg_local)
+		(void)take_table(lead, lead->agg_local, lead->o.aggsize); /* (ours) */
+	/* every process's threads flip, then one barrier for all of them, then each is taken */
+	for (size_t i = 0; i <= nmem; i++) {
+		struct cs_trace *x = i < nmem ? mem[i] : lead;
+		if (x->gone || !flip(x))
+			continue;
+		any = true;
+		expedited &= cs__shm_expedited(x);
+	}
+	if (any || final)
+		cs__barrier(expedited && any);
+	for (size_t i = 0; i <= nmem; i++) {
+		struct cs_trace *x = i < nmem ? mem[i] : lead;
+		if (!x->gone)
+			take(x, final);
+	}
+}
+
 void cs__agg_take_thread(struct cs_trace *t, uint32_t i)
 {
-	struct cs_aggstate *m = state(t);
+	struct cs_aggcur *m = t->aggcur;
 	struct udt_tbuf *tb = cs__tbuf(t, i);
 
 	if (!t->aggact_cnt)
@@ -338,7 +409,7 @@ void cs__agg_take_thread(struct cs_trace *t, uint32_t i)
 		if (!take_table(t, table, t->sh.aggsize))
 			cs__shm_corrupt(t, "the aggregation table of thread %d", (int)tb->tid);
 	}
-	if (i < m->ntb)
+	if (m && i < m->ntb)
 		m->pending[i] = false;
 	__atomic_store_n(&tb->agg_active, 0, __ATOMIC_RELAXED);
 }
@@ -821,8 +892,16 @@ void cs__agg_free_data(struct cs_trace *t)
 		free_entry(&m->v[i]);
 	free(m->v);
 	free(m->slots);
-	free(m->which);
-	free(m->pending);
 	free(m);
 	t->aggst = NULL;
+}
+
+void cs__agg_cur_free(struct cs_trace *t)
+{
+	if (!t->aggcur)
+		return;
+	free(t->aggcur->which);
+	free(t->aggcur->pending);
+	free(t->aggcur);
+	t->aggcur = NULL;
 }

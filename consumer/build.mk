@@ -8,7 +8,7 @@ CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/notes.c consumer/regi
 		 consumer/vars.c runtime/vm_str.c runtime/dynvar.c \
 		 consumer/late.c consumer/shm.c consumer/sites.c consumer/print.c consumer/slots.c \
 		 consumer/reloc.c consumer/output.c consumer/out_text.c consumer/out_json.c \
-		 consumer/out_ctf.c
+		 consumer/out_ctf.c consumer/procwatch.c consumer/group.c
 # the code the -p injection copies into a process (x86-64 only)
 CONSUMER_ASM := $(if $(filter x86_64,$(shell uname -m)),consumer/inject_x86_64.S)
 $(BUILD)/lib/libconsumer.a: $(call objs_of,$(CONSUMER_SRCS)) \

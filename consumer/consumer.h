@@ -60,6 +60,11 @@ struct cs_opts {
 	char oformat[32];          /* the output's format ("" text; docs/output.md) */
 	bool aggprint;             /* -O: with oformat, the aggregations are printed at exit */
 	char ctfdir[4096];         /* the CTF trace's directory ("": none; docs/output.md) */
+	bool every_process;        /* no -p or -c: the descriptions are matched in every process
+				      dtrace may trace, running or started later (docs/processes.md) */
+	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */
+	bool procscan;             /* procwatch=scan: processes found by scanning /proc only */
+	bool nofollowfork;         /* a traced process's fork children leave the session */
 };
 
 /* How profile-n's samples are timed (profclock; docs/profile.md). */
@@ -144,6 +149,12 @@ bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, con
 
 /* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
+/*
+ * cs_probes_load_at() - the same, the process's probes numbered from
+ * first_id (the dtrace provider's keep 1 to 3), without making proc the
+ * $target of probe descriptions: another process of the session's.
+ */
+int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first_id);
 void cs_probes_free(struct cs_probes *ps);
 
 /*
@@ -179,6 +190,18 @@ void cs_probes_set_target(int pid);
  * -i 3, and -n 3: no probe's name is a number).
  */
 bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
+/* What a probe description names: probes that run where? */
+enum cs_pdesc_kind {
+	CS_PDESC_DTRACE,           /* dtrace:::BEGIN, END, ERROR: run in dtrace */
+	CS_PDESC_TICK,             /* tick-n: fires in dtrace */
+	CS_PDESC_PROFILE,          /* profile-n: samples a process */
+	CS_PDESC_PROC,             /* a process's probes (any other) */
+	CS_PDESC_ID,               /* a probe ID: of -p's or -c's process, or dtrace's (the
+				      processes found without either are numbered as found) */
+};
+enum cs_pdesc_kind cs_pdesc_kind(const char *desc);
+/* Could desc match a probe of provider prov ("http1234"): its provider field matches it? */
+bool cs_pdesc_match_prov(const char *desc, const char *prov);
 /* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
 bool cs_pdesc_id(const char *desc, uint32_t *ret_id);
 
@@ -289,6 +312,9 @@ int cs_trace_exit_status(const struct cs_trace *t);
 
 /* The interval between calls to cs_trace_work(), in ns. */
 uint64_t cs_trace_interval(const struct cs_trace *t);
+
+/* Wait for the next round: the interval, or a process event (a fork followed at once). */
+void cs_trace_wait(struct cs_trace *t);
 
 void cs_trace_close(struct cs_trace *t);
 

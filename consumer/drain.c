@@ -60,9 +60,10 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 	/* and finish busy speculations at cleanrate */
 	if (t->shm && t->spec_used && iv > t->o.cleanrate_ns)
 		iv = t->o.cleanrate_ns;
-	/* and no later than the next tick-n probe */
-	uint64_t tick = cs__ticks_due_in(t);
-	return tick < iv ? tick : iv;
+	/* and no later than the next tick-n probe, nor than the other processes need */
+	uint64_t tick = cs__ticks_due_in(t), procs = cs__group_due_in(t);
+	iv = tick < iv ? tick : iv;
+	return procs < iv ? procs : iv;
 }
 
 bool cs_trace_exited(const struct cs_trace *t)
@@ -145,9 +146,10 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	const struct cs_action *a = &e->acts[k];
 	struct cs_pfarg n = { 0 };
 
-	if (!t->agg_fresh) {
+	/* (the totals of every process: the lead's) */
+	if (!cs__lead(t)->agg_fresh) {
 		cs__agg_snap(t, false);
-		t->agg_fresh = true;
+		cs__lead(t)->agg_fresh = true;
 	}
 	if (a->pf_nvals && k + 1 < e->act_cnt)
 		n = action_value(&e->acts[k + 1], ri, data, NULL, 0);
@@ -306,11 +308,12 @@ static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			agg_op(t, e, k, ri, data);
 			break;
 		case CS_ACT_EXIT: {
+			struct cs_trace *lead = cs__lead(t); /* (it ends the whole session) */
 			uint64_t v;
 			memcpy(&v, data + a->off, 8);
-			t->exited = true;
-			t->done = true;
-			t->exit_status = (int)v;
+			lead->exited = true;
+			lead->done = true;
+			lead->exit_status = (int)v;
 			break;
 		}
 		case CS_ACT_AGG:    /* in the aggregation tables */
@@ -375,7 +378,8 @@ static void fault(struct cs_trace *t, const struct cs_fault *f)
 {
 	if (f->ecb->probe->id == CS_PROBE_ERROR)
 		return;
-	if (t->error_clauses) {
+	/* (the ERROR clauses run in dtrace: the lead's) */
+	if (cs__lead(t)->error_clauses) {
 		const uint64_t args[6] = {
 			0, f->ecb->epid, f->action,
 			f->fault == UDT_FAULT_ILLOP_ARG ? UINT64_MAX : f->insn,
@@ -384,7 +388,7 @@ static void fault(struct cs_trace *t, const struct cs_fault *f)
 		struct local_fire lf = { .args = args, .nargs = 6, .pid = f->where.pid,
 					 .tid = f->where.tid, .cpu = f->where.cpu,
 					 .timestamp = f->where.timestamp };
-		run_local(t, "ERROR", &lf);
+		run_local(cs__lead(t), "ERROR", &lf);
 	}
 	cs__out_fault(t, f);
 }
@@ -509,10 +513,19 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 	size_t ngvars = dl_program_var_count(t->prog, DL_VAR_GLOBAL);
 
 	t->agg_fresh = false;
-	if (!t->local_tvars)
-		t->local_tvars = udt__xcalloc(ntvars + 1, sizeof(*t->local_tvars));
-	if (!t->local_gvars)
-		t->local_gvars = udt__xcalloc(ngvars + 1, sizeof(*t->local_gvars));
+	/* (a clause compiled since the last run may have declared more: they start at 0) */
+	if (ntvars >= t->local_ntvars) {
+		t->local_tvars = udt__xreallocarray(t->local_tvars, ntvars + 1, sizeof(uint64_t));
+		memset(t->local_tvars + t->local_ntvars, 0,
+		       (ntvars + 1 - t->local_ntvars) * sizeof(uint64_t));
+		t->local_ntvars = ntvars + 1;
+	}
+	if (ngvars >= t->local_ngvars) {
+		t->local_gvars = udt__xreallocarray(t->local_gvars, ngvars + 1, sizeof(uint64_t));
+		memset(t->local_gvars + t->local_ngvars, 0,
+		       (ngvars + 1 - t->local_ngvars) * sizeof(uint64_t));
+		t->local_ngvars = ngvars + 1;
+	}
 	/* END sees the globals as the target left them (the shared memory outlives it) */
 	uint64_t *gvars = t->local_gvars;
 	/* (the copy of the header says where they are: checked when the memory was mapped) */
@@ -726,7 +739,7 @@ static int cmp_ts(const void *a, const void *b)
 
 static void print_collected(struct cs_trace *t)
 {
-	t->agg_fresh = false;
+	cs__lead(t)->agg_fresh = false;
 	if (t->o.temporal && t->rec_cnt > 1)
 		qsort(t->recs, t->rec_cnt, sizeof(*t->recs), cmp_ts);
 	for (size_t i = 0; i < t->rec_cnt; i++)
@@ -757,16 +770,25 @@ static void report_thread_lost(struct cs_trace *t, struct udt_tbuf *tb)
 	cs__out_lost(t, tb->tid, n, what);
 }
 
-void cs__barrier_all(struct cs_trace *t)
+bool cs__shm_expedited(const struct cs_trace *t)
 {
 	/* the target registered for the expedited one (runtime/session.c) */
-	int cmd = t->shm && LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->flags) &
-				    UDT_SHM_MB_EXPEDITED
-			  ? MEMBARRIER_CMD_GLOBAL_EXPEDITED
-			  : MEMBARRIER_CMD_GLOBAL;
+	return t->shm && LOAD_ACQUIRE(&((const struct udt_shm_hdr *)(const void *)t->shm)->flags) &
+				 UDT_SHM_MB_EXPEDITED;
+}
+
+void cs__barrier(bool expedited)
+{
+	/* (either is every process's: one serves all the processes of a session) */
+	int cmd = expedited ? MEMBARRIER_CMD_GLOBAL_EXPEDITED : MEMBARRIER_CMD_GLOBAL;
 
 	if (syscall(SYS_membarrier, cmd, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the producers fence (UDT_CTL_FENCE) */
+}
+
+void cs__barrier_all(struct cs_trace *t)
+{
+	cs__barrier(cs__shm_expedited(t));
 }
 
 bool cs__wait_not_busy(const uint32_t *busy, uint32_t h)
@@ -793,6 +815,7 @@ static void switch_round(struct cs_trace *t, bool final)
 	uint32_t n = cs__tbuf_count(t);
 	uint32_t *which = udt__xcalloc(n + 1, sizeof(*which));
 	bool *ok = udt__xcalloc(n + 1, sizeof(*ok));
+	bool any = false;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
@@ -800,15 +823,27 @@ static void switch_round(struct cs_trace *t, bool final)
 
 		if (t->pending[i]) {
 			which[i] = a ^ 1; /* still the unread one */
+		} else if (!final && !__atomic_load_n(&tb->off[a], __ATOMIC_RELAXED) &&
+			   !__atomic_load_n(&tb->drops[a], __ATOMIC_RELAXED)) {
+			which[i] = UINT32_MAX; /* nothing in it: no switch (an idle process pays none) */
+			continue;
 		} else {
 			which[i] = a;
 			STORE_RELEASE(&tb->active, a ^ 1);
 		}
+		any = true;
+	}
+	if (!any) {
+		free(which);
+		free(ok);
+		return;
 	}
 	cs__barrier_all(t);
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
 
+		if (which[i] == UINT32_MAX)
+			continue;
 		ok[i] = wait_out_of(tb, which[i]);
 		t->pending[i] = !ok[i];
 		if (ok[i])
@@ -859,7 +894,7 @@ static void fill_round(struct cs_trace *t, bool final)
 		for (uint32_t i = 0; i < n; i++)
 			report_drops(t, cs__tbuf(t, i)->drops[0], cs__tbuf(t, i)->tid);
 	if (LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->stopped))
-		t->done = true;
+		cs__lead(t)->done = true; /* (as DTrace's fill stops every CPU) */
 }
 
 /*
@@ -1001,7 +1036,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 		if (final)
 			ring_final(t);
 		else if (LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->stopped))
-			t->done = true;
+			cs__lead(t)->done = true;
 		break;
 	default: {
 		/*
@@ -1109,30 +1144,43 @@ static bool session_ended(struct cs_trace *t)
 	return false;
 }
 
-enum cs_work cs_trace_work(struct cs_trace *t)
+enum cs_work cs__work_proc(struct cs_trace *t, bool slow)
 {
-	cs__heartbeat(t);
+	if (slow)
+		cs__heartbeat(t);
 	if (cs_trace_map(t))
 		return CS_WORK_ERROR;
 	if (t->shm && !cs__shm_check(t))
 		return CS_WORK_ERROR; /* (said why) */
 	cs__shm_segments(t);
-	cs__late_poll(t); /* the probes of libraries loaded since */
+	if (slow)
+		cs__late_poll(t); /* the probes of libraries loaded since */
 	read_buffers(t, false);
 	if (cs__shm_usable(t))
 		give_back(t);
 	cs__spec_clean(t, false);
 	cs__spec_report(t);
-	cs__ticks_run(t); /* the tick-n probes due (after the records made before them) */
+	if (!t->lead)
+		cs__ticks_run(t); /* the tick-n probes due (after the records made before them) */
 	cs__vars_work(t, false);
-	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
-	if (t->aggact_cnt && t->shm && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
-		cs__agg_snap(t, false);
-	report_lost(t, false);
-	if (session_ended(t)) {
+	if (slow)
+		report_lost(t, false);
+	if (slow && session_ended(t)) {
 		t->attached = false;
 		return CS_WORK_ERROR;
 	}
+	return CS_WORK_MORE;
+}
+
+enum cs_work cs_trace_work(struct cs_trace *t)
+{
+	if (cs__work_proc(t, true) == CS_WORK_ERROR)
+		return CS_WORK_ERROR;
+	/* the other processes: found, forked, gone, and each one's round */
+	cs__group_work(t);
+	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
+	if (t->aggvar_cnt && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
+		cs__agg_snap(t, false);
 	/* what the round printed (BEGIN's, the ticks', the records') reaches -o's file or a
 	   pipe now, as DTrace flushes after each round; a reader gone (EPIPE, SIGPIPE being
 	   ignored) or a full disk ends the trace, the target detached as at any end */
@@ -1155,7 +1203,8 @@ void cs_trace_target_gone(struct cs_trace *t)
 		fill_round(t, false);
 }
 
-int cs_trace_stop(struct cs_trace *t)
+/* The last read of t's process: detached, its buffers read to the end. */
+static void read_last(struct cs_trace *t)
 {
 	if (!t->target_gone) {
 		(void)cs_trace_map(t);
@@ -1170,6 +1219,23 @@ int cs_trace_stop(struct cs_trace *t)
 	report_lost(t, true);
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
+}
+
+void cs__finish_proc(struct cs_trace *t)
+{
+	read_last(t);
+	cs__spec_report(t);
+	cs__agg_snap_one(t, true);
+	fflush(t->out);
+	cs__shm_unmap(t);
+}
+
+int cs_trace_stop(struct cs_trace *t)
+{
+	/* the other processes first: END runs once all of them are read */
+	bool member_bad = cs__group_stop(t);
+
+	read_last(t);
 	cs__agg_snap(t, true);
 	run_local(t, "END", NULL);
 	cs__spec_report(t);
@@ -1179,6 +1245,6 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__out_finish(t);
 	fflush(t->out);
 	cs__shm_unmap(t);
-	/* (what the target corrupted was said; what could be read was printed) */
-	return ferror(t->out) || t->shm_bad ? -1 : 0;
+	/* (what a process corrupted was said; what could be read was printed) */
+	return ferror(t->out) || t->shm_bad || member_bad ? -1 : 0;
 }

@@ -434,7 +434,11 @@ static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *
 				    : "dtrace",
 		.probe = pr->dprobe,
 		.id = pr->id,
-		.pid = t->proc && pr->prof_kind != UDT_PROF_TICK ? (int)t->proc->pid : (int)getpid(),
+		/* $target: -p's or -c's process, whichever process the clause runs in (its
+		   forks, the processes a description without either found: docs/processes.md) */
+		.pid = cs__lead(t)->proc && pr->prof_kind != UDT_PROF_TICK
+			       ? (int)cs__lead(t)->proc->pid
+			       : (int)getpid(),
 		.strsize = t->o.strsize,
 	};
 }
@@ -469,7 +473,7 @@ static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct
 
 	if (!first) {
 		ctx.execname = t->execname;
-		ctx.pid = t->proc ? (int)t->proc->pid : (int)getpid();
+		ctx.pid = cs__lead(t)->proc ? (int)cs__lead(t)->proc->pid : (int)getpid();
 		(void)compile_ecb(t, cl, &none, &ctx, true, &err);
 		free(err);
 		return 0;
@@ -483,7 +487,7 @@ static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct
  * BEGIN's and END's, each in the script's order; their EPIDs follow. The
  * ECBs of probes that appear later are numbered after all of them (late.c).
  */
-static void order_ecbs(struct cs_trace *t)
+void cs__order_ecbs(struct cs_trace *t)
 {
 	struct cs_ecb *v = udt__xcalloc(t->ecb_cnt + 1, sizeof(*v));
 	size_t n = 0;
@@ -576,12 +580,13 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 							  desc, desc);
 				goto fail;
 			}
+			/* (no process given: it may match in another process, found next) */
+			if (!matched && t->o.every_process)
+				continue;
 			if (!matched && !t->o.zdefs) {
 				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
 							  "description %s does not match any "
-							  "probes%s", desc, desc,
-							  proc ? "" : " (no process given: "
-							  "use -p PID or -c CMD)");
+							  "probes", desc, desc);
 				goto fail;
 			}
 		}
@@ -593,8 +598,17 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	   -e enables nothing, so it needs no -w (DTrace's -e does not exec the program) */
 	if (!t->o.compile_only && cs__act_check_destructive(t, ret_err))
 		goto fail;
-	order_ecbs(t);
+	cs__order_ecbs(t);
 	if (cs__vars_open(t, ret_err))
+		goto fail;
+	/* no process given: every process the descriptions match is a member (group.c); a
+	   CTF trace's event classes are one process's ECBs (and its forks', which share them) */
+	if (t->o.every_process && t->o.ctfdir[0]) {
+		*ret_err = udt__xstrdup("failed to set -x ctfdir: a CTF trace is of -p's or -c's "
+					"process and its forks");
+		goto fail;
+	}
+	if (t->o.every_process && !t->o.compile_only && cs__group_open_all(t, ret_err))
 		goto fail;
 	*ret = t;
 	return 0;
@@ -607,9 +621,10 @@ size_t cs_trace_clause_matches(const struct cs_trace *t, const struct dl_clause 
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->ecb_cnt; i++)
+	for (size_t i = t->ecb_borrowed; i < t->ecb_cnt; i++)
 		n += t->ecbs[i].clause == cl;
-	return n;
+	/* (the lead's counts every process's) */
+	return n + (t->lead ? 0 : cs__group_matches(t, cl));
 }
 
 /* -- The enabling area ---------------------------------------------------------------------- */
@@ -864,15 +879,19 @@ static int build_area(struct cs_trace *t, char **ret_err)
 	h.hash_off = at.hash_off;
 	/* the global variables as BEGIN left them: the target's start from these */
 	uint64_t none = 0;
-	h.gvar_off = cs__area_put(a, h.ngvars ? (const void *)t->local_gvars : &none,
-				  h.ngvars ? (size_t)h.ngvars * 8 : 8);
+	struct cs_trace *lead = cs__lead(t);
+	uint64_t *gv = udt__xcalloc(h.ngvars + 1, 8);
+	memcpy(gv, lead->local_gvars ? lead->local_gvars : gv,
+	       (h.ngvars < lead->local_ngvars ? h.ngvars : lead->local_ngvars) * 8);
+	h.gvar_off = cs__area_put(a, gv, h.ngvars ? (size_t)h.ngvars * 8 : 8);
+	free(gv);
 	/* the speculations: their size, and those BEGIN handed out */
 	if (t->spec_used) {
 		size_t sz = sizeof(struct udt_area_spec) + (size_t)t->o.nspec * 4;
 		struct udt_area_spec *as = udt__xcalloc(1, sz);
 		as->specsize = t->o.specsize;
 		for (uint32_t i = 0; i < t->o.nspec; i++)
-			as->state[i] = cs__spec_begin_state(t, i);
+			as->state[i] = cs__spec_begin_state(lead, i);
 		h.nspec = t->o.nspec;
 		h.spec_off = cs__area_put(a, as, sz);
 		free(as);
@@ -882,7 +901,7 @@ static int build_area(struct cs_trace *t, char **ret_err)
 	const void *gstrs;
 	void *init = NULL;
 	size_t gstr_sz, init_sz;
-	if (cs__vars_image(t, &vars, &gstrs, &gstr_sz, &init, &init_sz)) {
+	if (cs__vars_image(lead, &vars, &gstrs, &gstr_sz, &init, &init_sz)) {
 		vars.gstr_off = cs__area_put(a, gstr_sz ? gstrs : &none, gstr_sz ? gstr_sz : 8);
 		vars.init_off = cs__area_put(a, init_sz ? init : &none, init_sz ? init_sz : 8);
 		h.vars_off = cs__area_put(a, &vars, sizeof(vars));
@@ -891,7 +910,8 @@ static int build_area(struct cs_trace *t, char **ret_err)
 	/* the SystemTap sites to patch, and their semaphores */
 	h.sites_off = cs__sites_put(t, a, &sems);
 	/* (a session of profile probes only sets no semaphore) */
-	struct cs_gen g0 = { .sem_cnt = (uint32_t)sems.cnt, .disp_cnt = (uint32_t)disps.cnt };
+	struct cs_gen g0 = { .sem_cnt = (uint32_t)sems.cnt, .disp_cnt = (uint32_t)disps.cnt,
+			     .ecb_end = (uint32_t)t->ecb_cnt };
 	h.sem_cnt = g0.sem_cnt;
 	h.sem_off = g0.sem_off = cs__area_put_list(a, &sems);
 	h.disp_cnt = g0.disp_cnt;
@@ -935,11 +955,9 @@ static bool have_membarrier(void)
 	return q > 0 && (q & MEMBARRIER_CMD_GLOBAL);
 }
 
-int cs_trace_start(struct cs_trace *t, char **ret_err)
+int cs__size_buffers(struct cs_trace *t, bool *ret_target, char **ret_err)
 {
-	pid_t pid = t->proc ? t->proc->pid : 0;
 	bool target = false;
-	int err;
 
 	/* bufsize holds the largest record the target makes (an ECB's, or a fault's), and the
 	   runtime's least (64 bytes): DTrace's records start with a 4-byte EPID, ours with a
@@ -965,39 +983,76 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 			return -1;
 		}
 	}
-	/* -Z and a description that matched nothing yet: a session, to enable the probes
-	   that appear (if the process has a runtime to register them) */
-	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
-	cs__out_start(t);
-	if (!target) {
-		cs__run_begin(t);
-		cs__ticks_start(t);
-		return 0;
-	}
+	*ret_target = target;
+	return 0;
+}
+
+int cs__session_check(struct cs_trace *t, char **ret_err)
+{
 	char *why = NULL;
+
 	if (cs__runtime_check(t->proc, &why) ||
 	    cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL) ||
 	    cs_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
-		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)pid,
+		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)t->proc->pid,
 					  why ? why : "its udtrace runtime has no udt__fire");
 		free(why);
 		return -1;
 	}
 	/* a slot for the session (before BEGIN runs: a process with no room says so first) */
-	if (cs__slot_check(t, ret_err))
+	return cs__slot_check(t, ret_err);
+}
+
+int cs_trace_start(struct cs_trace *t, char **ret_err)
+{
+	bool target;
+
+	if (cs__size_buffers(t, &target, ret_err))
 		return -1;
+	/* -Z and a description that matched nothing yet: a session, to enable the probes
+	   that appear (if the process has a runtime to register them) */
+	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
+	if (target && cs__session_check(t, ret_err))
+		return -1;
+	cs__out_start(t);
 	/* BEGIN first, as DTrace fires it before any other probe: the target starts from
 	   the global variables it set; after an exit() in BEGIN nothing is enabled */
 	cs__run_begin(t);
 	if (t->exited)
 		return 0;
 	cs__ticks_start(t);
+	if (target && cs__attach(t, ret_err))
+		return -1;
+	/* the other processes: -p's and -c's forks, or every process the descriptions match */
+	return cs__group_start(t, ret_err);
+}
+
+/* The clock's calibration every session of the trace reads (taken once, by the lead). */
+static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
+{
+	struct cs_trace *lead = cs__lead(t);
+
+	if (!lead->cal_done) {
+		cs__clock_finish(&lead->clock_start, &lead->cal);
+		lead->cal_done = true;
+	}
+	*ret = lead->cal;
+}
+
+int cs__attach(struct cs_trace *t, char **ret_err)
+{
+	pid_t pid = t->proc->pid;
+	int err;
+
 	if (build_area(t, ret_err))
 		return -1;
 
-	uint32_t flags = t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE, hdr_flags = 0;
+	/* a session follows forks, a child keeps it, unless -x nofollowfork (docs/processes.md) */
+	uint32_t flags = (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
+			 (t->o.nofollowfork ? 0 : UDT_CTL_FOLLOW);
+	uint32_t hdr_flags = 0;
 	struct cs_clock_cal cal;
-	cs__clock_finish(&t->clock_start, &cal);
+	calibration(t, &cal);
 	/* the slot, its area and its parameters, then its state: the runtime reads them in the
 	   opposite order; the semaphores last, all with the other consumers kept out */
 	if (cs__lock(t, ret_err))
@@ -1256,7 +1311,9 @@ void cs_trace_close(struct cs_trace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->ecb_cnt; i++)
+	cs__group_free(t);
+	/* (a fork child's first ECBs are its parent's) */
+	for (size_t i = t->ecb_borrowed; i < t->ecb_cnt; i++)
 		cs__ecb_free(&t->ecbs[i]);
 	free(t->ecbs);
 	free(t->img.buf);
@@ -1275,8 +1332,11 @@ void cs_trace_close(struct cs_trace *t)
 	cs__agg_free(t);
 	cs__spec_free(t);
 	cs__ticks_free(t);
+	cs__agg_cur_free(t);
 	cs__syms_free(t->syms);
 	cs__out_close(t);
 	cs_probes_free(&t->probes);
+	if (t->lead && t->proc)
+		cs_proc_close(t->proc);
 	free(t);
 }

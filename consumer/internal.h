@@ -159,6 +159,9 @@ void cs__agg_free(struct cs_trace *t);
 
 /* aggdata.c: take what the threads (and BEGIN and END) aggregated into the totals */
 void cs__agg_snap(struct cs_trace *t, bool final);
+/* The same for t's threads alone (a member whose process is gone: final). */
+void cs__agg_snap_one(struct cs_trace *t, bool final);
+void cs__agg_cur_free(struct cs_trace *t);
 uint64_t cs__agg_last_snap(struct cs_trace *t);
 /* The aggregations printa() did not print, to the output, as DTrace prints them at exit. */
 void cs__agg_print_all(struct cs_trace *t);
@@ -324,6 +327,7 @@ struct cs_ecbs_at {
 /* A generation of the session's enablings: where it is and its undo lists (abi.h). */
 struct cs_gen {
 	uint32_t off;              /* its struct udt_area_gen; 0: generation 0 (the header) */
+	uint32_t ecb_end;          /* the ECBs (t->ecbs) before it and its own: their count */
 	uint32_t sem_off, sem_cnt; /* the semaphores it set */
 	uint32_t disp_off, disp_cnt; /* the dispatch pointers */
 };
@@ -415,6 +419,7 @@ struct cs_trace {
 	uint8_t *agg_local;        /* BEGIN's and END's table (o.aggsize bytes), or NULL */
 	uint64_t *local_tvars;     /* BEGIN's and END's self-> variables */
 	uint64_t *local_gvars;     /* the global variables as BEGIN and END see them */
+	size_t local_ntvars, local_ngvars; /* (their lengths) */
 	uint64_t local_rand[2];    /* BEGIN's and END's rand() state */
 	struct cs_aggstate *aggst; /* the totals (aggdata.c) */
 	bool agg_fresh;            /* snapped since the records being printed were read */
@@ -442,7 +447,42 @@ struct cs_trace {
 	uint64_t *sites;
 	size_t site_cnt;
 	uint32_t site_off;
+
+	/*
+	 * Several processes (group.c, docs/processes.md). The trace dtrace opens
+	 * is the lead: it holds what a session has once (BEGIN, END, tick-n and
+	 * ERROR run here, the output's heading, exit(), the aggregations'
+	 * variables and totals) and its process, if -p or -c gave one. Every
+	 * other process traced is a member: a trace of its own (its probes,
+	 * ECBs, session, buffers) whose lead is the lead.
+	 */
+	struct cs_trace *lead;     /* a member's lead; NULL in the lead */
+	struct cs_group *grp;      /* the lead's: its members, and how processes are found */
+	struct cs_proc own_proc;   /* a member's process (proc points to it) */
+	struct cs_clock_cal cal;   /* the lead's: the clock every session reads */
+	bool cal_done;
+	uint32_t next_probe_id;    /* the lead's: the ID of the next probe made, in any process */
+	/* a fork child's ECBs and aggregating actions are first its parent's: shared with
+	   fork_src (referenced, kept until no child refers to it), its own appended after */
+	struct cs_trace *fork_src;
+	unsigned refs;             /* fork children whose ECBs are this trace's */
+	size_t ecb_borrowed, aggact_borrowed;
+	bool aggvars_borrowed;     /* a member's aggregation variables are the lead's */
+	bool gone;                 /* a member whose process exited or exec'd: read for the last time */
+	bool said_fail;            /* a member whose failure to start is said (group.c) */
+	uint64_t born_ns;          /* when the member was made */
+	uint64_t slow_due;         /* when its heartbeat and checks are due next */
+	uint64_t map_due;          /* when its memory is looked for next (once it is not young) */
+	uint64_t gone_ns;          /* when it went */
+	/* aggregation snapshots of this trace's threads' tables (aggdata.c) */
+	struct cs_aggcur *aggcur;
 };
+
+/* The trace holding what the session has once (t itself, or a member's lead). */
+static inline struct cs_trace *cs__lead(struct cs_trace *t)
+{
+	return t->lead ? t->lead : t;
+}
 
 /* stack.c: ustack() and the address functions; kernel-only functions refused */
 bool cs__stack_is_func(const char *fn);
@@ -685,7 +725,82 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *recs, uint64_t len);
 const struct udt_spectab *cs__shm_spec(struct cs_trace *t);
 /* Every running thread of the target (of the system, on older kernels) passes a full barrier. */
 void cs__barrier_all(struct cs_trace *t);
+/* Has t's process registered for the expedited barrier? */
+bool cs__shm_expedited(const struct cs_trace *t);
+/* Every running thread of the processes registered (expedited), or of the system, passes one. */
+void cs__barrier(bool expedited);
 /* Wait (briefly) until *busy is not h + 1: a producer is out of half or table h. */
 bool cs__wait_not_busy(const uint32_t *busy, uint32_t h);
+
+/* -- Several processes (group.c, procwatch.c; docs/processes.md) ------------------------ */
+
+/* What happened to a process (procwatch.c). */
+enum cs_pev_kind {
+	CS_PEV_FORK,               /* pid was forked by parent (0: not known) */
+	CS_PEV_EXEC,               /* pid exec'd */
+	CS_PEV_EXIT,               /* pid exited */
+};
+
+struct cs_pev {
+	enum cs_pev_kind kind;
+	pid_t pid, parent;
+};
+
+struct cs_watch;
+/*
+ * Follow the processes of the system: the kernel's process events where this
+ * user may listen (unless scan_only), else /proc scanned every 100 ms. Its
+ * descriptor to poll (-1: none), and how long until a scan is due.
+ */
+int cs__watch_open(struct cs_watch **ret, bool scan_only);
+void cs__watch_close(struct cs_watch *w);
+int cs__watch_fd(const struct cs_watch *w);
+uint64_t cs__watch_due_in(const struct cs_watch *w);
+/* The events since the last call (*ret malloc'ed), scanning /proc when due. */
+size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret);
+/* The processes known now, by pid (*ret malloc'ed). */
+size_t cs__watch_list(const struct cs_watch *w, pid_t **ret);
+/* How many scans of /proc, and their time in all (ns). */
+void cs__watch_cost(const struct cs_watch *w, uint64_t *ret_scans, uint64_t *ret_ns);
+/* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */
+int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state);
+
+/* enable.c: a session in t's process (cs_trace_start() after BEGIN): 0, or -1 with *ret_err */
+int cs__attach(struct cs_trace *t, char **ret_err);
+/* The records' room (bufsize raised); whether t has ECBs to run in its process. 0 or -1. */
+int cs__size_buffers(struct cs_trace *t, bool *ret_target, char **ret_err);
+/* Its runtime checked, its symbols found, a slot free. 0, or -1 with *ret_err. */
+int cs__session_check(struct cs_trace *t, char **ret_err);
+/* The ECBs of the target first, then BEGIN's and END's, numbered (cs_trace_open()). */
+void cs__order_ecbs(struct cs_trace *t);
+
+/* drain.c: one round of t's process's session (slow: its heartbeat and checks too) */
+enum cs_work cs__work_proc(struct cs_trace *t, bool slow);
+/* t's process is done with (gone, or the end): detached, read for the last time, unmapped */
+void cs__finish_proc(struct cs_trace *t);
+
+/* group.c */
+/* After the lead's start: its members' sessions, and the following of processes. */
+int cs__group_start(struct cs_trace *lead, char **ret_err);
+/*
+ * No -p or -c: the processes running now whose probes the program's
+ * descriptions match, each a member compiled (not started): 0, or -1 with
+ * *ret_err (a description that matches nothing anywhere, without -Z).
+ */
+int cs__group_open_all(struct cs_trace *lead, char **ret_err);
+/* Each round: the processes found, forked, exec'd and gone; each member's round. */
+void cs__group_work(struct cs_trace *lead);
+/* At the end: every member detached and read for the last time (before END). Did one corrupt
+   what it shares with dtrace? */
+bool cs__group_stop(struct cs_trace *lead);
+void cs__group_free(struct cs_trace *lead);
+/* The members (live and gone) of lead, for what works on all of them. */
+size_t cs__group_members(const struct cs_trace *lead, struct cs_trace *const **ret);
+/* The members' ECBs for clause cl (DTrace's "matched N probes"). */
+size_t cs__group_matches(const struct cs_trace *lead, const struct dl_clause *cl);
+/* Reserve n probe IDs (the lead numbers every process's probes): the first. */
+uint32_t cs__probe_ids(struct cs_trace *t, uint32_t n);
+/* How long the members let the loop sleep (ns), and the descriptor to wake it. */
+uint64_t cs__group_due_in(const struct cs_trace *lead);
 
 #endif /* UDT_CONSUMER_INTERNAL_H */

@@ -60,7 +60,6 @@ struct cs_late {
 	bool spec_used;
 	struct cs_probes **batches; /* the probes that appeared, a batch per round */
 	size_t batch_cnt, batch_cap;
-	uint32_t next_id;          /* the next probe's ID */
 	const struct dl_clause **refused; /* clauses that declared variables too late */
 	size_t refused_cnt, refused_cap;
 	char **full;               /* modules said not to fit in the area */
@@ -85,7 +84,6 @@ void cs__late_start(struct cs_trace *t)
 	for (int s = 0; s < DL_VAR_SCOPES; s++)
 		l->vars[s] = dl_program_var_count(t->prog, (enum dl_var_scope)s);
 	l->spec_used = t->spec_used;
-	l->next_id = (uint32_t)t->probes.cnt + 1;
 	/* not synced: the first round looks, for a library loaded since the probes were read */
 	t->late = l;
 }
@@ -257,7 +255,8 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 	if (err)
 		return err;
 	*ret = (struct cs_gen){ .off = off, .sem_off = g.sem_off, .sem_cnt = g.sem_cnt,
-				.disp_off = g.disp_off, .disp_cnt = g.disp_cnt };
+				.disp_off = g.disp_off, .disp_cnt = g.disp_cnt,
+				.ecb_end = (uint32_t)t->ecb_cnt };
 	UDT__PUSH(t->gens, t->gen_cnt, t->gen_cap, *ret);
 	((struct udt_area_hdr *)(void *)a->buf)->gen_off = off;
 	return 0;
@@ -379,13 +378,14 @@ void cs__late_poll(struct cs_trace *t)
 	l->synced = true;
 
 	struct cs_probes *b = udt__xcalloc(1, sizeof(*b));
-	size_t n = cs_probes_add_new(b, t->proc, t->probes.types, l->next_id);
+	/* (numbered after every probe of every process: IDs are the session's) */
+	size_t n = cs_probes_add_new(b, t->proc, t->probes.types, cs__probe_ids(t, 0));
 	if (!n) {
 		cs_probes_free(b);
 		free(b);
 		return;
 	}
-	l->next_id += (uint32_t)n;
+	(void)cs__probe_ids(t, (uint32_t)n);
 	UDT__PUSH(l->batches, l->batch_cnt, l->batch_cap, b);
 	size_t first = t->ecb_cnt;
 	compile_batch(t, b);

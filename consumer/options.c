@@ -35,6 +35,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->scratchsize = 256ull << 10;
 	o->maxframes = UDT_USTACK_MAX;
 	o->stackindent = 14;
+	o->maxprocs = 4096;
 }
 
 int cs_parse_size(const char *s, uint64_t *ret)
@@ -237,6 +238,9 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		o->quiet = true;
 	} else if (!strcmp(name, "zdefs")) {
 		o->zdefs = true;
+	} else if (!strcmp(name, "nofollowfork")) {
+		/* a traced process's fork children leave the session (docs/processes.md) */
+		o->nofollowfork = true;
 	} else if (!strcmp(name, "destructive")) {
 		o->destructive = true;
 	} else if (!strcmp(name, "flowindent")) {
@@ -313,6 +317,11 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		if (cs_parse_size(value, &v) || !v || v > UDT_USTACK_MAX)
 			return BAD_VALUE;
 		*(!strcmp(name, "maxframes") ? &o->maxframes : &o->ustackframes) = (uint32_t)v;
+	} else if (!strcmp(name, "maxprocs")) {
+		/* the processes followed besides -p's or -c's (docs/processes.md, "Limits") */
+		if (!value || cs_parse_size(value, &v) || !v || v > 1000000)
+			return BAD_VALUE;
+		o->maxprocs = (uint32_t)v;
 	} else if (!strcmp(name, "stackindent")) {
 		if (!value || cs_parse_size(value, &v) || v > 1024)
 			return BAD_VALUE;
@@ -343,6 +352,15 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			o->agg_folded = true;
 		else if (value && !strcmp(value, "dtrace"))
 			o->agg_folded = false;
+		else
+			return BAD_VALUE;
+	} else if (!strcmp(name, "procwatch")) {
+		/* how processes are found (docs/processes.md): the kernel's events where allowed,
+		   or scanning /proc only */
+		if (value && !strcmp(value, "auto"))
+			o->procscan = false;
+		else if (value && !strcmp(value, "scan"))
+			o->procscan = true;
 		else
 			return BAD_VALUE;
 	} else if (!strcmp(name, "notesites")) {

@@ -91,6 +91,7 @@ struct ctf {
 
 static struct ctf *ctf_of(struct cs_trace *t)
 {
+	t = cs__lead(t); /* (one output for every process of the session) */
 	return t->out_priv;
 }
 

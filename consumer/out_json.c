@@ -75,6 +75,7 @@ struct json {
 
 static struct json *json_of(struct cs_trace *t)
 {
+	t = cs__lead(t); /* (one output for every process of the session) */
 	return t->out_priv;
 }
 

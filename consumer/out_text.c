@@ -27,6 +27,7 @@ struct text {
 
 static struct text *text_of(struct cs_trace *t)
 {
+	t = cs__lead(t); /* (one output for every process of the session) */
 	if (!t->out_priv)
 		t->out_priv = udt__xcalloc(1, sizeof(struct text));
 	return t->out_priv;

@@ -2,7 +2,10 @@
 /*
  * Output (output.h): the session's backend chosen by -x oformat, the calls
  * the drain makes handed to it, and what every format shares: DTrace's
- * messages about drops and faults on stderr, the drop totals.
+ * messages about drops and faults on stderr, the drop totals. A session of
+ * several processes (group.c) has one output, its lead's: a process's
+ * records reach the lead's backend with the process's own trace (its
+ * probes, its symbols).
  */
 #include "consumer/internal.h"
 #include "util/util.h"
@@ -85,22 +88,22 @@ void cs__out_start(struct cs_trace *t)
 
 void cs__out_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
 {
-	t->out_ops->record_begin(t, e, ri);
+	cs__lead(t)->out_ops->record_begin(t, e, ri);
 }
 
 void cs__out_value(struct cs_trace *t, const struct cs_outval *v)
 {
-	t->out_ops->value(t, v);
+	cs__lead(t)->out_ops->value(t, v);
 }
 
 void cs__out_record_end(struct cs_trace *t)
 {
-	t->out_ops->record_end(t);
+	cs__lead(t)->out_ops->record_end(t);
 }
 
 void cs__out_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 {
-	t->out_ops->agg(t, ap);
+	cs__lead(t)->out_ops->agg(t, ap);
 }
 
 /* DTrace's words for n drops of kind k on thread tid. */
@@ -140,14 +143,15 @@ static void out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, ui
 		     char *msg)
 {
 	size_t slot = kind == CS_DROP_LOST ? CS_OUT_NDROPS - 1 : (size_t)kind;
+	struct cs_trace *lead = cs__lead(t);
 
-	t->drop_totals[slot] += count;
+	lead->drop_totals[slot] += count;
 	struct cs_drop d = { .kind = kind, .tid = tid, .count = count,
-			     .total = t->drop_totals[slot], .msg = msg };
+			     .total = lead->drop_totals[slot], .msg = msg };
 	fflush(t->out);
 	fprintf(stderr, "dtrace: %s\n", d.msg);
-	if (t->out_ops->drop)
-		t->out_ops->drop(t, &d);
+	if (lead->out_ops->drop)
+		lead->out_ops->drop(t, &d);
 	free(msg);
 }
 
@@ -202,8 +206,8 @@ void cs__out_fault(struct cs_trace *t, const struct cs_fault *f)
 			       fault_text(f->fault, f->addr, buf, sizeof(buf)), where, off);
 	fflush(t->out);
 	fprintf(stderr, "dtrace: %s\n", m.msg);
-	if (t->out_ops->fault)
-		t->out_ops->fault(t, &m);
+	if (cs__lead(t)->out_ops->fault)
+		cs__lead(t)->out_ops->fault(t, &m);
 	free((char *)m.msg);
 }
 

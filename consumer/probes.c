@@ -26,7 +26,8 @@
 
 static void add(struct cs_probes *ps, size_t *cap, struct cs_probe pr)
 {
-	pr.id = ps->id_base + (uint32_t)ps->cnt + 1;
+	if (!pr.id)
+		pr.id = ps->id_base + (uint32_t)ps->cnt + 1;
 	UDT__PUSH(ps->v, ps->cnt, *cap, pr);
 }
 
@@ -252,21 +253,28 @@ static void add_notes(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
 
 int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
 {
+	if (proc)
+		cs_probes_set_target((int)proc->pid);
+	return cs_probes_load_at(ps, proc, CS_PROBE_ERROR + 1);
+}
+
+int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first_id)
+{
 	size_t cap = 0;
 	static const char *const core[] = { "BEGIN", "END", "ERROR" };
 
 	memset(ps, 0, sizeof(*ps));
 	ps->types = dl_program_new(DL_LP64);
-	if (proc) {
-		cs_probes_set_target((int)proc->pid);
-		/* the tables only the runtime has (SDT(9), dynamic); without memory, none */
+	/* the tables only the runtime has (SDT(9), dynamic); without memory, none */
+	if (proc)
 		(void)cs_proc_load_registry(proc);
-	}
-	for (size_t i = 0; i < 3; i++) {
-		struct cs_probe pr = { .prov = udt__xstrdup("dtrace"), .mod = "", .func = "",
-				       .name = udt__xstrdup(core[i]) };
+	for (uint32_t i = 0; i < 3; i++) {
+		struct cs_probe pr = { .id = CS_PROBE_BEGIN + i, .prov = udt__xstrdup("dtrace"),
+				       .mod = "", .func = "", .name = udt__xstrdup(core[i]) };
 		add(ps, &cap, pr);
 	}
+	/* (the process's probes are numbered from first_id) */
+	ps->id_base = first_id - 1 - (uint32_t)ps->cnt;
 	for (size_t m = 0; proc && m < proc->mod_cnt; m++) {
 		for (size_t k = 0; k < proc->mods[m]->table_cnt; k++)
 			add_table(ps, &cap, proc, proc->mods[m], proc->mods[m]->tables[k]);
@@ -363,19 +371,13 @@ bool cs_pdesc_id(const char *desc, uint32_t *ret_id)
 	return true;
 }
 
-bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
+/* Split desc at ':' into its four fields (fewer name the rightmost ones). false: more than four. */
+static bool split_desc(const char *desc, const char *f[4], size_t len[4])
 {
-	const char *f[4] = { "", "", "", "" };
-	size_t len[4] = { 0, 0, 0, 0 };
 	const char *parts[4];
 	size_t plen[4], n = 0;
 	const char *s = desc;
-	uint32_t id;
 
-	if (cs_pdesc_id(desc, &id))
-		return id && pr->id == id;
-
-	/* split at ':'; fewer than four fields name the rightmost ones */
 	for (;;) {
 		const char *c = strchr(s, ':');
 		if (n == 4)
@@ -387,12 +389,64 @@ bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
 			break;
 		s = c + 1;
 	}
+	for (size_t i = 0; i < 4; i++) {
+		f[i] = "";
+		len[i] = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		f[4 - n + i] = parts[i];
 		len[4 - n + i] = plen[i];
 	}
+	return true;
+}
+
+bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
+{
+	const char *f[4];
+	size_t len[4];
+	uint32_t id;
+
+	if (cs_pdesc_id(desc, &id))
+		return id && pr->id == id;
+	if (!split_desc(desc, f, len))
+		return false;
 	return field_match(f[0], len[0], pr->prov) && field_match(f[1], len[1], pr->mod) &&
 	       field_match(f[2], len[2], pr->func) && field_match(f[3], len[3], pr->name);
+}
+
+enum cs_pdesc_kind cs_pdesc_kind(const char *desc)
+{
+	const char *f[4];
+	size_t len[4];
+	uint32_t id;
+
+	if (cs_pdesc_id(desc, &id))
+		return CS_PDESC_ID;
+	if (!split_desc(desc, f, len))
+		return CS_PDESC_PROC;
+	/* provider (dtrace's or profile's, or none), name, and no module or function */
+	bool bare = !len[1] && !len[2];
+	bool core = bare && (!len[0] || (len[0] == 6 && !strncmp(f[0], "dtrace", 6))) &&
+		    ((len[3] == 5 && !strncmp(f[3], "BEGIN", 5)) ||
+		     (len[3] == 3 && !strncmp(f[3], "END", 3)) ||
+		     (len[3] == 5 && !strncmp(f[3], "ERROR", 5)));
+	bool profile = bare && (!len[0] || (len[0] == 7 && !strncmp(f[0], "profile", 7)));
+
+	if (core)
+		return CS_PDESC_DTRACE;
+	if (profile && len[3] >= 5 && !strncmp(f[3], "tick-", 5))
+		return CS_PDESC_TICK;
+	if (profile && len[3] >= 8 && !strncmp(f[3], "profile-", 8))
+		return CS_PDESC_PROFILE;
+	return CS_PDESC_PROC;
+}
+
+bool cs_pdesc_match_prov(const char *desc, const char *prov)
+{
+	const char *f[4];
+	size_t len[4];
+
+	return split_desc(desc, f, len) && field_match(f[0], len[0], prov);
 }
 
 /* The lower of two stability or class values, as DTrace combines attributes. */

@@ -635,6 +635,69 @@ out:
 	return err;
 }
 
+bool cs_proc_has_probes(const struct cs_proc *p)
+{
+	for (size_t i = 0; i < p->mod_cnt; i++)
+		if (p->mods[i]->table_cnt || p->mods[i]->sdt || p->mods[i]->note_cnt)
+			return true;
+	return false;
+}
+
+int cs_file_providers(const char *path, char ***ret_names)
+{
+	struct cs_proc p = { 0 };
+	struct cs_module mod = { 0 };
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned char ident[SELFMAG];
+	Elf *e = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	*ret_names = NULL;
+	if (fd < 0)
+		return -errno;
+	(void)elf_version(EV_CURRENT);
+	if (pread(fd, ident, SELFMAG, 0) != SELFMAG || memcmp(ident, ELFMAG, SELFMAG))
+		goto out;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		goto out;
+	mod.path = udt__xstrdup(path);
+	Elf_Scn *scn = find_section(e, UDT_TABLE_SECTION, &sh);
+	if (scn && (err = read_tables(&p, &mod, scn, &sh)))
+		goto out;
+	for (size_t k = 0; k < mod.table_cnt; k++) {
+		const struct cs_table *t = &mod.tables[k]->t;
+		for (uint32_t i = 0; i < t->hdr.provider_cnt; i++)
+			UDT__PUSH(v, n, cap, udt__xstrdup(cs_table_str(t, cs_table_provider(t, i)->name)));
+	}
+	/* SDT(9) providers (their names are the runtime's to give) and the runtime itself (whose
+	   registry holds dynamic providers): any name */
+	if (find_section(e, UDT_SDT_SECTION, &sh) || strstr(path, "libudtrace"))
+		UDT__PUSH(v, n, cap, udt__xstrdup("*"));
+	else if (!scn && (err = cs__notes_read(&p, &mod, e)) == 0)
+		for (size_t i = 0; i < mod.note_cnt; i++)
+			if (!i || strcmp(mod.notes[i].prov, mod.notes[i - 1].prov))
+				UDT__PUSH(v, n, cap, udt__xstrdup(mod.notes[i].prov));
+out:
+	module_free(&mod);
+	modules_free(&p);
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return err;
+	}
+	*ret_names = v;
+	return (int)n;
+}
+
 /* Whether we may read the target: 0, -ESRCH, -EPERM, or another -errno. */
 static int check_access(pid_t pid, uint64_t addr)
 {

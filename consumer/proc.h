@@ -177,6 +177,22 @@ int cs__module_add_table(struct cs_module *mod, const struct cs_ptable *pt);
 
 void cs_proc_close(struct cs_proc *p);
 
+/*
+ * Does the process have probes: a -G table, SDT(9) providers (which only a
+ * runtime lists), or SystemTap notes (whose sites a runtime patches)?
+ */
+bool cs_proc_has_probes(const struct cs_proc *p);
+
+/*
+ * cs_file_providers() - the providers of the probes an ELF file holds,
+ * without a process: its -G tables', its SystemTap notes' (names without
+ * the pid), and "*" for one whose providers only a runtime names (SDT(9)
+ * providers, the runtime itself: dynamic providers). A name may repeat.
+ * Return: the count, with *ret_names (malloc'ed, each name malloc'ed), or a
+ * negative errno (the file could not be opened).
+ */
+int cs_file_providers(const char *path, char ***ret_names);
+
 /* Copy len bytes from / to the target. Return: 0, or a negative errno (-EFAULT, -ESRCH...). */
 int cs_proc_read(const struct cs_proc *p, uint64_t addr, void *buf, size_t len);
 int cs_proc_write(const struct cs_proc *p, uint64_t addr, const void *buf, size_t len);

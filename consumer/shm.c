@@ -220,7 +220,9 @@ int cs_trace_map(struct cs_trace *t)
 		return 0;
 	if (cs_proc_read(t->proc, t->ctl, &c, sizeof(c)))
 		return 0;
-	if (c.shm_session != t->session)
+	/* (a fork child's memory is its own once it has written its pid: before, what the slot
+	   says is its parent's) */
+	if (c.shm_session != t->session || c.pid != t->proc->pid)
 		return 0;
 	if (c.shm_state == UDT_SHM_FAILED) {
 		if (!t->shm_failed)

@@ -69,6 +69,9 @@ int cs__vars_open(struct cs_trace *t, char **ret_err)
 		cv->v.dynvarsize = t->o.dynvarsize < udt__dyn_min_size(cv->v.chunk_sz)
 					   ? udt__dyn_min_size(cv->v.chunk_sz)
 					   : t->o.dynvarsize;
+	/* (a member's clauses run in its process only: dtrace's own memory is the lead's) */
+	if (t->lead)
+		return 0;
 	uint64_t slot = udt_str_slot(cv->v.strsize);
 	cv->tlocal_sz = slot * (cv->v.ntstrs + cv->v.nlstrs) + cv->v.scratchsize;
 	cv->tlocal = udt__xcalloc(1, cv->tlocal_sz + 8);

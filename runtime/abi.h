@@ -90,6 +90,7 @@ enum udt_policy {
 #define UDT_CTL_FENCE 0x1u       /* membarrier unavailable: producers fence */
 /* udt_control.flags (a session's) */
 #define UDT_CTL_BUFRESIZE 0x2u   /* bufresize=auto: halve bufsize until the buffers fit */
+#define UDT_CTL_FOLLOW 0x4u      /* a fork child keeps the session (docs/runtime.md, "fork") */
 
 /*
  * The runtime's identity: symbol udt__runtime_id, read-only. The consumer
@@ -112,7 +113,9 @@ struct udt_runtime_id {
  * areas are udt_ctlblock.areas[slot].
  */
 struct udt_control {
-	int32_t pid;              /* C: the process it attached to (a fork child differs) */
+	int32_t pid;              /* C: the process it attached to (a fork child differs);
+				     R: a fork child that keeps the session (UDT_CTL_FOLLOW) writes
+				     its own, once its parent's view is gone (-pid while it works) */
 	uint32_t state;           /* C (->ACTIVE->DETACHED), R (ACTIVE->DEADMAN, ->FORKED) */
 	uint32_t session;         /* C: unique in the process (one more than every slot's), never 0 */
 	int32_t consumer_pid;     /* C */
@@ -121,7 +124,7 @@ struct udt_control {
 	uint64_t deadman_ns;      /* C: a fire later than heartbeat + this ends the session */
 	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
 	uint32_t policy;          /* C: enum udt_policy */
-	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE */
+	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW */
 	uint32_t tbuf_max;        /* C: threads with a buffer, at most */
 	uint32_t shm_state;       /* R: enum udt_shm_state */
 	int32_t shm_fd;           /* R */

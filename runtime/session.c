@@ -56,8 +56,10 @@
  * forgets what was compared and compares again: the sessions it inherited
  * (the pid differs) are skipped at once and their views of the parent's
  * memory unmapped; under the lock, they are marked FORKED and their copies
- * of the semaphores and dispatch pointers undone. A session a consumer
- * started in the child itself is the child's. No atfork handler is
+ * of the semaphores and dispatch pointers undone. A session whose consumer
+ * follows forks (UDT_CTL_FOLLOW) is kept instead: the child drops its view
+ * of the parent's memory and makes its own (take_inherited()). A session a
+ * consumer started in the child itself is the child's. No atfork handler is
  * registered: nothing runs before a consumer comes but the -c handshake
  * below (when dtrace -c asks for it): no thread, no signal handler, no
  * memory written.
@@ -795,19 +797,17 @@ static void forget_parent(struct udt_canary *k)
 }
 
 /*
- * Slot c's session is our parent's (a fork child, or a child of clone
- * without CLONE_VM): its buffers are not ours to write, so this process's
- * view of them goes at once; its copies of the semaphores and dispatch
- * pointers are undone, and the slot marked FORKED, under the consumers'
- * lock (while one holds it, the slot is only skipped: the next fire of the
- * slot tries again).
+ * The view of slot c's session's shared memory that a fork child inherited
+ * (its parent's: MAP_SHARED, so a write would land in the parent's
+ * buffers) goes, with the child's copy of its threads' states: the slot's
+ * memory is none (take: a failed one too, for the child to try again).
  */
-static void leave_inherited(struct udt_control *c, uint32_t session)
+static void drop_parent_memory(struct udt_control *c, uint32_t session, bool take)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
 
 	/* (being made: by the parent, when it forked) */
-	if (st == UDT_SHM_CREATING)
+	if (st == UDT_SHM_CREATING || (take && st == UDT_SHM_FAILED))
 		(void)__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
 						  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	else if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session &&
@@ -815,6 +815,19 @@ static void leave_inherited(struct udt_control *c, uint32_t session)
 					     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 		drop_memory(c, DROP_ALL);
 	}
+}
+
+/*
+ * Slot c's session is our parent's (a fork child, or a child of clone
+ * without CLONE_VM), and its consumer does not follow forks: its buffers are
+ * not ours to write, so this process's view of them goes at once; its
+ * copies of the semaphores and dispatch pointers are undone, and the slot
+ * marked FORKED, under the consumers' lock (while one holds it, the slot is
+ * only skipped: the next fire of the slot tries again).
+ */
+static void leave_inherited(struct udt_control *c, uint32_t session)
+{
+	drop_parent_memory(c, session, false);
 	int lock = attach_trylock();
 	if (lock != -1) {
 		if (end_state(c, session, UDT_STATE_FORKED))
@@ -822,6 +835,45 @@ static void leave_inherited(struct udt_control *c, uint32_t session)
 		attach_unlock(lock);
 	}
 	udt__sites_sync(false); /* our int3s in this copy of the text: those no session of ours has */
+}
+
+/*
+ * Slot c's session is our parent's and its consumer follows forks
+ * (UDT_CTL_FOLLOW): it becomes this process's, with the same enablings (the
+ * area, the semaphores, the dispatch pointers and the patched SystemTap
+ * sites are our copies already) and memory of its own, made at the next
+ * fire as for any session. One thread does it: it moves pid from the
+ * parent's to -pid (a compare-and-swap), drops the parent's memory, clears
+ * what was the parent's (the consumer's acknowledgement of that memory,
+ * the count of lost fires, the armed timers, which a child does not
+ * inherit), and then publishes pid (release: a thread, or the consumer,
+ * that reads our pid there sees the rest done). The consumer finds the
+ * child (the kernel's fork events, or /proc) and maps the memory; until it
+ * has, a child that exits waits for it at exit (udt_fini()). A consumer that never
+ * comes leaves the session to the child's deadman.
+ * Return: true when the session is ours; false while another thread of
+ * ours is taking it (that fire skips it).
+ */
+static bool take_inherited(struct udt_control *c, uint32_t session, int32_t pid)
+{
+	int32_t parent = LOAD_ACQUIRE(&c->pid);
+
+	if (parent == pid)
+		return true;
+	if (parent == -pid || !__atomic_compare_exchange_n(&c->pid, &parent, -pid, false,
+							   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return parent == pid;
+	drop_parent_memory(c, session, true);
+	STORE_RELAXED(&c->shm_acked, 0);
+	STORE_RELAXED(&c->lost, 0);
+	STORE_RELAXED(&c->prof_armed, 0);
+	/* pairs with the acquire loads of pid (above, and the consumer's reads) */
+	STORE_RELEASE(&c->pid, pid);
+	/* the profile provider's timers are the parent's: ours are armed now (profile.c) */
+	const struct udt_area_hdr *ah = (const void *)udt__area(c, LOAD_RELAXED(&c->area));
+	if (ah->prof_cnt)
+		udt__profile_sync(false);
+	return true;
 }
 
 bool udt__forked_slow(struct udt_control *c, uint32_t session)
@@ -832,9 +884,13 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
 		forget_parent(k);
 	/* this session's first fire here: are we the process it attached to? */
 	int pid = udt__safe_getpid();
-	if (pid != LOAD_RELAXED(&c->pid)) {
-		leave_inherited(c, session);
-		return true;
+	if (pid != LOAD_ACQUIRE(&c->pid)) {
+		if (!(LOAD_RELAXED(&c->flags) & UDT_CTL_FOLLOW)) {
+			leave_inherited(c, session);
+			return true;
+		}
+		if (!take_inherited(c, session, pid))
+			return true;
 	}
 	udt__safe_set_pid(pid);
 	if (!(k = LOAD_ACQUIRE(&udt__fork_canary))) {

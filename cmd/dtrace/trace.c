@@ -416,18 +416,6 @@ static void target_kill(struct target *tg)
 }
 
 /*
- * Does the process have probes: a -G table, SDT(9) providers (which only a
- * runtime lists), or SystemTap notes (whose sites a runtime patches)?
- */
-static bool has_probes(const struct cs_proc *proc)
-{
-	for (size_t i = 0; i < proc->mod_cnt; i++)
-		if (proc->mods[i]->table_cnt || proc->mods[i]->sdt || proc->mods[i]->note_cnt)
-			return true;
-	return false;
-}
-
-/*
  * Does program p need a runtime in the -p process proc? It does for a
  * profile-n probe (the runtime samples), and for any other description of a
  * process's probe when the process has probes. dtrace's BEGIN, END and
@@ -440,30 +428,25 @@ static bool needs_runtime(struct dl_program *p, const struct cs_proc *proc)
 
 	for (size_t i = 0; i < n; i++) {
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
-			/* provider, module, function, name: the fields given are the last ones */
-			char f[4][64] = { "", "", "", "" };
-			const char *desc = cls[i]->pdescs[d];
-			int k = 3;
-			for (const char *end = desc + strlen(desc); k >= 0; k--) {
-				const char *start = end;
-				while (start > desc && start[-1] != ':')
-					start--;
-				snprintf(f[k], sizeof(f[k]), "%.*s", (int)(end - start), start);
-				if (start == desc)
-					break;
-				end = start - 1;
-			}
-			bool bare = !f[1][0] && !f[2][0];
-			bool dtrace = bare && (!f[0][0] || !strcmp(f[0], "dtrace")) &&
-				      (!strcmp(f[3], "BEGIN") || !strcmp(f[3], "END") ||
-				       !strcmp(f[3], "ERROR"));
-			bool profile = bare && (!f[0][0] || !strcmp(f[0], "profile"));
-			if (profile && !strncmp(f[3], "profile-", 8))
-				return true;
-			if (!dtrace && !(profile && !strncmp(f[3], "tick-", 5)) && has_probes(proc))
+			enum cs_pdesc_kind k = cs_pdesc_kind(cls[i]->pdescs[d]);
+			if (k == CS_PDESC_PROFILE ||
+			    ((k == CS_PDESC_PROC || k == CS_PDESC_ID) && cs_proc_has_probes(proc)))
 				return true;
 		}
 	}
+	return false;
+}
+
+/* Does program p describe probes of processes (not only dtrace's and the profile provider's)? */
+static bool names_processes(struct dl_program *p)
+{
+	size_t n;
+	struct dl_clause *const *cls = dl_program_clauses(p, &n);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
+			if (cs_pdesc_kind(cls[i]->pdescs[d]) == CS_PDESC_PROC)
+				return true;
 	return false;
 }
 
@@ -634,13 +617,6 @@ int cmd_list(struct cmd_opts *o)
 
 /* -- Tracing ---------------------------------------------------------------------------------- */
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-
-	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
-}
-
 int cmd_trace(struct cmd_opts *o)
 {
 	struct dl_program *p = load_program(o);
@@ -656,6 +632,9 @@ int cmd_trace(struct cmd_opts *o)
 	}
 	out = open_output(o);
 	o->copts.compile_only = o->exit_after_compile;
+	/* no process given: the descriptions of processes' probes reach every process that
+	   has them, running or started later (docs/processes.md) */
+	o->copts.every_process = !tg.have && names_processes(p);
 	if (cs_trace_open(&t, p, tg.have ? &tg.proc : NULL, &o->copts, out, &err) ||
 	    (!o->copts.argref && dl_program_check_macros(p, &err))) {
 		fprintf(stderr, "%s: %s%s\n", udt__progname, cmd_errtag(o, err), err);
@@ -698,7 +677,7 @@ int cmd_trace(struct cmd_opts *o)
 		if (w != CS_WORK_MORE)
 			break;
 		/* (with BEGIN and END only, this waits for ^C, as DTrace does) */
-		sleep_ns(cs_trace_interval(t));
+		cs_trace_wait(t);
 	}
 	if (cs_trace_stop(t) || w == CS_WORK_ERROR) {
 		ret = 1;

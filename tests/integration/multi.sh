@@ -214,11 +214,13 @@ expect_eq "re-attach: the session attached again saw its batch only" \
 	"200:B2 0:B2 199"
 expect_eq "re-attach: in the end, the semaphores are back to 0" "$(sems)" "tick=0 once=0"
 
-# -- fork: the child's copies of two sessions are undone, the parent's sessions go on -------
-"$DTRACE" -q -n "rt*:::tick { printf(\"A %d %d\\n\", arg0, arg1); } $DONE" -p "$tpid" \
-	>a.out 2>a.err &
+# -- fork, not followed: the child's copies of two sessions are undone, the parent's go on --
+# (followed, as by default: procs.sh)
+"$DTRACE" -x nofollowfork -q -n "rt*:::tick { printf(\"A %d %d\\n\", arg0, arg1); } $DONE" \
+	-p "$tpid" >a.out 2>a.err &
 a=$!
-"$DTRACE" -q -n "rt*:::tick { @[arg0] = count(); } $DONE" -p "$tpid" >b.out 2>b.err &
+"$DTRACE" -x nofollowfork -q -n "rt*:::tick { @[arg0] = count(); } $DONE" -p "$tpid" \
+	>b.out 2>b.err &
 b=$!
 ready 2 >/dev/null
 cmd "fork 100" forked >/dev/null

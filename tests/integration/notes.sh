@@ -323,7 +323,7 @@ trace_checks() {
 			skip "$who: a debugger's breakpoints beside our jumps" "$GDB_WHY"
 		fi
 
-		# a fork child runs the patched text: untraced, and correct
+		# a fork child runs the patched text, correctly, traced: it keeps the session
 		start "$as" frk "$WORK/stapprog" 4 wait fork
 		t0=$(text_sum "$PID" "$WORK/stapprog")
 		$as "$DTRACE" -q -n 'stapprog$target:::tick, stapprog$target:::frame { @[probename] = count(); }' \
@@ -335,9 +335,9 @@ trace_checks() {
 		kill -INT "$dpid"
 		wait "$dpid"
 		release
-		expect_eq "$who: fork: the child runs its patched copy untraced, the parent is traced" \
+		expect_eq "$who: fork: the child runs its patched copy, both are traced" \
 			"$(grep -v 'ready\|done' frk.out | tr '\n' ' ')$(grep -v '^$' frk.trace | sort | tr '\n' ' ')" \
-			"sum=6 hist=8 child sum=6 child status=0 frame 4 tick 4 "
+			"sum=6 hist=8 child sum=6 child status=0 frame 8 tick 8 "
 
 		# a thread that blocks SIGTRAP would be killed at a trap: nothing is patched
 		start "$as" blk "$WORK/stapprog" 3 wait blocker

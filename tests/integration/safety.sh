@@ -70,8 +70,10 @@ expect_eq "crash: dtrace exits like a shell would (128 + SIGSEGV)" "$rc" 139
 rc=$?
 expect_eq "exec: the record before exec, and a clean end" "$rc:$(cat e.out)" "0:1"
 
-# fork: the child is not traced and not corrupted; the parent is.
-"$DTRACE" -q -n 'rt*:::once { trace(arg0); trace("\n"); }' -c './rtprog fork 1000' >f.out 2>f.err
+# fork, not followed (-x nofollowfork; followed: procs.sh): the child is not traced and not
+# corrupted; the parent is.
+"$DTRACE" -x nofollowfork -q -n 'rt*:::once { trace(arg0); trace("\n"); }' \
+	-c './rtprog fork 1000' >f.out 2>f.err
 expect_eq "fork: only the parent's probes are recorded" "$(grep '^[0-9]' f.out | tr '\n' ' ')" "1 3 "
 expect_eq "fork: the child runs untraced and exits 0" \
 	"$(grep -E 'child (enabled|status)' f.out | tr '\n' ' ')" "child enabled=0 child status=0 "
