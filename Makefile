@@ -10,7 +10,8 @@
 #   make fuzz           the libFuzzer harnesses (tests/fuzz/), each for FUZZ_SECONDS (60)
 #   make demo           the README's main job
 #   make bench          benchmarks (ratios against the alternatives)
-#   make test-interop   real builds with our dtrace (memcached from Debian)
+#   make test-interop   real software: memcached from Debian built with our dtrace, and
+#                       Debian's PostgreSQL traced across its backends
 #   make install        PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR MANDIR)
 #   make format         clang-format the sources
 
@@ -60,7 +61,8 @@ bench: all
 	@BUILD=$(BUILD) bench/run.sh
 
 test-interop: all
-	@BUILD=$(BUILD) tests/interop/memcached.sh
+	@BUILD=$(BUILD) tests/interop/memcached.sh; a=$$?; \
+	BUILD=$(BUILD) tests/interop/postgresql.sh && exit $$a
 
 golden-update: all
 	@BUILD=$(BUILD) GOLDEN_UPDATE=1 tests/golden/run.sh

@@ -67,7 +67,7 @@
 #define YOUNG_NS 1000000000ull     /* a member this young is looked at every round for memory */
 #define UNMAPPED_NS 100000000ull   /* an older one without memory, every 100 ms */
 #define KEEP_NS 10000000000ull     /* a gone member is kept this long for children to adopt */
-#define RELOOK_NS 30000000000ull   /* a process that matched nothing is looked at again */
+#define RELOOK_NS 30000000000ull   /* every process is looked at again this often */
 #define LOOKS_PER_ROUND 32         /* processes looked at in one round, at most */
 /* after an exec, the new image is looked at as its dynamic linker loads its libraries */
 static const uint64_t exec_looks[] = { 5000000ull, 50000000ull, 500000000ull, 3000000000ull };
@@ -95,6 +95,7 @@ struct proc {
 	uint64_t sig;              /* its mappings' files, at the last look */
 	uint64_t next_look;        /* 0: none planned */
 	unsigned exec_look;        /* the next of exec_looks[] */
+	bool said;                 /* its notice was given (once a process) */
 };
 
 struct cs_group {
@@ -112,6 +113,8 @@ struct cs_group {
 	struct file *files;
 	size_t file_cnt, file_cap;
 	pid_t relook_at;           /* the periodic looks' position (a pid) */
+	uint64_t relook_last;      /* when they were last counted (ns) */
+	uint64_t relook_credit;    /* ns x processes owed since: one look a RELOOK_NS */
 	char *runtime;             /* the runtime dtrace loads into processes */
 	size_t max_said;           /* the limit was said */
 };
@@ -628,8 +631,8 @@ nomatch:
 	member_free(t);
 	return 0;
 failed:
-	/* (a process that exited meanwhile is no gap) */
-	if (how == FM_NAMED && !exited(pid))
+	/* (a process that exited meanwhile, or is exiting, is no gap) */
+	if (how == FM_NAMED && err != -ESRCH && !exited(pid))
 		say(lead, "pid %d (%s) is not traced: %s", (int)pid, t->execname,
 		    why ? why : "its probes could not be enabled");
 	free(why);
@@ -664,8 +667,9 @@ static void look(struct cs_trace *lead, pid_t pid)
 		return;
 	int err = read_maps(g, pid, &match, &sig);
 	if (err == -EACCES || err == -EPERM) {
-		if (p->v != V_DENIED)
+		if (!p->said)
 			denied(lead, pid);
+		p->said = true;
 		p->v = V_DENIED;
 		return;
 	}
@@ -721,11 +725,20 @@ static void looks_due(struct cs_trace *lead)
 		look(lead, pid);
 		n++;
 	}
-	/* the others now and then (a library loaded long after the start), a share of them
-	   each round: each once in RELOOK_NS (a round is 10 ms or more) */
+	/* the others now and then (a library loaded long after the start): each once in
+	   RELOOK_NS, as many this round as the time since the last owes (in ns x processes) */
+	size_t cnt = cs__watch_count(g->watch), k = 0;
+	if (g->relook_last)
+		g->relook_credit += (now - g->relook_last) * cnt;
+	g->relook_last = now;
+	if (g->relook_credit > RELOOK_NS * LOOKS_PER_ROUND)
+		g->relook_credit = RELOOK_NS * LOOKS_PER_ROUND;
+	size_t budget = g->relook_credit / RELOOK_NS;
+	if (!budget)
+		return;
+	g->relook_credit -= budget * RELOOK_NS;
 	pid_t *pids;
-	size_t cnt = cs__watch_list(g->watch, &pids), k = 0;
-	size_t budget = cnt / (RELOOK_NS / 10000000ull) + 1;
+	cnt = cs__watch_list(g->watch, &pids);
 	while (k < cnt && pids[k] <= g->relook_at)
 		k++;
 	for (size_t j = 0; j < budget && j < cnt && n < LOOKS_PER_ROUND; j++) {
@@ -825,6 +838,8 @@ static void member_gone(struct cs_trace *lead, struct cs_trace *t)
 	cs__agg_cur_free(t);
 }
 
+static bool member_alive(struct cs_trace *t);
+
 /* The kernel's events (or the scan's) since the last round. */
 static void take_events(struct cs_trace *lead)
 {
@@ -837,6 +852,8 @@ static void take_events(struct cs_trace *lead)
 		struct proc *p;
 		switch (ev[i].kind) {
 		case CS_PEV_FORK:
+			if (t)
+				break; /* (traced already: found before its event was read) */
 			if ((src = member_of(lead, ev[i].parent))) {
 				adopt(lead, src, ev[i].pid);
 				break;
@@ -856,13 +873,18 @@ static void take_events(struct cs_trace *lead)
 			}
 			break;
 		case CS_PEV_EXEC:
-			if (t && t != lead)
+			/* (an event read late: the image traced may be the new one already) */
+			if (t && (t == lead || member_alive(t)))
+				break;
+			if (t)
 				member_gone(lead, t);
 			if (g->descs)
 				plan_exec_looks(g, ev[i].pid);
 			break;
 		case CS_PEV_EXIT:
-			if (t && t != lead)
+			if (t && (t == lead || member_alive(t)))
+				break; /* (the pid's next process) */
+			if (t)
 				member_gone(lead, t);
 			forget_proc(g, ev[i].pid);
 			break;

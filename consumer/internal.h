@@ -760,8 +760,8 @@ uint64_t cs__watch_due_in(const struct cs_watch *w);
 size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret);
 /* The processes known now, by pid (*ret malloc'ed). */
 size_t cs__watch_list(const struct cs_watch *w, pid_t **ret);
-/* How many scans of /proc, and their time in all (ns). */
-void cs__watch_cost(const struct cs_watch *w, uint64_t *ret_scans, uint64_t *ret_ns);
+/* How many they are. */
+size_t cs__watch_count(const struct cs_watch *w);
 /* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */
 int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state);
 

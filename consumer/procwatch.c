@@ -56,7 +56,6 @@ struct cs_watch {
 	size_t cnt, cap;
 	struct cs_pev *ev;         /* the events not taken yet */
 	size_t ev_cnt, ev_cap;
-	uint64_t scans, scan_ns;   /* what scanning has cost (benchmarks, -x debug) */
 };
 
 int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state)
@@ -185,7 +184,6 @@ static size_t read_proc(pid_t **ret)
  */
 static void scan(struct cs_watch *w)
 {
-	uint64_t t0 = cs__now_ns();
 	pid_t *now;
 	size_t n = read_proc(&now), i = 0, j = 0;
 	struct known *k = udt__xcalloc(n + 1, sizeof(*k));
@@ -223,8 +221,6 @@ static void scan(struct cs_watch *w)
 	free(now);
 	w->resync = false;
 	w->last_scan = cs__now_ns();
-	w->scans++;
-	w->scan_ns += w->last_scan - t0;
 }
 
 /* Listen to the kernel's process events. The socket, or -1 where it is not allowed. */
@@ -284,11 +280,14 @@ static void events_read(struct cs_watch *w)
 			continue;
 		for (struct nlmsghdr *h = (void *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
 			struct cn_msg *m = NLMSG_DATA(h);
-			const struct proc_event *e = (const void *)m->data;
+			struct proc_event ev;
+			const struct proc_event *e = &ev;
 			if (h->nlmsg_type != NLMSG_DONE ||
-			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m) + sizeof(*e)) ||
-			    m->id.idx != CN_IDX_PROC || m->len < sizeof(*e))
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m) + sizeof(ev)) ||
+			    m->id.idx != CN_IDX_PROC || m->len < sizeof(ev))
 				continue;
+			/* (4-aligned in the message: copied to be read) */
+			memcpy(&ev, m->data, sizeof(ev));
 			switch (e->what) {
 			case PROC_EVENT_FORK:
 				/* (a thread: its pid is not its group's) */
@@ -372,6 +371,11 @@ size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret)
 	return n;
 }
 
+size_t cs__watch_count(const struct cs_watch *w)
+{
+	return w ? w->cnt : 0;
+}
+
 size_t cs__watch_list(const struct cs_watch *w, pid_t **ret)
 {
 	pid_t *v = udt__xcalloc(w->cnt + 1, sizeof(*v));
@@ -380,10 +384,4 @@ size_t cs__watch_list(const struct cs_watch *w, pid_t **ret)
 		v[i] = w->k[i].pid;
 	*ret = v;
 	return w->cnt;
-}
-
-void cs__watch_cost(const struct cs_watch *w, uint64_t *ret_scans, uint64_t *ret_ns)
-{
-	*ret_scans = w ? w->scans : 0;
-	*ret_ns = w ? w->scan_ns : 0;
 }

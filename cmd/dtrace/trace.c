@@ -630,6 +630,13 @@ int cmd_trace(struct cmd_opts *o)
 		dl_program_free(p);
 		return 1;
 	}
+	/* (before the processes are opened: a ^C while dtrace loads its runtime into many
+	   processes ends the session once they are, as a later one would) */
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	out = open_output(o);
 	o->copts.compile_only = o->exit_after_compile;
 	/* no process given: the descriptions of processes' probes reach every process that
@@ -648,11 +655,6 @@ int cmd_trace(struct cmd_opts *o)
 	report_matches(o, p, t);
 	if (o->copts.destructive)
 		notice(&o->copts, "allowing destructive actions");
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (cs_trace_start(t, &err)) {
 		fprintf(stderr, "%s: %s\n", udt__progname, err);

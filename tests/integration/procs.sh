@@ -11,14 +11,17 @@
 # The program is tests/integration/data/pm.c with its provider pm.d (named
 # postgresql, its query probes PostgreSQL's), built with our -h and -G. Its
 # "wait" modes start firing only once their probe is enabled, so that every
-# count is exact whenever dtrace finds the process.
+# count is exact whenever dtrace finds the process. It is built as pm<pid of
+# this script>, and the descriptions name that module: a description without
+# -p or -c sees every process of the machine, a concurrent run's too.
 . "$(dirname "$0")/../lib.sh"
 
 D=$TOP/tests/integration/data
+PM=pm$$
 cd "$WORK" || exit 1
 chmod 755 "$WORK" # (another user's dtrace looks at pm's executable)
 ("$DTRACE" -h -s "$D/pm.d" -o pm.h && $CC -O2 -g -Wall -Wextra -I. -c "$D/pm.c" -o pm.o &&
-	"$DTRACE" -G -s "$D/pm.d" -o pm_prov.o pm.o && $CC pm.o pm_prov.o -o pm) >build.log 2>&1 || {
+	"$DTRACE" -G -s "$D/pm.d" -o pm_prov.o pm.o && $CC pm.o pm_prov.o -o "$PM") >build.log 2>&1 || {
 	fail "build pm with our dtrace -h and -G" "$(tail -5 build.log)"
 	finish
 	exit
@@ -27,17 +30,17 @@ chmod 755 "$WORK" # (another user's dtrace looks at pm's executable)
 # counts FILE: the aggregation's rows "KEY COUNT", sorted, on one line
 counts() { awk 'NF == 2 && $1 ~ /^-?[0-9]+$/ { print $1 ":" $2 }' "$1" | sort -n | tr '\n' ' '; }
 WANT="-1:1 0:1000 1:1000 2:1000 3:1000 "
-DONE='postgresql*:::work /arg0 == -1/ { exit(0); }'
+DONE='postgresql*:'$PM'::work /arg0 == -1/ { exit(0); }'
 
 # -- -c: the parent and its 4 workers, every event --------------------------------------------
-"$DTRACE" -q -n 'postgresql*:::work { @[arg0] = count(); }' -c './pm workers 4 1000' \
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM workers 4 1000" \
 	>c.out 2>c.err
 expect_eq "-c: the parent and its 4 forked workers, each event counted" "$(counts c.out)" "$WANT"
 expect_eq "-c: nothing said on stderr" "$(grep -v '^ready' c.err)" ""
 
 # the pids the records say: 5 processes, the workers' pids not the parent's
-"$DTRACE" -q -n 'postgresql*:::work { @[pid == $target ? "parent" : "child", pid] = count(); }' \
-	-c './pm workers 4 10' >p.out 2>p.err
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[pid == $target ? "parent" : "child", pid] = count(); }' \
+	-c "./$PM workers 4 10" >p.out 2>p.err
 expect_eq "-c: the records say each worker's own pid" \
 	"$(awk 'NF == 3 { print $1 }' p.out | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' ' ')" \
 	"4 child 1 parent "
@@ -45,15 +48,15 @@ expect_eq "-c: each worker's pid, a process of its own" \
 	"$(awk 'NF == 3 && $1 == "child" { print $3 }' p.out | tr '\n' ' ')" "10 10 10 10 "
 
 # -x nofollowfork: the workers leave the session
-"$DTRACE" -x nofollowfork -q -n 'postgresql*:::work { @[arg0] = count(); }' \
-	-c './pm workers 4 1000' >n.out 2>n.err
+"$DTRACE" -x nofollowfork -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
+	-c "./$PM workers 4 1000" >n.out 2>n.err
 expect_eq "-x nofollowfork: the parent's events only" "$(counts n.out)" "-1:1 "
 
 # -- A description without -p or -c, -Z, dtrace started first ---------------------------------
-"$DTRACE" -Z -q -n 'postgresql*:::work { @[arg0] = count(); }' -n "$DONE" >z.out 2>z.err &
+"$DTRACE" -Z -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -n "$DONE" >z.out 2>z.err &
 dpid=$!
 sleep 1 # (dtrace has looked at the processes there are: pm is one started after)
-./pm workers 4 1000 wait >zpm.out 2>&1
+./$PM workers 4 1000 wait >zpm.out 2>&1
 wait "$dpid"
 expect_eq "-Z, started before the program: the program and its workers, every event" \
 	"$(counts z.out)" "$WANT"
@@ -64,38 +67,38 @@ expect_eq "no process has the provider, no -Z: DTrace's error" "$?:$out" \
 	"1:dtrace: invalid probe specifier nosuchprov*:::work: probe description nosuchprov*:::work does not match any probes"
 
 # -- dtrace started after the program ----------------------------------------------------------
-./pm workers 4 1000 wait >apm.out 2>&1 &
+./$PM workers 4 1000 wait >apm.out 2>&1 &
 ppid=$!
 wait_for apm.out ready
-"$DTRACE" -q -n 'postgresql*:::work { @[arg0] = count(); }' -n "$DONE" >a.out 2>a.err
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -n "$DONE" >a.out 2>a.err
 wait "$ppid"
 expect_eq "no -Z, the program running first: found, its workers followed, every event" \
 	"$(counts a.out)" "$WANT"
 
 # -- exec: the old image's tracing ends, the new image is picked up ----------------------------
-"$DTRACE" -Z -q -n 'postgresql*:::work { @[arg0] = count(); }' -n "$DONE" >e.out 2>e.err &
+"$DTRACE" -Z -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -n "$DONE" >e.out 2>e.err &
 dpid=$!
 sleep 1
-./pm exec 5 wait >epm.out 2>&1
+./$PM exec 5 wait >epm.out 2>&1
 wait "$dpid"
 expect_eq "exec in a traced child: the parent's event, and the new image found and traced" \
 	"$(counts e.out | sed 's/ 1:[0-9]*//')" "-1:1 0:1 "
 expect_eq "exec: nothing said on stderr" "$(cat e.err)" ""
-"$DTRACE" -q -n 'postgresql*:::work { @[arg0] = count(); }' -c './pm exec 5' >ec.out 2>ec.err
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM exec 5" >ec.out 2>ec.err
 expect_eq "-c, exec in a child: the old image's tracing ended, the session went on" \
 	"$(counts ec.out | sed 's/ 1:[0-9]*//'):$(grep -c 'workers done' ec.out)" "0:1 :1"
 
 # -- A postmaster and its backends, queries counted across backends ----------------------------
-./pm server "$WORK/pm.sock" >srv.out 2>srv.err &
+./$PM server "$WORK/pm.sock" >srv.out 2>srv.err &
 spid=$!
 wait_for srv.err listening || fail "the server started" "$(cat srv.err)"
-"$DTRACE" -q -n 'postgresql*:::query-start { @q[copyinstr(arg0)] = count(); @b[pid] = count(); }' \
-	-n 'postgresql*:::backend-start { @s = count(); }' \
+"$DTRACE" -q -n 'postgresql*:'$PM'::query-start { @q[copyinstr(arg0)] = count(); @b[pid] = count(); }' \
+	-n 'postgresql*:'$PM'::backend-start { @s = count(); }' \
 	-n 'END { printa("%s %@d\n", @q); printa("backend %@d\n", @b); printa("started %@d\n", @s); }' \
 	>s.out 2>s.err &
 dpid=$!
 sleep 1 # (the postmaster found and traced)
-for i in 1 2 3; do ./pm client "$WORK/pm.sock" 10 >>cl.out 2>&1 & done
+for i in 1 2 3; do ./$PM client "$WORK/pm.sock" 10 >>cl.out 2>&1 & done
 wait_for_n() { for _ in $(seq 200); do [ "$(grep -c "$2" "$1")" -ge "$3" ] && return; sleep 0.05; done; }
 wait_for_n cl.out 'client done' 3
 sleep 0.5 # (a round reads the backends' last records)
@@ -112,18 +115,19 @@ expect_eq "server: nothing said on stderr" "$(cat s.err)" ""
 # -- A process of another user: a notice, the session goes on ----------------------------------
 if [ "$(id -u)" = 0 ] && have setpriv; then
 	mkfifo idle.in
-	"$WORK/pm" idle <idle.in >idle.out 2>&1 &
+	"$WORK/$PM" idle <idle.in >idle.out 2>&1 &
 	ipid=$!
 	exec 6>idle.in
 	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	$AS ./pm workers 1 100 wait >own.out 2>&1 &
+	$AS ./$PM workers 1 100 wait >own.out 2>&1 &
 	opid=$!
-	$AS "$DTRACE" -q -n 'postgresql*:::work { @[arg0] = count(); }' -n "$DONE" >u.out 2>u.err
+	wait_for own.out ready
+	$AS "$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -n "$DONE" >u.out 2>u.err
 	wait "$opid"
 	exec 6>&-
 	wait "$ipid"
 	expect_eq "another user's process: one notice for it" \
-		"$(grep -c "pid $ipid (pm) is not traced: it runs as uid 0" u.err)" 1
+		"$(grep -c "pid $ipid ($PM) is not traced: it runs as uid 0" u.err)" 1
 	expect_eq "another user's process: the session went on" "$(counts u.out)" "-1:1 0:100 "
 else
 	skip "another user's process" "needs root and setpriv to become another user"
