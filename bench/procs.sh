@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Benchmark 15, many processes (docs/processes.md):
+# Benchmark 16, many processes (docs/processes.md):
 #  (a) what a dtrace following 1, 100 and 1,000 idle processes costs: its CPU
 #      per second of wall time (utime + stime from /proc) over SECS seconds
 #      once every process is traced, and its memory (VmRSS) per process;
@@ -32,7 +32,7 @@ MAX=${BENCH_PROCS_MAX:-1000}
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 if [ "$(uname -m)" != x86_64 ]; then
-	echo "SKIP benchmark 15: loading the runtime into a process is written for x86-64"
+	echo "SKIP benchmark 16: loading the runtime into a process is written for x86-64"
 	exit 0
 fi
 rm -rf "$OUT"
@@ -69,7 +69,7 @@ now_us() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t)); }
 # (a) idle processes followed
 ###########################################################################
 
-echo "== 15. many processes (docs/processes.md)"
+echo "== 16. many processes (docs/processes.md)"
 echo "   (a) dtrace -n 'postgresql*:::work { }' following N idle processes (each traced,"
 echo "   its runtime loaded by dtrace), over $SECS s once all are traced"
 printf '   %-10s %14s %16s %14s\n' processes "CPU (ms/s)" "RSS (MB)" "RSS/process"

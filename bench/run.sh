@@ -11,7 +11,8 @@
 # runtime into a running process costs (12), and bench/notes.sh, an enabled
 # SystemTap site against a uprobe (13), bench/output.sh, what each output
 # format costs the consumer (14), and bench/scale.sh, a session's events per
-# second and memory with up to 10,000 threads at once and 100,000 in turn (15). Prints ratios; never fails on a
+# second and memory with up to 10,000 threads at once and 100,000 in turn (15),
+# and bench/procs.sh, what following many processes costs dtrace (16). Prints ratios; never fails on a
 # number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
@@ -67,6 +68,10 @@ run_output() {
 run_scale() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/scale.sh" || echo "bench: bench/scale.sh failed"
 }
+# run_procs: what following many processes costs dtrace (bench/procs.sh)
+run_procs() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/procs.sh" || echo "bench: bench/procs.sh failed"
+}
 # run_profile: what profiling costs (bench/profile.sh), which needs none either
 run_profile() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/profile.sh" || echo "bench: bench/profile.sh failed"
@@ -98,6 +103,8 @@ if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo
 	run_scale
 	echo
+	run_procs
+	echo
 	run_profile
 	echo
 	run_inject
@@ -119,6 +126,8 @@ if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	run_output
 	echo
 	run_scale
+	echo
+	run_procs
 	echo
 	run_profile
 	echo
@@ -389,6 +398,8 @@ echo
 run_output
 echo
 run_scale
+echo
+run_procs
 echo
 run_profile
 echo

@@ -85,6 +85,18 @@ static int wait_change(const volatile uint32_t *p, uint32_t v)
 	return -1;
 }
 
+/* Wait (10 s at most) until *p is 0: dtrace has read the half and given it back. */
+static int wait_read(const volatile uint64_t *p)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (!*p)
+			return 0;
+		usleep(1000);
+	}
+	fprintf(stderr, "scribbler: dtrace did not read\n");
+	return -1;
+}
+
 /* Make field f at base far out of range: a huge value, or (what is 0) far from 0. */
 static void scribble(uint8_t *base, const struct field *f)
 {
@@ -134,9 +146,9 @@ int main(void)
 	struct udt_shm_hdr *h = (struct udt_shm_hdr *)m;
 	struct udt_tbuf *tb = (struct udt_tbuf *)(m + h->tbuf_off);
 	uint32_t a = tb->active;
-	/* (a ring is read at the end only) */
-	if (h->policy == UDT_POLICY_SWITCH &&
-	    (wait_change(&tb->active, a) || wait_change(&tb->active, a ^ 1)))
+	/* (a ring is read at the end only; an empty half is not switched: dtrace has read
+	   once it switched the half with the record and gave it back) */
+	if (h->policy == UDT_POLICY_SWITCH && (wait_change(&tb->active, a) || wait_read(&tb->off[a])))
 		return 1;
 	if (!strcmp(w, "truncate")) {
 		if (ftruncate(shm_fd, 4096))
