@@ -5,10 +5,13 @@
  * wording, so each kind is known by its words: the table holds a pattern
  * (fnmatch()'s, '[' escaped, over the message without its "file:line:col:
  * error: ") for
- * each, the first that matches giving the tag. A compile error DTrace has
- * no tag for (one about udtrace's own limits, or a printf() format DTrace
- * reports without one) is D_UNKNOWN, as DTrace tags its own; a message
- * that is not a compile error has none.
+ * each, the first that matches giving the tag. A format string that
+ * printf() cannot parse is D_SYNTAX (DTrace's parser reports it); a profile
+ * or tick probe whose interval the provider refuses is D_PDESC_ZERO (DTrace's
+ * provider makes no such probe, so the description matches none). A
+ * compile error DTrace has no tag for (one about udtrace's own limits) is
+ * D_UNKNOWN, as DTrace tags its own; a message that is not a compile error
+ * has none.
  */
 #include "dlang/internal.h"
 
@@ -44,6 +47,7 @@ static const struct {
 	{ "D_TYPE_ERR", "unknown type name*" },
 	{ "D_PRAGMA_MALFORM", "malformed #pragma*" },
 	{ "D_PRAGMA_INVAL", "unknown control directive*" },
+	{ "D_PRAGCTL_INVAL", "preprocessor directive * requires cpp*" },
 	{ "D_PRAGERR", "#pragma error*" },
 	{ "D_PRAGMA_OPTSET", "failed to set option*" },
 	{ "D_MACRO_UNDEF", "macro argument * is not defined" },
@@ -57,6 +61,9 @@ static const struct {
 	{ "D_XLATE_MEMB", "translator member * is defined twice" },
 	{ "D_OP_INCOMPAT", "inline * definition uses incompatible types*" },
 	{ "D_PDESC_ZERO", "*does not match any probes*" },
+	{ "D_PDESC_ZERO", "invalid probe specifier *: * is not an interval: *" },
+	{ "D_PDESC_ZERO", "invalid probe specifier *: * fires every *, and the profile provider's "
+			  "shortest interval *" },
 	/* expressions */
 	{ "D_IDENT_UNDEF", "failed to resolve *: Unknown variable name" },
 	{ "D_FUNC_UNDEF", "undefined function name*" },
@@ -96,6 +103,7 @@ static const struct {
 	{ "D_VAR_UNSUP", "variables of type * are not supported" },
 	{ "D_PRED_SCALAR", "predicate result must be of scalar type" },
 	/* functions and actions */
+	{ "D_SYNTAX", "format conversion #*" },
 	{ "D_PRINTF_FMT_EMPTY", "* format string is empty" },
 	{ "D_PRINTF_AGG_CONV", "%@ conversion requires an aggregation*" },
 	{ "D_PRINTF_DYN_PROTO", "*( ) prototype mismatch: conversion #* is missing a corresponding \"*" },
