@@ -366,6 +366,9 @@ done:
 	} else if (n_int || n_signed || n_unsigned) {
 		spelling = n_unsigned ? "unsigned int" : "int";
 	}
+	/* a storage class and no type ("self x;", "this x;", "static x;"): int, as in DTrace */
+	if (!spelling && sp->storage != ST_NONE && sp->storage != ST_TYPEDEF)
+		spelling = "int";
 	if (!spelling) {
 		if (ps->tok.kind == T_IDENT)
 			dl_error(ps, ps->tok.loc, "unknown type name '%s'%s", ps->tok.text,
