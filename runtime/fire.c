@@ -495,10 +495,19 @@ static bool agg_key(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 			return false;
 		if (!by_parts)
 			continue;
-		/* the string's last word: its bytes, then zeros (stored as bytes: a load of
-		   the word would wait for the copy's stores) */
-		for (long i = w; i & 7; i++)
-			at[i] = 0;
+		/* the string's last word: its bytes, then zeros, stored 1, 2 and 4 bytes at a
+		   time as the gap asks (a load of the word to mask it would wait for the copy's
+		   stores) */
+		uint32_t gap = (8 - ((uint32_t)w & 7)) & 7, i = (uint32_t)w;
+		static const uint32_t zero;
+		if (gap & 1)
+			at[i++] = 0;
+		if (gap & 2) {
+			memcpy(at + i, &zero, 2);
+			i += 2;
+		}
+		if (gap & 4)
+			memcpy(at + i, &zero, 4);
 		parts[k] = (struct udt_aggpart){ ka[k].off, (uint32_t)(w + 7) & ~7u };
 	}
 	*ret_parts = by_parts ? parts : NULL;
