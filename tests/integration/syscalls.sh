@@ -59,11 +59,10 @@ counted() {
 	strace -c -f -U name,calls -e trace=rt_sigaction,rt_sigprocmask -o "$1.strace" \
 		-p "$spid" 2>"$1.err" &
 	local st=$!
-	# (strace says nothing when it is attached: a request it sees tells)
-	for _ in $(seq 50); do
-		curl -s -o /dev/null "$URL/ready"
-		sleep 0.1
+	# (strace says "Process N attached" for each thread it has seized)
+	for _ in $(seq 100); do
 		grep -q 'Process .* attached' "$1.err" && break
+		sleep 0.1
 	done
 	sleep 0.2
 	load
