@@ -884,6 +884,11 @@ static void fill_round(struct cs_trace *t, bool final)
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
+
+		/* the last read: a thread that reserved its record before another's full
+		   buffer stopped tracing commits it (its aggregations count it already) */
+		if (final)
+			(void)wait_out_of(tb, 0);
 		uint64_t end = LOAD_ACQUIRE(&tb->off[0]);
 
 		collect(t, cs__half(t, i, 0), t->fill_pos[i], end, t->sh.bufsize, tb->tid);
