@@ -88,7 +88,7 @@ one() {
 			# the suite's expectations have no CPU and ID columns: its runner's
 			# dtrace leaves them out
 			grep -q '^CPU  *ID ' "$log.want" ||
-				sed -i -E 's/^CPU     ID (.*FUNCTION:NAME)/\1/; /FUNCTION:NAME/!s/^[ 0-9]{3} [ 0-9]{6} //' "$log.pp"
+				sed -i -E 's/^CPU     ID (.*FUNCTION:NAME)/\1/; /FUNCTION:NAME/!s/^[ 0-9]{3} [ 0-9]{6} ( *[^ ]*:[^ ]*)/\1/' "$log.pp"
 			sed -i 's,0x[0-9a-f][0-9a-f]*,{ptr},g' "$log.want"
 			if [ -n "$nosort" ]; then
 				cmp -s "$log.want" "$log.pp" || res=FAIL why="output differs"
