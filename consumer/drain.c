@@ -737,17 +737,70 @@ static int cmp_ts(const void *a, const void *b)
 	return x->r < y->r ? -1 : x->r > y->r;
 }
 
-static void print_collected(struct cs_trace *t)
+/*
+ * -x temporal: how many of the round's records, sorted, may be printed now.
+ * A record's timestamp is taken as its fire begins, before it has a place in
+ * a buffer: a thread preempted in between writes it after a later record of
+ * another thread, even into the next round's half. So a record is printed
+ * only once its time is no later than the latest timestamp the rounds had
+ * read TEMPORAL_HOLD_NS ago (dtrace's own clock): one stamped before that
+ * has been written since, unless its thread was held for longer than that
+ * between its timestamp and its reservation. The others wait for a later
+ * round (the last round prints all).
+ */
+#define TEMPORAL_HOLD_NS 100000000ull
+
+static size_t temporal_ready(struct cs_trace *t)
 {
+	uint64_t now = cs__now_ns(), horizon = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->rec_cnt; i++)
+		if (t->recs[i].r->timestamp > t->max_ts)
+			t->max_ts = t->recs[i].r->timestamp;
+	struct cs_tmark m = { now, t->max_ts };
+	UDT__PUSH(t->tmarks, t->tmark_cnt, t->tmark_cap, m);
+	/* the newest mark old enough; the ones before it are needed no more */
+	while (k + 1 < t->tmark_cnt && t->tmarks[k + 1].at + TEMPORAL_HOLD_NS <= now)
+		k++;
+	if (t->tmarks[k].at + TEMPORAL_HOLD_NS <= now)
+		horizon = t->tmarks[k].max_ts;
+	memmove(t->tmarks, t->tmarks + k, (t->tmark_cnt - k) * sizeof(*t->tmarks));
+	t->tmark_cnt -= k;
+	size_t n = 0;
+	while (n < t->rec_cnt && t->recs[n].r->timestamp <= horizon)
+		n++;
+	return n;
+}
+
+/* Print the records collected (final: all of them; else -x temporal holds some back). */
+static void print_collected(struct cs_trace *t, bool final)
+{
+	size_t n = t->rec_cnt;
+
 	cs__lead(t)->agg_fresh = false;
 	if (t->o.temporal && t->rec_cnt > 1)
 		qsort(t->recs, t->rec_cnt, sizeof(*t->recs), cmp_ts);
-	for (size_t i = 0; i < t->rec_cnt; i++)
+	if (t->o.temporal && !final)
+		n = temporal_ready(t);
+	for (size_t i = 0; i < n; i++)
 		consume_record(t, &t->recs[i]);
-	t->rec_cnt = 0;
+	/* the records held back: a copy each, the round's copies freed */
+	size_t held = t->rec_cnt - n;
+	uint8_t **keep = held ? udt__xcalloc(held, sizeof(*keep)) : NULL;
+	for (size_t i = 0; i < held; i++) {
+		struct cs_rec *cr = &t->recs[n + i];
+		keep[i] = udt__xmalloc(cr->r->size);
+		memcpy(keep[i], cr->r, cr->r->size);
+		t->recs[i] = (struct cs_rec){ (const struct udt_rec *)(void *)keep[i], cr->tid };
+	}
+	t->rec_cnt = held;
 	for (size_t i = 0; i < t->rec_copy_cnt; i++)
 		free(t->rec_copies[i]);
 	t->rec_copy_cnt = 0;
+	for (size_t i = 0; i < held; i++)
+		UDT__PUSH(t->rec_copies, t->rec_copy_cnt, t->rec_copy_cap, keep[i]);
+	free(keep);
 	fflush(t->out);
 }
 
@@ -850,7 +903,7 @@ static void switch_round(struct cs_trace *t, bool final)
 			collect(t, cs__half(t, i, which[i]), 0, LOAD_ACQUIRE(&tb->off[which[i]]),
 				size, tb->tid);
 	}
-	print_collected(t);
+	print_collected(t, false);
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
 		if (!ok[i])
@@ -868,7 +921,7 @@ static void switch_round(struct cs_trace *t, bool final)
 				continue;
 			collect(t, cs__half(t, i, h), 0, LOAD_ACQUIRE(&tb->off[h]), size, tb->tid);
 		}
-		print_collected(t);
+		print_collected(t, true);
 		for (uint32_t i = 0; i < n; i++) {
 			struct udt_tbuf *tb = cs__tbuf(t, i);
 			report_drops(t, tb->drops[which[i] ^ 1], tb->tid);
@@ -894,7 +947,7 @@ static void fill_round(struct cs_trace *t, bool final)
 		collect(t, cs__half(t, i, 0), t->fill_pos[i], end, t->sh.bufsize, tb->tid);
 		t->fill_pos[i] = end;
 	}
-	print_collected(t);
+	print_collected(t, final);
 	if (final)
 		for (uint32_t i = 0; i < n; i++)
 			report_drops(t, cs__tbuf(t, i)->drops[0], cs__tbuf(t, i)->tid);
@@ -951,9 +1004,9 @@ static void ring_final(struct cs_trace *t)
 	for (uint32_t i = 0; i < n; i++) {
 		ring_collect(t, i);
 		if (!t->o.temporal)
-			print_collected(t);
+			print_collected(t, true);
 	}
-	print_collected(t);
+	print_collected(t, true);
 }
 
 /*

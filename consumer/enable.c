@@ -1326,6 +1326,7 @@ void cs_trace_close(struct cs_trace *t)
 	for (size_t i = 0; i < t->rec_copy_cnt; i++)
 		free(t->rec_copies[i]);
 	free(t->rec_copies);
+	free(t->tmarks);
 	free(t->local_tvars);
 	free(t->local_gvars);
 	cs__vars_close(t);

@@ -410,6 +410,10 @@ struct cs_trace {
 	size_t rec_cnt, rec_cap;
 	uint8_t **rec_copies;      /* the bytes they were copied out of the buffers into */
 	size_t rec_copy_cnt, rec_copy_cap;
+	/* -x temporal: the latest timestamp read by each recent round, and when (drain.c) */
+	struct cs_tmark { uint64_t at, max_ts; } *tmarks;
+	size_t tmark_cnt, tmark_cap;
+	uint64_t max_ts;           /* the latest timestamp read so far */
 
 	/* aggregations */
 	struct cs_aggvar **aggvars;
