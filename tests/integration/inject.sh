@@ -160,7 +160,8 @@ expect_eq "detached: no thread, handler or blocked signal added" "$(status_of "$
 expect_eq "detached: no descriptor left" "$(ls "/proc/$pid/fd" | wc -l)" "$fds"
 maps=$(awk '/libudtrace/' "/proc/$pid/maps")
 out=$("$DTRACE" -q -n 'inj$target:::work { printf("again\n"); exit(0); }' -p "$pid" 2>again.dterr)
-expect_eq "attached again: traced" "$out" "again"
+# (both threads may fire before exit() stops the recording, as two CPUs may in DTrace)
+expect_eq "attached again: traced" "$(echo "$out" | sort -u)" "again"
 expect_eq "attached again: the runtime reused, not loaded twice" \
 	"$(awk '/libudtrace/' "/proc/$pid/maps")" "$maps"
 exec 5>&-
