@@ -102,6 +102,22 @@ wait_enabled() {
 	return 1
 }
 
+# start_httpd ROOT: the sample server on a free port, serving ROOT: spid, dpid (a dtrace
+# of the test's, killed at exit if set) and URL; killed and WORK removed at exit
+start_httpd() {
+	"$BUILD/samples/http/httpd" --port 0 --root "$1" >httpd.out 2>httpd.err &
+	spid=$!
+	dpid=
+	trap '[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null; kill "$spid" 2>/dev/null
+		wait 2>/dev/null; rm -rf "$WORK"' EXIT
+	if ! wait_for httpd.out '^listening on'; then
+		fail "the server starts" "$(cat httpd.out httpd.err)"
+		finish
+		exit
+	fi
+	URL=http://$(sed -n 's/^listening on //p' httpd.out)
+}
+
 # drop_final_empty FILE: remove the empty line dtrace ends its output with
 # (as DTrace's does, before the aggregations), for checks of the last record.
 drop_final_empty() {

@@ -25,24 +25,7 @@ mkdir root
 cp "$TOP"/samples/http/www/* root/
 head -c 300000 /dev/urandom >root/big.bin
 
-"$HTTPD" --port 0 --root root >httpd.out 2>httpd.err &
-spid=$!
-dpid=
-cleanup() {
-	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null
-	kill "$spid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-for _ in $(seq 50); do grep -q '^listening on' httpd.out && break; sleep 0.1; done
-addr=$(sed -n 's/^listening on //p' httpd.out)
-if [ -z "$addr" ]; then
-	fail "the server starts" "$(cat httpd.out httpd.err)"
-	finish
-	exit
-fi
-URL=http://$addr
+start_httpd root
 
 # start_dtrace OUT ARGS...: dtrace -p on the server, once it is seen tracing
 # (a warm-up request it prints); the warm-up lines are left out of OUT. A

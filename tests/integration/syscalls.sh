@@ -8,7 +8,6 @@
 # connection's thread). docs/runtime.md, "Reading the process's memory".
 . "$(dirname "$0")/../lib.sh"
 
-HTTPD=$BUILD/samples/http/httpd
 for tool in strace curl; do
 	if ! have $tool; then
 		skip "system calls of a traced server" "$tool is not installed"
@@ -20,24 +19,7 @@ cd "$WORK" || exit 1
 mkdir root
 cp "$TOP"/samples/http/www/* root/
 
-"$HTTPD" --port 0 --root root >httpd.out 2>httpd.err &
-spid=$!
-dpid=
-cleanup() {
-	[ -n "$dpid" ] && kill -9 "$dpid" 2>/dev/null
-	kill "$spid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-for _ in $(seq 50); do grep -q '^listening on' httpd.out && break; sleep 0.1; done
-addr=$(sed -n 's/^listening on //p' httpd.out)
-if [ -z "$addr" ]; then
-	fail "the server starts" "$(cat httpd.out httpd.err)"
-	finish
-	exit
-fi
-URL=http://$addr
+start_httpd root
 
 # load: 4 clients at once, each 100 requests on one connection (keep-alive)
 CONNS=4
