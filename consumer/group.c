@@ -39,6 +39,11 @@
  *    dtrace may not inspect (another user's, not dumpable) and whose
  *    executable, as its command line names it, has a matching provider is
  *    said once on stderr: never a silent gap.
+ *  - Execs of -p's or -c's tree (the process, and its descendants whether
+ *    traced or not: struct proc's tree): the new image is looked at as above
+ *    (only those images: -p and -c name one process tree), the lead's
+ *    included; the lead then keeps what the session has once, its process's
+ *    old image read to the end, and the new image is a member.
  *
  * Each round every member is read (its buffers are in memory it shares with
  * dtrace: looking costs no system call); its heartbeat, its checks (a
@@ -96,6 +101,7 @@ struct proc {
 	uint64_t next_look;        /* 0: none planned */
 	unsigned exec_look;        /* the next of exec_looks[] */
 	bool said;                 /* its notice was given (once a process) */
+	bool tree;                 /* -p's or -c's process or a descendant, not traced */
 };
 
 struct cs_group {
@@ -105,7 +111,9 @@ struct cs_group {
 	bool started;
 	bool bad;                  /* a member corrupted its memory */
 	size_t vars[DL_VAR_SCOPES]; /* the variables laid out when the session started */
-	/* every_process */
+	uint64_t lead_due;         /* when the lead's image is next checked (its exec) */
+	/* the processes looked at: every process (every_process), or the images that
+	   -p's or -c's process and its descendants exec */
 	const char **descs;        /* the descriptions of processes' probes */
 	size_t desc_cnt;
 	struct proc *procs;        /* sorted by pid */
@@ -697,10 +705,11 @@ static void look(struct cs_trace *lead, pid_t pid)
 }
 
 /* Plan looks at pid's new image as it loads its libraries. */
-static void plan_exec_looks(struct cs_group *g, pid_t pid)
+static void plan_exec_looks(struct cs_trace *lead, pid_t pid)
 {
-	struct proc *p = find_proc(g, pid, true);
+	struct proc *p = find_proc(group(lead), pid, true);
 
+	p->tree = !lead->o.every_process;
 	p->v = V_NONE;
 	p->sig = 0;
 	p->exec_look = 0;
@@ -725,6 +734,8 @@ static void looks_due(struct cs_trace *lead)
 		look(lead, pid);
 		n++;
 	}
+	if (!lead->o.every_process)
+		return; /* (-p's or -c's descendants: only the images they exec) */
 	/* the others now and then (a library loaded long after the start): each once in
 	   RELOOK_NS, as many this round as the time since the last owes (in ns x processes) */
 	size_t cnt = cs__watch_count(g->watch), k = 0;
@@ -755,22 +766,31 @@ static void looks_due(struct cs_trace *lead)
 	free(pids);
 }
 
+/* The descriptions of processes' probes, to look at processes with: any? */
+static bool take_descs(struct cs_trace *lead)
+{
+	struct cs_group *g = group(lead);
+	size_t ncl, cap = 0;
+	struct dl_clause *const *cls = dl_program_clauses(lead->prog, &ncl);
+
+	for (size_t c = 0; c < ncl; c++)
+		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++)
+			if (cs_pdesc_kind(cls[c]->pdescs[d]) == CS_PDESC_PROC)
+				UDT__PUSH(g->descs, g->desc_cnt, cap, cls[c]->pdescs[d]);
+	if (g->desc_cnt)
+		g->runtime = cs_runtime_path();
+	return g->desc_cnt;
+}
+
 int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 {
 	struct cs_group *g = group(lead);
 	size_t ncl;
 	struct dl_clause *const *cls = dl_program_clauses(lead->prog, &ncl);
 	pid_t *pids;
-	size_t n, cap = 0;
+	size_t n;
 
-	for (size_t c = 0; c < ncl; c++)
-		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++)
-			if (cs_pdesc_kind(cls[c]->pdescs[d]) == CS_PDESC_PROC)
-				UDT__PUSH(g->descs, g->desc_cnt, cap, cls[c]->pdescs[d]);
-	if (!g->desc_cnt)
-		return 0;
-	g->runtime = cs_runtime_path();
-	if (cs__watch_open(&g->watch, lead->o.procscan))
+	if (!take_descs(lead) || cs__watch_open(&g->watch, lead->o.procscan))
 		return 0;
 	n = cs__watch_list(g->watch, &pids);
 	for (size_t i = 0; i < n; i++)
@@ -818,9 +838,12 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 			i--;
 		}
 	}
-	/* processes to follow: the forks of -p's or -c's (or every process, already watched) */
-	if (!g->watch && lead->attached && !lead->o.nofollowfork)
+	/* processes to follow: the forks of -p's or -c's, and the images they exec (or every
+	   process, already watched) */
+	if (!g->watch && lead->proc && !lead->o.nofollowfork &&
+	    (take_descs(lead) || lead->attached))
 		(void)cs__watch_open(&g->watch, lead->o.procscan);
+	g->lead_due = cs__now_ns() + SLOW_NS;
 	return 0;
 }
 
@@ -840,6 +863,21 @@ static void member_gone(struct cs_trace *lead, struct cs_trace *t)
 
 static bool member_alive(struct cs_trace *t);
 
+/*
+ * Has the lead's process (-p's or -c's) exec'd (seen: the kernel said so),
+ * ending the session in it? Then its old image is read for the last time
+ * (its memory outlives it), and the pid may be looked at as any other: its
+ * new image may match. (Without a session there, only the kernel can say.)
+ */
+static bool lead_execd(struct cs_trace *lead, bool seen)
+{
+	if (lead->target_gone || exited(lead->proc->pid) ||
+	    (lead->attached ? member_alive(lead) : !seen))
+		return false;
+	cs_trace_target_gone(lead);
+	return true;
+}
+
 /* The kernel's events (or the scan's) since the last round. */
 static void take_events(struct cs_trace *lead)
 {
@@ -854,32 +892,40 @@ static void take_events(struct cs_trace *lead)
 		case CS_PEV_FORK:
 			if (t)
 				break; /* (traced already: found before its event was read) */
+			p = find_proc(g, ev[i].parent, false);
 			if ((src = member_of(lead, ev[i].parent))) {
 				adopt(lead, src, ev[i].pid);
+				/* (not adopted: it exec'd already, or left the session) */
+				if (member_of(lead, ev[i].pid) || !g->descs)
+					break;
+			} else if (!g->descs || (!lead->o.every_process && !(p && p->tree))) {
 				break;
 			}
-			if (!g->descs)
-				break;
 			/* a fork of a process that matched nothing is its copy: the same verdict,
 			   when the kernel says it is a fork (a scan's new pid may have exec'd) */
-			p = find_proc(g, ev[i].parent, false);
-			if (cs__watch_fd(g->watch) >= 0 && p && p->v == V_NOMATCH && !p->next_look) {
+			if (!src && cs__watch_fd(g->watch) >= 0 && p && p->v == V_NOMATCH &&
+			    !p->next_look) {
 				uint64_t sig = p->sig;
 				p = find_proc(g, ev[i].pid, true);
 				p->v = V_NOMATCH;
 				p->sig = sig;
+				p->tree = !lead->o.every_process;
 			} else {
-				plan_exec_looks(g, ev[i].pid);
+				plan_exec_looks(lead, ev[i].pid);
 			}
 			break;
 		case CS_PEV_EXEC:
 			/* (an event read late: the image traced may be the new one already) */
-			if (t && (t == lead || member_alive(t)))
+			if (t == lead && !lead_execd(lead, true))
 				break;
-			if (t)
+			if (t && t != lead) {
+				if (member_alive(t))
+					break;
 				member_gone(lead, t);
-			if (g->descs)
-				plan_exec_looks(g, ev[i].pid);
+			}
+			p = find_proc(g, ev[i].pid, false);
+			if (g->descs && (lead->o.every_process || t || (p && p->tree)))
+				plan_exec_looks(lead, ev[i].pid);
 			break;
 		case CS_PEV_EXIT:
 			if (t && (t == lead || member_alive(t)))
@@ -919,6 +965,9 @@ static void member_round(struct cs_trace *lead, struct cs_trace *t, uint64_t now
 		t->slow_due = now + (t->o.deadman_ns / 4 < SLOW_NS ? t->o.deadman_ns / 4 : SLOW_NS);
 		if (!member_alive(t)) {
 			member_gone(lead, t);
+			/* (alive: it exec'd, and its event was not seen, as a scan sees none) */
+			if (group(lead)->descs && !exited(t->proc->pid))
+				plan_exec_looks(lead, t->proc->pid);
 			return;
 		}
 	}
@@ -935,6 +984,12 @@ void cs__group_work(struct cs_trace *lead)
 		return;
 	if (g->watch)
 		take_events(lead);
+	/* the lead's exec, when its event was not seen (a scan sees none) */
+	if (g->descs && !lead->o.every_process && now >= g->lead_due) {
+		g->lead_due = now + SLOW_NS;
+		if (lead_execd(lead, false))
+			plan_exec_looks(lead, lead->proc->pid);
+	}
 	if (g->descs)
 		looks_due(lead);
 	for (size_t i = 0; i < g->cnt && !lead->done; i++)

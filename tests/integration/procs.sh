@@ -84,9 +84,37 @@ wait "$dpid"
 expect_eq "exec in a traced child: the parent's event, and the new image found and traced" \
 	"$(counts e.out | sed 's/ 1:[0-9]*//')" "-1:1 0:1 "
 expect_eq "exec: nothing said on stderr" "$(cat e.err)" ""
-"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM exec 5" >ec.out 2>ec.err
-expect_eq "-c, exec in a child: the old image's tracing ended, the session went on" \
-	"$(counts ec.out | sed 's/ 1:[0-9]*//'):$(grep -c 'workers done' ec.out)" "0:1 :1"
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM exec 5 wait" \
+	>ec.out 2>ec.err
+expect_eq "-c, exec in a child: the old image's tracing ended, the new image traced" \
+	"$(counts ec.out | sed 's/ 1:[0-9]*//'):$(grep -c 'workers done' ec.out)" "-1:1 0:1 :1"
+expect_eq "-c, exec in a child: nothing said on stderr" "$(grep -v '^ready' ec.err)" ""
+
+# -c's own process execs (env runs the program): the new image is traced, and -c ends with it
+"$DTRACE" -Z -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
+	-c "env ./$PM workers 4 1000 wait" >ee.out 2>ee.err
+expect_eq "-c env PROGRAM: the image -c's process execs, and its forks, every event" \
+	"$(counts ee.out):$(grep -c 'workers done' ee.out)" "$WANT:1"
+expect_eq "-c env PROGRAM: nothing said on stderr" "$(grep -v '^ready' ee.err)" ""
+"$DTRACE" -x procwatch=scan -Z -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
+	-c "env ./$PM workers 4 1000 wait" >es.out 2>es.err
+expect_eq "-c env PROGRAM, /proc scanned (no exec event): the new image found all the same" \
+	"$(counts es.out)" "$WANT"
+
+# -p on a shell that then execs the program: the new image traced (the runtime loaded into it)
+mkfifo go.fifo
+bash -c "read -r x; exec ./$PM workers 4 1000 wait" <go.fifo >pe.pm 2>&1 &
+bpid=$!
+exec 6>go.fifo
+"$DTRACE" -Z -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -p "$bpid" \
+	-n 'BEGIN { printf("tracing\n"); }' >pe.out 2>pe.err &
+dpid=$!
+wait_for pe.out tracing || fail "-p on a shell: dtrace started" "$(cat pe.err)"
+echo go >&6
+exec 6>&-
+wait "$dpid"
+expect_eq "-p on a shell that execs the program: its events and its forks', every one" \
+	"$(counts pe.out)" "$WANT"
 
 # -- A postmaster and its backends, queries counted across backends ----------------------------
 ./$PM server "$WORK/pm.sock" >srv.out 2>srv.err &
