@@ -32,7 +32,7 @@ void cmd_load_sources(const struct cmd_opts *o, struct dl_program *p)
 			exit(1);
 		}
 		if (dl_parse(p, path, text, sz, o->cpp)) {
-			fprintf(stderr, "%s%s\n", cmd_errtag(o, dl_program_errmsg(p)),
+			fprintf(stderr, "%s: %s%s\n", udt__progname, cmd_errtag(o, dl_program_errmsg(p)),
 				dl_program_errmsg(p));
 			free(text);
 			dl_program_free(p);

@@ -43,11 +43,11 @@ expect_eq "-D reaches cpp" "$(grep -c '^#define CPP_EXTRA(' cpp.h)" "2"
 expect_eq "without -D the #ifdef'd probe is gone" "$(grep -c '^#define CPP_EXTRA(' cpp2.h)" "0"
 out=$("$DTRACE" -h -s cpp.d -o nocpp.h 2>&1)
 expect_eq "without -C: a conditional is an error that says to use -C" "$out" \
-	"cpp.d:3:1: error: preprocessor directive #ifdef requires cpp: run dtrace with -C"
+	"dtrace: cpp.d:3:1: error: preprocessor directive #ifdef requires cpp: run dtrace with -C"
 printf '#define N 3\nprovider bad {\n\tprobe p(undefined_t x);\n};\n' >cppbad.d
 out=$("$DTRACE" -C -h -s cppbad.d -o x.h 2>&1)
 expect_eq "errors after cpp name the original line" "$out" \
-	"cppbad.d:3:10: error: unknown type name 'undefined_t'"
+	"dtrace: cppbad.d:3:10: error: unknown type name 'undefined_t'"
 out=$("$DTRACE" -C -h -s nonexistent.d -o x.h 2>&1)
 rc=$?
 expect_eq "cpp failure: exit 1" "$rc" 1

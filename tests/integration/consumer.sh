@@ -88,7 +88,7 @@ expect_eq "-e: compiles, enables nothing" "$?:$out" "0:"
 printf 'rt*:::once\n{\n\ttrace(arg0\n}\n' >bad.d
 out=$("$DTRACE" -s bad.d -c './rtprog idle' </dev/null 2>&1 | grep -v ready)
 expect_eq "a malformed script: file, line, column" "$out" \
-	"bad.d:4:1: error: syntax error: expected ')' before \"}\""
+	"dtrace: bad.d:4:1: error: syntax error: expected ')' before \"}\""
 out=$("$DTRACE" -n 'BEGIN { this->x[1] = 1; exit(0); }' 2>&1)
 case $out in *"-n:1:20: error: this->x[ ]: clause-local variables cannot be associative arrays"*)
 	ok "a clause-local associative array: a clear error" ;;

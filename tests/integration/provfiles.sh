@@ -105,7 +105,7 @@ expect_eq "sysheaders: notes give pid_t signed, uid_t, id_t, socklen_t unsigned"
 printf 'provider c {\n# file: c.c\n#ifdef WITH_B\n\tprobe b(int x);\n#endif\n};\n' >cond.d
 out=$("$DTRACE" -h -s cond.d -o cond.h 2>&1)
 expect_eq "#ifdef without -C: an error that says to use -C" "$?:$out" \
-	"1:cond.d:3:1: error: preprocessor directive #ifdef requires cpp: run dtrace with -C"
+	"1:dtrace: cond.d:3:1: error: preprocessor directive #ifdef requires cpp: run dtrace with -C"
 [ ! -e cond.h ]
 expect_eq "#ifdef without -C: no header written" "$?" 0
 
@@ -114,7 +114,7 @@ printf '#include <sys/types.h>\ntypedef long long pid_t;\nprovider t { probe p(p
 out=$("$DTRACE" -C -h -s conflict.d -o conflict.h 2>&1)
 rc=$?
 case $out in
-"conflict.d:2:19: error: typedef 'pid_t' as long long conflicts with 'pid_t' as int (declared at /usr/include/"*"sys/types.h:"*", as D predefines it)")
+"dtrace: conflict.d:2:19: error: typedef 'pid_t' as long long conflicts with 'pid_t' as int (declared at /usr/include/"*"sys/types.h:"*", as D predefines it)")
 	ok "a conflicting typedef names both places" ;;
 *) fail "a conflicting typedef names both places" "$out" ;;
 esac
