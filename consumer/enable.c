@@ -1039,6 +1039,20 @@ static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
 	*ret = lead->cal;
 }
 
+/* The session's flags: a session follows forks, a child keeps it, unless -x nofollowfork
+   (docs/processes.md); its first fire waits for dtrace where dtrace is told of forks at once */
+static uint32_t ctl_flags(const struct cs_trace *t)
+{
+	return (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
+	       (t->o.nofollowfork ? 0 : UDT_CTL_FOLLOW | (t->fork_wait ? UDT_CTL_FORKWAIT : 0));
+}
+
+void cs__flags_update(struct cs_trace *t)
+{
+	if (t->attached && !t->target_gone)
+		(void)wr32(t, CTL_FIELD(flags), ctl_flags(t));
+}
+
 int cs__attach(struct cs_trace *t, char **ret_err)
 {
 	pid_t pid = t->proc->pid;
@@ -1047,9 +1061,7 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 	if (build_area(t, ret_err))
 		return -1;
 
-	/* a session follows forks, a child keeps it, unless -x nofollowfork (docs/processes.md) */
-	uint32_t flags = (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
-			 (t->o.nofollowfork ? 0 : UDT_CTL_FOLLOW);
+	uint32_t flags = ctl_flags(t);
 	uint32_t hdr_flags = 0;
 	struct cs_clock_cal cal;
 	calibration(t, &cal);

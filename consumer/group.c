@@ -190,6 +190,7 @@ static struct cs_trace *member_new(struct cs_trace *lead)
 	t->proc = &t->own_proc;
 	t->born_ns = cs__now_ns();
 	t->slow_due = t->born_ns + SLOW_NS;
+	t->fork_wait = lead->grp && cs__watch_fd(lead->grp->watch) >= 0;
 	return t;
 }
 
@@ -843,6 +844,9 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 	if (!g->watch && lead->proc && !lead->o.nofollowfork &&
 	    (take_descs(lead) || lead->attached))
 		(void)cs__watch_open(&g->watch, lead->o.procscan);
+	/* (its forks are then adopted at once: their first fires may wait for dtrace) */
+	lead->fork_wait = cs__watch_fd(g->watch) >= 0;
+	cs__flags_update(lead);
 	g->lead_due = cs__now_ns() + SLOW_NS;
 	return 0;
 }

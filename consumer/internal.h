@@ -474,6 +474,7 @@ struct cs_trace {
 	bool aggvars_borrowed;     /* a member's aggregation variables are the lead's */
 	bool gone;                 /* a member whose process exited or exec'd: read for the last time */
 	bool said_fail;            /* a member whose failure to start is said (group.c) */
+	bool fork_wait;            /* dtrace is told of its forks at once: UDT_CTL_FORKWAIT */
 	uint64_t born_ns;          /* when the member was made */
 	uint64_t slow_due;         /* when its heartbeat and checks are due next */
 	uint64_t map_due;          /* when its memory is looked for next (once it is not young) */
@@ -691,6 +692,8 @@ void cs__print_typed(struct cs_trace *t, FILE *out, struct dl_qtype type, const 
 		     uint64_t size);
 void cs__detach(struct cs_trace *t);
 void cs__heartbeat(struct cs_trace *t);
+/* t->fork_wait changed: the session's flags written again */
+void cs__flags_update(struct cs_trace *t);
 
 /* drain.c */
 void cs__run_begin(struct cs_trace *t);

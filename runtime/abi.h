@@ -91,6 +91,8 @@ enum udt_policy {
 /* udt_control.flags (a session's) */
 #define UDT_CTL_BUFRESIZE 0x2u   /* bufresize=auto: halve bufsize until the buffers fit */
 #define UDT_CTL_FOLLOW 0x4u      /* a fork child keeps the session (docs/runtime.md, "fork") */
+#define UDT_CTL_FORKWAIT 0x8u    /* and its first fire waits (100 ms at most) for the consumer
+				    to map its memory: the consumer is told of forks at once */
 
 /*
  * The runtime's identity: symbol udt__runtime_id, read-only. The consumer
@@ -124,7 +126,7 @@ struct udt_control {
 	uint64_t deadman_ns;      /* C: a fire later than heartbeat + this ends the session */
 	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
 	uint32_t policy;          /* C: enum udt_policy */
-	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW */
+	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW, UDT_CTL_FORKWAIT */
 	uint32_t tbuf_max;        /* C: threads with a buffer, at most */
 	uint32_t shm_state;       /* R: enum udt_shm_state */
 	int32_t shm_fd;           /* R */

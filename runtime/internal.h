@@ -132,6 +132,8 @@ struct udt_slot_rt {
 	uint64_t seg_sz[UDT_SEG_MAX];
 	struct udt_tslot *seg_ts[UDT_SEG_MAX];
 	uint64_t seg_ts_sz[UDT_SEG_MAX];
+	bool await_ack;           /* a fork child that took the session: its memory's first
+				     making waits for the consumer's map (UDT_CTL_FORKWAIT) */
 } __attribute__((aligned(64)));
 
 extern struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX] __attribute__((visibility("hidden")));

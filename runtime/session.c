@@ -730,6 +730,28 @@ bool udt__sessions_release(struct udt_tls *self)
 	return true;
 }
 
+/*
+ * A fork child's memory is its own, and dtrace maps it a moment after it is
+ * made: a child that then ends by _exit() or exec (which run nothing of
+ * ours, unlike exit(): udt_fini()) would take its first records with it. So
+ * the fire that made it waits for dtrace's map, once, where dtrace is told
+ * of forks as they happen (UDT_CTL_FORKWAIT; a millisecond or two), and not
+ * for ever (100 ms: a dtrace stopped or starved).
+ */
+static void await_ack(struct udt_control *c, uint32_t session)
+{
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
+	struct timespec pause = { 0, 100000 };
+
+	if (!r->await_ack)
+		return;
+	r->await_ack = false;
+	uint64_t until = udt__now_ns() + 100000000u;
+	while (LOAD_ACQUIRE(&c->shm_acked) != session && udt__active(c) &&
+	       LOAD_RELAXED(&c->session) == session && udt__now_ns() < until)
+		nanosleep(&pause, NULL);
+}
+
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
@@ -767,6 +789,7 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 		STORE_RELEASE(&c->shm_state, UDT_SHM_FAILED);
 		return NULL;
 	}
+	await_ack(c, session);
 	return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
 }
 
@@ -864,6 +887,7 @@ static bool take_inherited(struct udt_control *c, uint32_t session, int32_t pid)
 							   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return parent == pid;
 	drop_parent_memory(c, session, true);
+	udt__slot_rt[udt__slot_of(c)].await_ack = LOAD_RELAXED(&c->flags) & UDT_CTL_FORKWAIT;
 	STORE_RELAXED(&c->shm_acked, 0);
 	STORE_RELAXED(&c->lost, 0);
 	STORE_RELAXED(&c->prof_armed, 0);

@@ -47,6 +47,16 @@ expect_eq "-c: the records say each worker's own pid" \
 expect_eq "-c: each worker's pid, a process of its own" \
 	"$(awk 'NF == 3 && $1 == "child" { print $3 }' p.out | tr '\n' ' ')" "10 10 10 10 "
 
+# workers that end by _exit() right after their events (nothing of the runtime runs then):
+# each one's first fire waited for dtrace to map its memory, so none is lost
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM workers 4 1000 _exit" \
+	>x.out 2>x.err
+expect_eq "-c: workers that _exit() at once, every event" "$(counts x.out)" "$WANT"
+"$DTRACE" -q -n 'postgresql*:'$PM'::work { @ = count(); }' -c "./$PM workers 40 3 _exit" \
+	>x40.out 2>x40.err
+expect_eq "-c: 40 workers that fire 3 events and _exit(), every event" \
+	"$(awk 'NF == 1 { print $1 }' x40.out)" "121"
+
 # -x nofollowfork: the workers leave the session
 "$DTRACE" -x nofollowfork -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
 	-c "./$PM workers 4 1000" >n.out 2>n.err
@@ -81,13 +91,13 @@ dpid=$!
 sleep 1
 ./$PM exec 5 wait >epm.out 2>&1
 wait "$dpid"
-expect_eq "exec in a traced child: the parent's event, and the new image found and traced" \
-	"$(counts e.out | sed 's/ 1:[0-9]*//')" "-1:1 0:1 "
+expect_eq "exec in a traced child: the parent's event, the child's before its exec, and the new image found and traced" \
+	"$(counts e.out)" "-1:1 0:1 1:5 "
 expect_eq "exec: nothing said on stderr" "$(cat e.err)" ""
 "$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM exec 5 wait" \
 	>ec.out 2>ec.err
-expect_eq "-c, exec in a child: the old image's tracing ended, the new image traced" \
-	"$(counts ec.out | sed 's/ 1:[0-9]*//'):$(grep -c 'workers done' ec.out)" "-1:1 0:1 :1"
+expect_eq "-c, exec in a child: the child's events before its exec, the new image traced" \
+	"$(counts ec.out):$(grep -c 'workers done' ec.out)" "-1:1 0:1 1:5 :1"
 expect_eq "-c, exec in a child: nothing said on stderr" "$(grep -v '^ready' ec.err)" ""
 
 # -c's own process execs (env runs the program): the new image is traced, and -c ends with it

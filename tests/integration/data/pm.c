@@ -4,9 +4,10 @@
  * bench/procs.sh, its probes from pm.d (provider postgresql) through our
  * dtrace -h and -G:
  *
- *   pm workers N K [wait]
+ *   pm workers N K [wait|_exit]
  *                       fork N workers; worker i fires postgresql:::work(i, 0..K-1) and exits
- *                       (exit(), as a server's worker does); the parent waits for them, then
+ *                       (exit(), as a server's worker does; with _exit, _exit() at once, as
+ *                       a pool's worker may: nothing of the runtime runs then); the parent waits for them, then
  *                       fires postgresql:::work(-1, 0) and prints "workers done". With wait,
  *                       it first waits (10 s at most) until work is enabled: a process that
  *                       dtrace finds after it started.
@@ -43,7 +44,7 @@ static void wait_enabled(bool on)
 		usleep(1000);
 }
 
-static void workers(long n, long k, bool until_enabled)
+static void workers(long n, long k, bool until_enabled, bool raw_exit)
 {
 	wait_enabled(until_enabled);
 	for (long i = 0; i < n; i++) {
@@ -55,6 +56,8 @@ static void workers(long n, long k, bool until_enabled)
 		if (c == 0) {
 			for (long s = 0; s < k; s++)
 				POSTGRESQL_WORK((int)i, s);
+			if (raw_exit)
+				_exit(0);
 			exit(0);
 		}
 	}
@@ -155,8 +158,10 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fprintf(stderr, "ready %d\n", (int)getpid());
-	if (!strcmp(mode, "workers") && (argc == 4 || (argc == 5 && !strcmp(argv[4], "wait")))) {
-		workers(atol(argv[2]), atol(argv[3]), argc == 5);
+	if (!strcmp(mode, "workers") &&
+	    (argc == 4 || (argc == 5 && (!strcmp(argv[4], "wait") || !strcmp(argv[4], "_exit"))))) {
+		workers(atol(argv[2]), atol(argv[3]), argc == 5 && argv[4][0] == 'w',
+			argc == 5 && argv[4][0] == '_');
 	} else if (!strcmp(mode, "server") && argc == 3) {
 		server(argv[2]);
 	} else if (!strcmp(mode, "client") && argc == 4) {
@@ -189,7 +194,7 @@ int main(int argc, char **argv)
 		while (wait(NULL) > 0)
 			;
 	} else {
-		fprintf(stderr, "usage: pm workers N K [wait] | server SOCK | client SOCK N | exec K | "
+		fprintf(stderr, "usage: pm workers N K [wait|_exit] | server SOCK | client SOCK N | exec K | "
 			"idle | spawn N\n");
 		return 2;
 	}
