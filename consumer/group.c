@@ -258,6 +258,15 @@ static struct cs_probe *child_probe(struct cs_trace *t, const struct cs_probe *p
 	return NULL;
 }
 
+/* A fork child of src that dtrace will not follow, whose slot's flags were flags: its first
+   fire waits for nothing (UDT_CTL_FORKWAIT). */
+static void wait_not(const struct cs_proc *child, const struct cs_trace *src, uint32_t flags)
+{
+	flags &= ~UDT_CTL_FORKWAIT;
+	(void)cs_proc_write(child, src->ctl + offsetof(struct udt_control, flags), &flags,
+			    sizeof(flags));
+}
+
 /*
  * Adopt pid, a fork child of src (the lead or a member), which kept src's
  * session: a member with src's ECBs, slot and enablings, its own probes.
@@ -268,7 +277,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	struct udt_control c;
 	uint8_t live = 0;
 
-	if (!src->attached || src->target_gone || !room(lead, pid))
+	if (!src->attached || src->target_gone)
 		return;
 	/* its copy of src's slot: still live, our session, and its pid written or not yet */
 	if (cs_proc_read(&peek, src->ctl, &c, sizeof(c)) ||
@@ -276,6 +285,10 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	    c.session != src->session || c.consumer_pid != getpid() ||
 	    (c.pid != pid && c.pid != -pid && c.pid != src->proc->pid))
 		return;
+	if (!room(lead, pid)) {
+		wait_not(&peek, src, c.flags);
+		return;
+	}
 
 	struct cs_trace *t = member_new(lead);
 	int err = cs_proc_open(t->proc, pid);
@@ -283,6 +296,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 		if (err != -ESRCH)
 			say(lead, "failed to follow pid %d, a fork of pid %d: %s", (int)pid,
 			    (int)src->proc->pid, t->proc->errmsg);
+		wait_not(&peek, src, c.flags);
 		member_free(t);
 		return;
 	}
@@ -350,6 +364,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	char *why = NULL;
 	if (cs__vars_open(t, &why)) {
 		free(why);
+		wait_not(&peek, src, c.flags);
 		member_free(t);
 		return;
 	}

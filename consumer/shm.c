@@ -33,11 +33,14 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -252,6 +255,11 @@ int cs_trace_map(struct cs_trace *t)
 	uint32_t acked = t->session;
 	(void)cs_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
 			    sizeof(acked));
+	/* a fork child's first fire may be waiting for it (UDT_CTL_FORKWAIT): a futex in
+	   memory we share */
+	struct udt_shm_hdr *live = (struct udt_shm_hdr *)(void *)t->shm;
+	__atomic_store_n(&live->mapped, 1, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, &live->mapped, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	if (t->sh.bufsize < t->o.bufsize && !t->resize_reported) {
 		char sz[32];
 		uint64_t b = t->sh.bufsize;

@@ -526,7 +526,8 @@ struct udt_shm_hdr {
 	uint64_t gvar_off;        /* the global variables: uint64_t[ngvars], from the area's */
 	uint64_t ngvars;
 	uint32_t flags;           /* UDT_SHM_* (0 from runtimes before it) */
-	uint32_t reserved;
+	uint32_t mapped;          /* C: 1 once the consumer has mapped this memory (a futex: a
+				     fork child's first fire waits on it, UDT_CTL_FORKWAIT) */
 	/* speculations (version 4): struct udt_spec[nspec] at spec_off, their buffers of
 	   specsize bytes at spec_data_off + i * specsize, and what failed, process-wide */
 	uint64_t spec_off;

@@ -70,6 +70,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -735,21 +736,25 @@ bool udt__sessions_release(struct udt_tls *self)
  * made: a child that then ends by _exit() or exec (which run nothing of
  * ours, unlike exit(): udt_fini()) would take its first records with it. So
  * the fire that made it waits for dtrace's map, once, where dtrace is told
- * of forks as they happen (UDT_CTL_FORKWAIT; a millisecond or two), and not
- * for ever (100 ms: a dtrace stopped or starved).
+ * of forks as they happen (UDT_CTL_FORKWAIT; a few milliseconds): on the
+ * memory's `mapped` word, a futex dtrace wakes (the memory is shared: a
+ * fork storm's children sleep, and leave the CPUs to dtrace). Not for ever:
+ * 1 s (a dtrace stopped), and the flag is looked at every 10 ms (dtrace
+ * clears it in a child it will not follow).
  */
-static void await_ack(struct udt_control *c, uint32_t session)
+static void await_ack(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t session)
 {
 	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
-	struct timespec pause = { 0, 100000 };
+	struct timespec slice = { 0, 10000000 };
 
 	if (!r->await_ack)
 		return;
 	r->await_ack = false;
-	uint64_t until = udt__now_ns() + 100000000u;
-	while (LOAD_ACQUIRE(&c->shm_acked) != session && udt__active(c) &&
-	       LOAD_RELAXED(&c->session) == session && udt__now_ns() < until)
-		nanosleep(&pause, NULL);
+	for (int i = 0; i < 100 && !LOAD_ACQUIRE(&shm->mapped) && udt__active(c) &&
+			LOAD_RELAXED(&c->session) == session &&
+			(LOAD_RELAXED(&c->flags) & UDT_CTL_FORKWAIT);
+	     i++)
+		(void)syscall(SYS_futex, &shm->mapped, FUTEX_WAIT, 0, &slice, NULL, 0);
 }
 
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
@@ -789,8 +794,9 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 		STORE_RELEASE(&c->shm_state, UDT_SHM_FAILED);
 		return NULL;
 	}
-	await_ack(c, session);
-	return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
+	struct udt_shm_hdr *shm = (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
+	await_ack(c, shm, session);
+	return shm;
 }
 
 /*
