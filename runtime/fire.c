@@ -305,8 +305,8 @@ static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uin
 	vm->ntvars = t->ntvars;
 	vm->nlocals = nlocals;
 	vm->locals = locals;
-	vm->gvars = (uint64_t *)(void *)((uint8_t *)t->shm + t->shm->gvar_off);
-	vm->ngvars = (uint32_t)t->shm->ngvars;
+	vm->gvars = t->gvars;
+	vm->ngvars = t->ngvars;
 	vm->spec = f->spec;
 	vm->rand = udt__tls.rand;
 	vm->mem = f->mem;
@@ -922,7 +922,6 @@ static inline __attribute__((always_inline)) bool light_pred(const struct fire *
 							      const struct udt_ecb *e)
 {
 	struct udt_tslot *t = f->ts;
-	const struct udt_shm_hdr *shm = t->shm;
 	const struct udt_difo *d = (const void *)(f->area + e->pred);
 	struct udt_vm_ctx vm;
 	uint64_t v;
@@ -938,8 +937,8 @@ static inline __attribute__((always_inline)) bool light_pred(const struct fire *
 	vm.nargs = f->nargs;
 	vm.tvars = t->tvars;
 	vm.ntvars = t->ntvars;
-	vm.gvars = (uint64_t *)(void *)((uint8_t *)t->shm + shm->gvar_off);
-	vm.ngvars = (uint32_t)shm->ngvars;
+	vm.gvars = t->gvars;
+	vm.ngvars = t->ngvars;
 	if (t->shape.load && t->shape.load != UDT_OP_LDVAR && udt_shape_run(&t->shape, &vm, &v))
 		return v;
 	vm.timestamp = f->now;

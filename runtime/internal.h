@@ -101,6 +101,11 @@ struct udt_tslot {
 	uint32_t shape_pred;               /* its DIFO's offset in shape_area */
 	const uint8_t *shape_area;         /* NULL: none */
 	struct udt_shape shape;            /* load 0: not of the shape */
+	/* the session's global variables and strings: in shm, or a fork child's shared
+	   with the process the session began in (struct udt_globals) */
+	uint64_t *gvars;
+	uint32_t ngvars;
+	uint8_t *gstrs;
 };
 
 /* Per-thread state, in static TLS (initial-exec: no allocation on first use). */
@@ -122,6 +127,23 @@ struct udt_tls {
  * The runtime's own state of each slot (session.c): what it checked of the
  * slot's session, and its memory.
  */
+/*
+ * A fork child's view of the memory of the process its session began in (the
+ * ancestor dtrace attached to), mapped since before the fork (MAP_SHARED):
+ * the child, and its own forks, use that memory's global variables and
+ * strings, so that a process tree has one set of globals, as DTrace's
+ * system has (its buffers, aggregations, self-> and dynamic variables are
+ * its own). The offsets are read once, when the child takes the session.
+ */
+struct udt_globals {
+	uint8_t *map;             /* NULL: none */
+	uint64_t map_sz;
+	uint32_t session;
+	uint64_t *gvars;
+	uint32_t ngvars;
+	uint8_t *gstrs;           /* NULL: the session has no global strings */
+};
+
 struct udt_slot_rt {
 	uint32_t verified;        /* the session whose enablings were verified (fire.c) */
 	uint64_t verified_gens;   /* the newest generation verified: session << 32 | offset */
@@ -134,6 +156,7 @@ struct udt_slot_rt {
 	uint64_t seg_ts_sz[UDT_SEG_MAX];
 	bool await_ack;           /* a fork child that took the session: its memory's first
 				     making waits for the consumer's map (UDT_CTL_FORKWAIT) */
+	struct udt_globals globals;
 } __attribute__((aligned(64)));
 
 extern struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX] __attribute__((visibility("hidden")));

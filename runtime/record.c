@@ -235,6 +235,12 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 			.unavail = &shm->spec_unavail,
 		};
 	}
+	/* the globals: the process tree's (a fork child's), or this memory's */
+	const struct udt_globals *g = &r->globals;
+	bool shared = g->map && g->session == shm->session;
+	ts->gvars = shared ? g->gvars : (uint64_t *)(void *)((uint8_t *)shm + shm->gvar_off);
+	ts->ngvars = shared ? g->ngvars : (uint32_t)shm->ngvars;
+	ts->gstrs = shared && g->gstrs ? g->gstrs : (uint8_t *)shm + shm->gstr_off;
 	ts->session = shm->session;
 	STORE_RELAXED(&tb->state, UDT_TBUF_OWNED);
 	t->cpu_id = udt__rseq_cpu();

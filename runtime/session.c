@@ -583,6 +583,8 @@ enum drop {
 	DROP_GIVE_BACK, /* its pages given back, its mappings kept (a thread may be in it) */
 	DROP_UNMAP,     /* unmapped: no thread is in it (the threads' states kept, zeroed) */
 	DROP_ALL,       /* unmapped, the threads' states too (a fork child's copy) */
+	DROP_PARENT,    /* the same, but the globals' memory kept (a fork child's, taking
+			   the session: struct udt_globals) */
 };
 
 /*
@@ -600,15 +602,21 @@ static void drop_memory(struct udt_control *c, enum drop how)
 	if (fd >= 0)
 		close(fd);
 	STORE_RELAXED(&r->shm, NULL);
+	/* (another process's memory: never given back from here, and unmapped once no thread
+	   can be in it) */
+	if (r->globals.map && (how == DROP_UNMAP || how == DROP_ALL)) {
+		(void)munmap(r->globals.map, r->globals.map_sz);
+		r->globals = (struct udt_globals){ 0 };
+	}
 	for (uint32_t k = UDT_SEG_MAX; k-- > 0;) {
 		if (shm && k && (fd = __atomic_exchange_n(&shm->seg_fd[k], -1,
 							  __ATOMIC_RELAXED)) >= 0)
 			close(fd);
-		if (r->seg[k])
+		if (r->seg[k] && r->seg[k] != r->globals.map)
 			(void)(how == DROP_GIVE_BACK ? madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE)
 						     : munmap(r->seg[k], r->seg_sz[k]));
 		r->seg[k] = NULL;
-		if (r->seg_ts[k] && how == DROP_ALL) {
+		if (r->seg_ts[k] && (how == DROP_ALL || how == DROP_PARENT)) {
 			(void)munmap(r->seg_ts[k], r->seg_ts_sz[k]);
 			r->seg_ts[k] = NULL;
 		} else if (r->seg_ts[k]) {
@@ -834,6 +842,7 @@ static void forget_parent(struct udt_canary *k)
 static void drop_parent_memory(struct udt_control *c, uint32_t session, bool take)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
+	struct udt_slot_rt *r = &udt__slot_rt[udt__slot_of(c)];
 
 	/* (being made: by the parent, when it forked) */
 	if (st == UDT_SHM_CREATING || (take && st == UDT_SHM_FAILED))
@@ -842,7 +851,22 @@ static void drop_parent_memory(struct udt_control *c, uint32_t session, bool tak
 	else if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session &&
 		 __atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_NONE, false,
 					     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-		drop_memory(c, DROP_ALL);
+		/* a child that takes the session keeps the globals of the process it began in:
+		   its parent's (its parent's own, when the parent began it) */
+		if (take && r->seg[0] && !(r->globals.map && r->globals.session == session)) {
+			const struct udt_shm_hdr *h = (const void *)r->seg[0];
+			if (r->globals.map)
+				(void)munmap(r->globals.map, r->globals.map_sz);
+			r->globals = (struct udt_globals){
+				.map = r->seg[0],
+				.map_sz = r->seg_sz[0],
+				.session = session,
+				.gvars = (uint64_t *)(void *)(r->seg[0] + h->gvar_off),
+				.ngvars = (uint32_t)h->ngvars,
+				.gstrs = h->gstr_off ? r->seg[0] + h->gstr_off : NULL,
+			};
+		}
+		drop_memory(c, take ? DROP_PARENT : DROP_ALL);
 	}
 }
 

@@ -109,7 +109,7 @@ struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *sh
 	mem->ntstrs = v->ntstrs;
 	mem->lstrs = tl + (uint64_t)slot * v->ntstrs;
 	mem->nlstrs = v->nlstrs;
-	mem->gstrs = (uint8_t *)shm + shm->gstr_off;
+	mem->gstrs = ts->gstrs;
 	mem->ngstrs = v->ngstrs;
 	mem->scratch = mem->lstrs + (uint64_t)slot * v->nlstrs;
 	mem->scratch_sz = v->scratchsize;

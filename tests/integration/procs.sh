@@ -47,6 +47,16 @@ expect_eq "-c: the records say each worker's own pid" \
 expect_eq "-c: each worker's pid, a process of its own" \
 	"$(awk 'NF == 3 && $1 == "child" { print $3 }' p.out | tr '\n' ' ')" "10 10 10 10 "
 
+# global variables: one set for the process tree, as DTrace's for the system (a worker's stores
+# are seen by END and by the other workers)
+"$DTRACE" -q -n 'postgresql*:'$PM'::work /arg0 == 2/ { last = arg1; who = "worker 2"; }' \
+	-n 'postgresql*:'$PM'::work /arg0 >= 0/ { n++; }' \
+	-n 'postgresql*:'$PM'::work /arg0 == -1/ { seen = last; }' \
+	-n 'END { printf("last=%d who=%s seen=%d n>1000=%d\n", last, who, seen, n > 1000); }' \
+	-c "./$PM workers 4 1000" >g.out 2>g.err
+expect_eq "globals: a worker's stores seen by END and by the parent; a counter of every worker" \
+	"$(grep '^last=' g.out)" "last=999 who=worker 2 seen=999 n>1000=1"
+
 # workers that end by _exit() right after their events (nothing of the runtime runs then):
 # each one's first fire waited for dtrace to map its memory, so none is lost
 "$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM workers 4 1000 _exit" \
