@@ -685,6 +685,10 @@ static struct udt_action runtime_action(struct cs_area *a, const struct cs_actio
 		ua.kind = UDT_ACT_USTACK;
 		ua.src = ca->nframes;
 		ua.size = ca->nframes * 8;
+	} else if (ca->kind == CS_ACT_TRACE_STR && ca->difo.direct_arg >= 0) {
+		ua.kind = UDT_ACT_TRACE_ARGSTR; /* copyinstr(argN): no DIFO to run */
+		ua.size = ca->size;
+		ua.src = (uint32_t)ca->difo.direct_arg;
 	} else if (ca->kind == CS_ACT_TRACE_STR) {
 		ua.kind = UDT_ACT_TRACE_STR;
 		ua.size = ca->size;
@@ -816,6 +820,8 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
 			u->flags |= UDT_ECB_DIRECT;
+		else if (udt_ecb_is_direct_str(u, acts))
+			u->flags |= UDT_ECB_DIRECT_STR;
 		u->act_off = cs__area_put(a, acts, (na ? na : 1) * sizeof(*acts));
 		free(acts);
 		/* chain ECBs of one semaphore in index order (forward, as the runtime checks) */

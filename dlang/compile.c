@@ -1694,7 +1694,10 @@ static int compile(struct dl_program *p, const struct dl_node *expr, const struc
 		v.str_max = rt.t->nelems;
 	}
 	if (v.strref || (is_str(v.type) && !v.cstr)) {
-		/* the DIFO gives the address; the action copies the string (fault-safe) */
+		/* the DIFO gives the address; the action copies the string (fault-safe);
+		   copyinstr(argN): the runtime copies from the argument, with no code to run */
+		if (g.n == 1 && g.insns[0].op == UDT_OP_LDARG && g.insns[0].rd == v.reg && v.reg == 0)
+			d.direct_arg = g.insns[0].imm;
 		finish_difo(&g, &d, v.reg);
 		d.copyinstr = d.is_string = true;
 		d.str_max = v.str_max;

@@ -376,7 +376,8 @@ struct dl_difo {
 	bool copyinstr;              /* the value is copyinstr(address): bytes is the address's DIFO */
 	bool is_object;              /* (dl_compile_object()) the address of an object of type */
 	uint64_t str_max;            /* copyinstr: at most this many bytes (a char array); 0: strsize */
-	int direct_arg;              /* >= 0: the value is native argument N, as is */
+	int direct_arg;              /* >= 0: the value is native argument N, as is (copyinstr:
+					the address is) */
 	int direct_var;              /* >= 0: the value is builtin variable N (enum udt_var) */
 	bool writes;                 /* it writes the process's memory (copyout(), copyoutstr()):
 					destructive */

@@ -39,7 +39,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 16
+#define UDT_ABI_VERSION 17
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -428,6 +428,14 @@ static inline uint64_t udt_str_slot(uint64_t strsize)
  * one costs no more (fire.c). The verifier refuses the flag on any other ECB.
  */
 #define UDT_ECB_LIGHTPRED 0x8u
+/*
+ * UDT_ECB_DIRECT_STR: no predicate, and every action traces an argument or
+ * one of those builtins (8 bytes) or copies the string an argument points at
+ * (UDT_ACT_TRACE_ARGSTR), at least one: the runtime records it without the
+ * VM, its strings by the fault-safe copy (fire.c). The verifier refuses the
+ * flag on any other ECB.
+ */
+#define UDT_ECB_DIRECT_STR 0x10u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
@@ -465,6 +473,7 @@ enum udt_act_kind {
 	UDT_ACT_RAISE = 12,       /* DIFO src gives a signal, sent to the thread as the fire ends */
 	UDT_ACT_USTACK = 13,      /* the thread's user stack: src return addresses (size 8 * src) */
 	UDT_ACT_CHILL = 14,       /* DIFO src gives nanoseconds the thread spins (size 0) */
+	UDT_ACT_TRACE_ARGSTR = 15, /* native argument src is a string's address: as UDT_ACT_TRACE_STR */
 };
 
 /* ustack(n): at most this many frames */
@@ -477,23 +486,46 @@ struct udt_action {
 	uint32_t off;             /* where, from the start of the record's data */
 };
 
+/* Is action a the 8-byte trace of an argument or of the timestamp, cpu, pid or tid? */
+static inline int udt_act_is_direct(const struct udt_action *a)
+{
+	uint32_t v = a->src;
+
+	if (a->size != 8)
+		return 0;
+	return a->kind == UDT_ACT_TRACE_ARG ||
+	       (a->kind == UDT_ACT_TRACE_VAR && (v == UDT_VAR_TIMESTAMP || v == UDT_VAR_CPU ||
+						 v == UDT_VAR_PID || v == UDT_VAR_TID));
+}
+
 /* Does ECB e, with actions act, meet UDT_ECB_DIRECT? (The consumer sets the flag, the runtime checks it.) */
 static inline int udt_ecb_is_direct(const struct udt_ecb *e, const struct udt_action *act)
 {
 	if (e->pred || e->rec_size != e->act_cnt * 8)
 		return 0;
-	for (uint32_t k = 0; k < e->act_cnt; k++) {
-		uint32_t v = act[k].src;
-
-		if (act[k].off != k * 8 || act[k].size != 8)
+	for (uint32_t k = 0; k < e->act_cnt; k++)
+		if (act[k].off != k * 8 || !udt_act_is_direct(&act[k]))
 			return 0;
-		if (act[k].kind == UDT_ACT_TRACE_ARG)
-			continue;
-		if (act[k].kind != UDT_ACT_TRACE_VAR || (v != UDT_VAR_TIMESTAMP && v != UDT_VAR_CPU &&
-							     v != UDT_VAR_PID && v != UDT_VAR_TID))
+	return 1;
+}
+
+/*
+ * Does ECB e meet UDT_ECB_DIRECT_STR? (Each action's extent within the
+ * record is the verifier's check of every action.)
+ */
+static inline int udt_ecb_is_direct_str(const struct udt_ecb *e, const struct udt_action *act)
+{
+	uint32_t strs = 0;
+
+	if (e->pred)
+		return 0;
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		if (act[k].kind == UDT_ACT_TRACE_ARGSTR && act[k].size)
+			strs++;
+		else if (!udt_act_is_direct(&act[k]))
 			return 0;
 	}
-	return 1;
+	return strs > 0;
 }
 
 /* -- The shared buffer memory (memfd) -------------------------------------- */

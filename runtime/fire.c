@@ -80,16 +80,18 @@ static int check_action(const uint8_t *area, const struct udt_action *act, uint3
 	if (kind == UDT_ACT_USTACK) /* src frames of 8 bytes */
 		return !act->src || act->src > UDT_USTACK_MAX || act->size != act->src * 8 ||
 		       (uint64_t)act->off + act->size > rec_size ? -EINVAL : 0;
-	if (kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR)
+	if ((kind < UDT_ACT_TRACE || kind > UDT_ACT_TRACE_VAR) && kind != UDT_ACT_TRACE_ARGSTR)
 		return -EINVAL;
 	if (difo && act->src && check_difo(area, act->src, insn))
 		return -EINVAL;
-	if ((kind == UDT_ACT_TRACE_ARG && act->src >= UDT_DIFO_MAX_ARGS) ||
+	if (((kind == UDT_ACT_TRACE_ARG || kind == UDT_ACT_TRACE_ARGSTR) &&
+	     act->src >= UDT_DIFO_MAX_ARGS) ||
 	    (kind == UDT_ACT_TRACE_VAR && act->src >= UDT_VAR_CNT))
 		return -EINVAL;
 	if ((uint64_t)act->off + act->size > rec_size)
 		return -EINVAL;
-	if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_DIFO && act->size != 8)
+	if (kind != UDT_ACT_TRACE_STR && kind != UDT_ACT_TRACE_ARGSTR && kind != UDT_ACT_DIFO &&
+	    act->size != 8)
 		return -EINVAL;
 	return 0;
 }
@@ -193,10 +195,12 @@ static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uin
 		   speculate()); a commit copies into the principal buffer, so it is only in an
 		   ECB that holds no principal record of its own */
 		bool spec = e->flags & UDT_ECB_SPEC;
-		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_NOREC | UDT_ECB_SPEC | UDT_ECB_LIGHTPRED)) ||
+		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_DIRECT_STR | UDT_ECB_NOREC | UDT_ECB_SPEC |
+				  UDT_ECB_LIGHTPRED)) ||
 		    ((e->flags & UDT_ECB_LIGHTPRED) &&
 		     (!e->pred || !udt_difo_is_light((const void *)(a + e->pred)))) ||
 		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
+		    ((e->flags & UDT_ECB_DIRECT_STR) && !udt_ecb_is_direct_str(e, act)) ||
 		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size || spec)) ||
 		    (spec != (speculates > 0)) || speculates > 1 || (spec && before) ||
 		    (commits && !spec && !(e->flags & UDT_ECB_NOREC)))
@@ -317,8 +321,9 @@ static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uin
 	udt__safe_fire_begin();
 }
 
-static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
-			 const struct udt_vm_ctx *vm)
+/* An error record of ECB epid's action (0: its predicate): the fault, at insn, of addr. */
+static void error_record(const struct fire *f, uint32_t epid, uint32_t action, uint32_t fault,
+			 uint32_t insn, uint64_t addr)
 {
 	struct udt_rec_ctx rc;
 	uint32_t size = sizeof(struct udt_rec) + sizeof(struct udt_err);
@@ -331,11 +336,27 @@ static void error_record(const struct fire *f, uint32_t epid, uint32_t action,
 	struct udt_err *e = (struct udt_err *)(r + 1);
 	e->epid = epid;
 	e->action = action;
-	e->fault = vm->fault;
-	e->insn = vm->fault_insn;
-	e->addr = vm->fault_addr;
+	e->fault = fault;
+	e->insn = insn;
+	e->addr = addr;
 	rc.tb->errors++;
 	udt__rec_commit(&rc);
+}
+
+/* The value of action a of a direct ECB: an argument, or the timestamp, cpu, pid or tid. */
+static inline __attribute__((always_inline)) uint64_t
+direct_value(const struct udt_action *a, const uint64_t *args, uint32_t nargs, uint32_t cpu,
+	     uint64_t now, int32_t pid, int32_t tid)
+{
+	uint32_t src = a->src;
+
+	if (a->kind == UDT_ACT_TRACE_ARG)
+		return src < nargs ? args[src] : 0;
+	if (src == UDT_VAR_TIMESTAMP)
+		return now;
+	if (src == UDT_VAR_CPU)
+		return cpu;
+	return (uint64_t)(int64_t)(src == UDT_VAR_PID ? pid : tid);
 }
 
 /*
@@ -359,20 +380,8 @@ direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const
 
 	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
 	uint64_t *data = (uint64_t *)(void *)(r + 1);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t src = act[k].src;
-		uint64_t v;
-
-		if (act[k].kind == UDT_ACT_TRACE_ARG)
-			v = src < nargs ? args[src] : 0;
-		else if (src == UDT_VAR_TIMESTAMP)
-			v = now;
-		else if (src == UDT_VAR_CPU)
-			v = cpu;
-		else
-			v = (uint64_t)(int64_t)(src == UDT_VAR_PID ? pid : tid);
-		data[k] = v;
-	}
+	for (uint32_t k = 0; k < n; k++)
+		data[k] = direct_value(&act[k], args, nargs, cpu, now, pid, tid);
 	udt__rec_commit(&rc);
 }
 
@@ -380,6 +389,57 @@ direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const
 static inline void run_direct(const struct fire *f, const struct udt_ecb *e)
 {
 	direct(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu, f->now, f->pid, f->tid, e);
+}
+
+/* direct_str()'s string that could not be read (at bad): its error record instead. */
+static __attribute__((noinline, cold)) void
+direct_fault(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint32_t cpu,
+	     uint64_t now, uint32_t epid, uint32_t action, uint64_t bad)
+{
+	struct fire f = { .ts = ts, .shm = shm, .tb = tb, .cpu = cpu, .now = now };
+
+	error_record(&f, epid, action, UDT_FAULT_BADADDR, 0, bad);
+}
+
+/*
+ * An ECB of UDT_ECB_DIRECT_STR (checked by verify_area): the values as
+ * direct() records them, and each string an argument points at copied
+ * into its slot as the VM's path copies it (act_write(); mem: the VM's
+ * view of the runtime's memory, or NULL), with no VM. The caller has begun
+ * the fire's loads (udt__safe_fire_begin()). A string that cannot be read
+ * abandons the record for an error record, as the VM's path does. (Its
+ * values come as arguments, as direct()'s: read back from a struct just
+ * stored, they stalled the load.)
+ */
+static __attribute__((noinline)) void
+direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
+	   const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now, int32_t pid,
+	   int32_t tid, const struct udt_ecb *e, const struct udt_vm_mem *mem)
+{
+	const struct udt_action *act = (const void *)(area + e->act_off);
+	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
+	struct udt_rec_ctx rc;
+	struct udt_rec *r = udt__rec_reserve(ts, shm, tb, &rc, size);
+
+	if (!r)
+		return;
+	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
+	uint8_t *data = (uint8_t *)(r + 1);
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		const struct udt_action *a = &act[k];
+		uint64_t bad;
+
+		if (a->kind != UDT_ACT_TRACE_ARGSTR) {
+			uint64_t v = direct_value(a, args, nargs, cpu, now, pid, tid);
+			memcpy(data + a->off, &v, 8);
+		} else if (udt__vm_str_out(mem, a->src < nargs ? args[a->src] : 0, data + a->off,
+					   a->size, &bad) < 0) {
+			udt__rec_abandon(&rc);
+			direct_fault(ts, shm, tb, cpu, now, e->epid, k + 1, bad);
+			return;
+		}
+	}
+	udt__rec_commit(&rc);
 }
 
 /*
@@ -419,6 +479,7 @@ static bool act_value(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	*v = 0;
 	switch (a->kind) {
 	case UDT_ACT_TRACE_ARG:
+	case UDT_ACT_TRACE_ARGSTR:
 		if (a->src < f->nargs)
 			*v = f->args[a->src];
 		return true;
@@ -447,7 +508,7 @@ static long act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	}
 	if (!act_value(f, vm, a, &v))
 		return -1;
-	if (a->kind == UDT_ACT_TRACE_STR) {
+	if (a->kind == UDT_ACT_TRACE_STR || a->kind == UDT_ACT_TRACE_ARGSTR) {
 		uint64_t bad;
 		long n = udt__vm_str_out(f->mem, v, dst, a->size, &bad);
 		if (n < 0) {
@@ -687,7 +748,7 @@ static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 		f->mem->scratch_used = 0; /* the scratch space is each clause's, as in DTrace */
 	if (e->pred) {
 		if (udt_difo_run((const void *)(area + e->pred), vm, &v)) {
-			error_record(f, e->epid, 0, vm);
+			error_record(f, e->epid, 0, vm->fault, vm->fault_insn, vm->fault_addr);
 			return;
 		}
 		if (!v)
@@ -735,7 +796,7 @@ static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 				udt__spec_publish(&sr, false);
 			else if (r)
 				udt__rec_abandon(&rc);
-			error_record(f, e->epid, k + 1, vm);
+			error_record(f, e->epid, k + 1, vm->fault, vm->fault_insn, vm->fault_addr);
 			return;
 		}
 		stop |= act[k].kind == UDT_ACT_EXIT; /* the status is recorded */
@@ -982,6 +1043,9 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT)
 				run_direct(f, e);
+			else if (e->flags & UDT_ECB_DIRECT_STR)
+				direct_str(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu,
+					   f->now, f->pid, f->tid, e, f->mem);
 			else
 				run_ecb(f, &vm, e);
 		}
@@ -1039,6 +1103,11 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT) {
 				direct(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e);
+			} else if (e->flags & UDT_ECB_DIRECT_STR) {
+				/* (the strings are the process's: no view of the runtime's memory) */
+				udt__safe_fire_begin();
+				direct_str(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e, NULL);
+				udt__safe_fire_end();
 			} else {
 				struct fire f; /* (the rest: run_chain_vm()) */
 				f.ts = ts;

@@ -33,6 +33,9 @@
  *            mapping, no NUL before the PROT_NONE page (0x10000ff0), 5 a string of 1 MB
  *            (0x10100000), 6 a good string; then 7 "still running"
  *   narrow   fire rt:::narrow(1, 200, 65000, -56, -536): narrow arguments, both signs
+ *   strings  fire rt:::once(len, s) for len 0..N, s a string of len bytes ("abc...z"
+ *            over again) starting len / 2 bytes before a page boundary (so that
+ *            the longer ones cross it, at every alignment), then rt:::once(-1, NULL)
  *   copyout  fire rt:::once(1, buf) with buf a writable 32-byte "original", then
  *            rt:::once(2, &word) with an int 0, then print "buf=... word=..." (what a
  *            script's copyoutstr() and copyout() wrote)
@@ -310,6 +313,16 @@ int main(int argc, char **argv)
 		RT_ONCE(6, "a good string");
 		RT_ONCE(7, "still running");
 		printf("alive\n");
+	} else if (!strcmp(mode, "strings")) {
+		static char pages[3 * 4096] __attribute__((aligned(4096)));
+		for (long len = 0; len <= n && len / 2 < 4096 && len - len / 2 < 2 * 4096; len++) {
+			char *s = pages + 4096 - len / 2;
+			for (long i = 0; i < len; i++)
+				s[i] = (char)('a' + i % 26);
+			s[len] = '\0';
+			RT_ONCE((int)len, s);
+		}
+		RT_ONCE(-1, NULL);
 	} else if (!strcmp(mode, "narrow")) {
 		RT_NARROW(1, 200, 65000, -56, -536);
 	} else if (!strcmp(mode, "cmds")) {
