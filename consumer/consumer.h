@@ -63,7 +63,11 @@ struct cs_opts {
 	bool every_process;        /* no -p or -c: the descriptions are matched in every process
 				      dtrace may trace, running or started later (docs/processes.md) */
 	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */
-	bool procscan;             /* procwatch=scan: processes found by scanning /proc only */
+	enum cs_procwatch {        /* how processes are found (docs/processes.md) */
+		CS_PROCWATCH_AUTO,     /* the kernel's process events where allowed, else /proc */
+		CS_PROCWATCH_SCAN,     /* scanning /proc only */
+		CS_PROCWATCH_EVENTS,   /* the kernel's process events, or an error */
+	} procwatch;
 	bool nofollowfork;         /* a traced process's fork children leave the session */
 };
 

@@ -806,8 +806,10 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 	pid_t *pids;
 	size_t n;
 
-	if (!take_descs(lead) || cs__watch_open(&g->watch, lead->o.procscan))
+	if (!take_descs(lead))
 		return 0;
+	if (cs__watch_open(&g->watch, lead->o.procwatch, ret_err))
+		return -1;
 	n = cs__watch_list(g->watch, &pids);
 	for (size_t i = 0; i < n; i++)
 		look(lead, pids[i]);
@@ -838,7 +840,6 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 {
 	struct cs_group *g = group(lead);
 
-	(void)ret_err;
 	for (int s = 0; s < DL_VAR_SCOPES; s++)
 		g->vars[s] = dl_program_var_count(lead->prog, (enum dl_var_scope)s);
 	g->started = true;
@@ -857,8 +858,9 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 	/* processes to follow: the forks of -p's or -c's, and the images they exec (or every
 	   process, already watched) */
 	if (!g->watch && lead->proc && !lead->o.nofollowfork &&
-	    (take_descs(lead) || lead->attached))
-		(void)cs__watch_open(&g->watch, lead->o.procscan);
+	    (take_descs(lead) || lead->attached) &&
+	    cs__watch_open(&g->watch, lead->o.procwatch, ret_err))
+		return -1;
 	/* (its forks are then adopted at once: their first fires may wait for dtrace) */
 	lead->fork_wait = cs__watch_fd(g->watch) >= 0;
 	cs__flags_update(lead);

@@ -759,7 +759,7 @@ struct cs_watch;
  * user may listen (unless scan_only), else /proc scanned every 100 ms. Its
  * descriptor to poll (-1: none), and how long until a scan is due.
  */
-int cs__watch_open(struct cs_watch **ret, bool scan_only);
+int cs__watch_open(struct cs_watch **ret, enum cs_procwatch how, char **ret_err);
 void cs__watch_close(struct cs_watch *w);
 int cs__watch_fd(const struct cs_watch *w);
 uint64_t cs__watch_due_in(const struct cs_watch *w);

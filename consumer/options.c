@@ -358,9 +358,11 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		/* how processes are found (docs/processes.md): the kernel's events where allowed,
 		   or scanning /proc only */
 		if (value && !strcmp(value, "auto"))
-			o->procscan = false;
+			o->procwatch = CS_PROCWATCH_AUTO;
 		else if (value && !strcmp(value, "scan"))
-			o->procscan = true;
+			o->procwatch = CS_PROCWATCH_SCAN;
+		else if (value && !strcmp(value, "events"))
+			o->procwatch = CS_PROCWATCH_EVENTS;
 		else
 			return BAD_VALUE;
 	} else if (!strcmp(name, "notesites")) {

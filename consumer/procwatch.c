@@ -237,7 +237,7 @@ static int events_open(void)
 	int big = 4 << 20;
 
 	if (s < 0)
-		return -1;
+		return -errno;
 	if (bind(s, (struct sockaddr *)&a, sizeof(a)))
 		goto fail;
 	/* room for a burst of forks while a round is busy (root may raise it past rmem_max) */
@@ -254,9 +254,10 @@ static int events_open(void)
 	if (send(s, msg, h->nlmsg_len, 0) != (ssize_t)h->nlmsg_len)
 		goto fail;
 	return s;
-fail:
+fail:;
+	int err = errno ? errno : EIO;
 	close(s);
-	return -1;
+	return -err;
 }
 
 /* Take what the socket holds. */
@@ -313,13 +314,19 @@ static void events_read(struct cs_watch *w)
 	}
 }
 
-int cs__watch_open(struct cs_watch **ret, bool scan_only)
+int cs__watch_open(struct cs_watch **ret, enum cs_procwatch how, char **ret_err)
 {
-	struct cs_watch *w = udt__xcalloc(1, sizeof(*w));
+	int nl = how == CS_PROCWATCH_SCAN ? -1 : events_open();
 	pid_t *now;
 	size_t n;
 
-	w->nl = scan_only ? -1 : events_open();
+	if (nl < 0 && how == CS_PROCWATCH_EVENTS) {
+		*ret_err = udt__xasprintf("the kernel's process events are not available "
+					  "(-x procwatch=events): %s", strerror(-nl));
+		return -1;
+	}
+	struct cs_watch *w = udt__xcalloc(1, sizeof(*w));
+	w->nl = nl < 0 ? -1 : nl;
 	/* the processes there are now: known, not events */
 	n = read_proc(&now);
 	for (size_t i = 0; i < n; i++) {

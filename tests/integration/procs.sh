@@ -30,6 +30,14 @@ chmod 755 "$WORK" # (another user's dtrace looks at pm's executable)
 # counts FILE: the aggregation's rows "KEY COUNT", sorted, on one line
 counts() { awk 'NF == 2 && $1 ~ /^-?[0-9]+$/ { print $1 ":" $2 }' "$1" | sort -n | tr '\n' ' '; }
 WANT="-1:1 0:1000 1:1000 2:1000 3:1000 "
+# With the kernel's process events, a fork child's first fire waits for dtrace to map its
+# memory, and what it records is kept even if it _exit()s or execs at once; where dtrace may
+# only scan /proc (a container), that is not so, and the checks of it are skipped.
+"$DTRACE" -x procwatch=events -q -n 'postgresql*:'$PM'::work { exit(0); }' -c "./$PM workers 0 0" \
+	>ev.out 2>ev.err
+NOEVENTS=$(grep -c 'process events are not available' ev.err)
+# keep_quick COUNTS: the counts, without the exec'd child's (1:N) where they may be lost
+keep_quick() { if [ "$NOEVENTS" = 0 ]; then echo "$1"; else echo "$1" | sed 's/ 1:[0-9]*//'; fi; }
 DONE='postgresql*:'$PM'::work /arg0 == -1/ { exit(0); }'
 
 # -- -c: the parent and its 4 workers, every event --------------------------------------------
@@ -59,13 +67,17 @@ expect_eq "globals: a worker's stores seen by END and by the parent; a counter o
 
 # workers that end by _exit() right after their events (nothing of the runtime runs then):
 # each one's first fire waited for dtrace to map its memory, so none is lost
-"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM workers 4 1000 _exit" \
-	>x.out 2>x.err
-expect_eq "-c: workers that _exit() at once, every event" "$(counts x.out)" "$WANT"
-"$DTRACE" -q -n 'postgresql*:'$PM'::work { @ = count(); }' -c "./$PM workers 40 3 _exit" \
-	>x40.out 2>x40.err
-expect_eq "-c: 40 workers that fire 3 events and _exit(), every event" \
-	"$(awk 'NF == 1 { print $1 }' x40.out)" "121"
+if [ "$NOEVENTS" = 0 ]; then
+	"$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
+		-c "./$PM workers 4 1000 _exit" >x.out 2>x.err
+	expect_eq "-c: workers that _exit() at once, every event" "$(counts x.out)" "$WANT"
+	"$DTRACE" -q -n 'postgresql*:'$PM'::work { @ = count(); }' -c "./$PM workers 40 3 _exit" \
+		>x40.out 2>x40.err
+	expect_eq "-c: 40 workers that fire 3 events and _exit(), every event" \
+		"$(awk 'NF == 1 { print $1 }' x40.out)" "121"
+else
+	skip "-c: workers that _exit() at once" "$(grep -m1 "process events" ev.err)"
+fi
 
 # -x nofollowfork: the workers leave the session
 "$DTRACE" -x nofollowfork -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' \
@@ -102,12 +114,13 @@ sleep 1
 ./$PM exec 5 wait >epm.out 2>&1
 wait "$dpid"
 expect_eq "exec in a traced child: the parent's event, the child's before its exec, and the new image found and traced" \
-	"$(counts e.out)" "-1:1 0:1 1:5 "
+	"$(keep_quick "$(counts e.out)")" "$(keep_quick "-1:1 0:1 1:5 ")"
 expect_eq "exec: nothing said on stderr" "$(cat e.err)" ""
 "$DTRACE" -q -n 'postgresql*:'$PM'::work { @[arg0] = count(); }' -c "./$PM exec 5 wait" \
 	>ec.out 2>ec.err
 expect_eq "-c, exec in a child: the child's events before its exec, the new image traced" \
-	"$(counts ec.out):$(grep -c 'workers done' ec.out)" "-1:1 0:1 1:5 :1"
+	"$(keep_quick "$(counts ec.out)"):$(grep -c 'workers done' ec.out)" \
+	"$(keep_quick "-1:1 0:1 1:5 "):1"
 expect_eq "-c, exec in a child: nothing said on stderr" "$(grep -v '^ready' ec.err)" ""
 
 # -c's own process execs (env runs the program): the new image is traced, and -c ends with it
