@@ -127,7 +127,9 @@ int cs__agg_declare(struct cs_trace *t, char **ret_err)
 	/* a member's are the lead's: one variable, whatever process aggregates into it */
 	if (t->lead) {
 		t->aggvars = udt__xcalloc(t->lead->aggvar_cnt + 1, sizeof(*t->aggvars));
-		memcpy(t->aggvars, t->lead->aggvars, t->lead->aggvar_cnt * sizeof(*t->aggvars));
+		if (t->lead->aggvar_cnt) /* (none: the lead's is NULL) */
+			memcpy(t->aggvars, t->lead->aggvars,
+			       t->lead->aggvar_cnt * sizeof(*t->aggvars));
 		t->aggvar_cnt = t->aggvar_cap = t->lead->aggvar_cnt;
 		t->aggvars_borrowed = true;
 		return 0;

@@ -258,6 +258,16 @@ static struct cs_probe *child_probe(struct cs_trace *t, const struct cs_probe *p
 	return NULL;
 }
 
+/* A copy of the n elements of sz bytes at v, and room for one more (v NULL: none, n 0). */
+static void *copy_of(const void *v, size_t n, size_t sz)
+{
+	void *c = udt__xcalloc(n + 1, sz);
+
+	if (n)
+		memcpy(c, v, n * sz);
+	return c;
+}
+
 /* A fork child of src that dtrace will not follow, whose slot's flags were flags: its first
    fire waits for nothing (UDT_CTL_FORKWAIT). */
 static void wait_not(const struct cs_proc *child, const struct cs_trace *src, uint32_t flags)
@@ -319,8 +329,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	(void)cs__agg_declare(t, NULL);
 
 	/* src's ECBs (the child runs src's area: the same EPIDs), each on the child's probe */
-	t->ecbs = udt__xcalloc(src->ecb_cnt + 1, sizeof(*t->ecbs));
-	memcpy(t->ecbs, src->ecbs, src->ecb_cnt * sizeof(*t->ecbs));
+	t->ecbs = copy_of(src->ecbs, src->ecb_cnt, sizeof(*t->ecbs));
 	t->ecb_cnt = t->ecb_borrowed = src->ecb_cnt;
 	t->ecb_cap = src->ecb_cnt + 1;
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
@@ -328,8 +337,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 		if (q)
 			t->ecbs[i].probe = q;
 	}
-	t->aggacts = udt__xcalloc(src->aggact_cnt + 1, sizeof(*t->aggacts));
-	memcpy(t->aggacts, src->aggacts, src->aggact_cnt * sizeof(*t->aggacts));
+	t->aggacts = copy_of(src->aggacts, src->aggact_cnt, sizeof(*t->aggacts));
 	t->aggact_cnt = t->aggact_borrowed = src->aggact_cnt;
 	t->aggact_cap = src->aggact_cnt + 1;
 	t->fork_src = src;

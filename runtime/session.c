@@ -73,6 +73,7 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -747,8 +748,9 @@ bool udt__sessions_release(struct udt_tls *self)
  * of forks as they happen (UDT_CTL_FORKWAIT; a few milliseconds): on the
  * memory's `mapped` word, a futex dtrace wakes (the memory is shared: a
  * fork storm's children sleep, and leave the CPUs to dtrace). Not for ever:
- * 1 s (a dtrace stopped), and the flag is looked at every 10 ms (dtrace
- * clears it in a child it will not follow).
+ * 1 s (a dtrace stopped), and every 10 ms the flag is looked at (dtrace
+ * clears it in a child it will not follow) and whether dtrace is still there
+ * (one killed never maps it).
  */
 static void await_ack(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t session)
 {
@@ -760,7 +762,8 @@ static void await_ack(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t s
 	r->await_ack = false;
 	for (int i = 0; i < 100 && !LOAD_ACQUIRE(&shm->mapped) && udt__active(c) &&
 			LOAD_RELAXED(&c->session) == session &&
-			(LOAD_RELAXED(&c->flags) & UDT_CTL_FORKWAIT);
+			(LOAD_RELAXED(&c->flags) & UDT_CTL_FORKWAIT) &&
+			!(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH);
 	     i++)
 		(void)syscall(SYS_futex, &shm->mapped, FUTEX_WAIT, 0, &slice, NULL, 0);
 }
