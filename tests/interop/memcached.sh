@@ -28,139 +28,23 @@
 #
 # Knobs: INTEROP_MIRROR (http://deb.debian.org/debian), INTEROP_SUITE
 # (bookworm), INTEROP_JOBS (nproc), INTEROP_CLANG=0 (no clang builds).
-# shellcheck source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
-
-MIRROR=${INTEROP_MIRROR:-http://deb.debian.org/debian}
-SUITE=${INTEROP_SUITE:-bookworm}
-JOBS=${INTEROP_JOBS:-$(nproc 2>/dev/null || echo 2)}
 PKG=memcached
-CACHE=$BUILD/interop/cache/$PKG-$SUITE
-TREES=$BUILD/interop/$PKG
 STAP_DTRACE=/usr/bin/dtrace
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-CURL=(curl -fsS --connect-timeout 20 --max-time 300 --retry 2)
 
-info() { echo "# $*"; }
-
-# ---- tools and packages ---------------------------------------------------
-
-# What is missing, as Debian package names: commands, then libevent's headers.
+# What is missing, as Debian package names: the tools, then libevent's headers.
 missing_packages() {
-	local pair
-	for pair in curl:curl xz:xz-utils gpgv:gpgv sha256sum:coreutils \
-		dpkg-source:dpkg-dev make:make gcc:gcc readelf:binutils \
-		pkg-config:pkg-config; do
-		have "${pair%%:*}" || echo "${pair#*:}"
-	done
+	interop_missing
+	have pkg-config || echo pkg-config
 	if ! have pkg-config || ! pkg-config --exists libevent 2>/dev/null; then
 		echo libevent-dev
 	fi
 	[ -x "$STAP_DTRACE" ] || echo systemtap-sdt-dev
-	[ -r "$KEYRING" ] || echo debian-archive-keyring
 }
 
-# Installs what is missing when root with apt-get (running apt-get update only
-# if the plain install fails, as on a fresh machine with no package lists).
-install_missing() {
-	local missing
-	missing=$(missing_packages | sort -u | tr '\n' ' ')
-	[ -z "${missing// /}" ] && return 0
-	if [ "$(id -u)" -ne 0 ] || ! have apt-get; then
-		info "missing packages (not root or no apt-get, not installed): $missing"
-		return 0
-	fi
-	info "installing: $missing"
-	mkdir -p "$TREES"
-	# shellcheck disable=SC2086
-	if ! DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y \
-		--no-install-recommends $missing >"$TREES/apt.log" 2>&1; then
-		timeout 300 apt-get update >>"$TREES/apt.log" 2>&1
-		# shellcheck disable=SC2086
-		DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y \
-			--no-install-recommends $missing >>"$TREES/apt.log" 2>&1 ||
-			info "apt-get install failed (see $TREES/apt.log)"
-	fi
-}
-
-# ---- the source package ---------------------------------------------------
-
-# fetch URL DEST: download to DEST, whole or not at all; says why on failure
-fetch() {
-	if ! "${CURL[@]}" -o "$2.part" "$1" 2>"$WORK/fetch.err"; then
-		echo "cannot fetch $1 ($(tail -n 1 "$WORK/fetch.err"))"
-		return 1
-	fi
-	mv "$2.part" "$2"
-}
-
-# The cache is complete when SHA256SUMS (written only after verification) and
-# the .dsc name are there and every file still matches.
-cache_ok() {
-	[ -s "$CACHE/SHA256SUMS" ] && [ -s "$CACHE/dsc" ] &&
-		(cd "$CACHE" && sha256sum --quiet --strict -c SHA256SUMS) >/dev/null 2>&1
-}
-
-# Downloads the source package of $PKG into $CACHE. The chain of trust:
-# InRelease (signed, checked with gpgv against Debian's archive keyring) gives
-# the SHA-256 of Sources.xz, which gives those of the .dsc and its files.
-# Prints the reason and returns 1 on any failure.
-download_source() {
-	local dl=$WORK/dl rel=$WORK/Release stanza=$WORK/stanza
-	mkdir -p "$dl" "$CACHE"
-	fetch "$MIRROR/dists/$SUITE/InRelease" "$dl/InRelease" || return 1
-	if ! gpgv --keyring "$KEYRING" --output "$rel" "$dl/InRelease" >"$dl/gpgv.log" 2>&1; then
-		echo "InRelease signature does not verify: $(tail -n 1 "$dl/gpgv.log")"
-		return 1
-	fi
-	local want
-	want=$(awk '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		s && $3 == "main/source/Sources.xz" { print $1 }' "$rel")
-	if [ -z "$want" ]; then
-		echo "Release lists no main/source/Sources.xz"
-		return 1
-	fi
-	fetch "$MIRROR/dists/$SUITE/main/source/Sources.xz" "$dl/Sources.xz" || return 1
-	if [ "$(sha256sum <"$dl/Sources.xz" | cut -d' ' -f1)" != "$want" ]; then
-		echo "Sources.xz does not match its Release checksum"
-		return 1
-	fi
-	# the first stanza of the package
-	xz -dc "$dl/Sources.xz" | awk -v pkg="$PKG" '
-		/^Package: / { cur = ($2 == pkg); if (cur) found++ }
-		/^$/ { if (found && cur) exit; cur = 0 }
-		cur && found == 1' >"$stanza"
-	local dir version
-	dir=$(awk '/^Directory: / { print $2 }' "$stanza")
-	version=$(awk '/^Version: / { print $2 }' "$stanza")
-	if [ -z "$dir" ] || [ -z "$version" ]; then
-		echo "$PKG is not in $SUITE's Sources"
-		return 1
-	fi
-	# "sha256 size name" lines -> sha256sum's "sha256  name"
-	awk '/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 }
-		s && NF == 3 { print $1 "  " $3 }' "$stanza" >"$dl/SHA256SUMS"
-	local name
-	while read -r _ name; do
-		fetch "$MIRROR/$dir/$name" "$dl/$name" || return 1
-	done <"$dl/SHA256SUMS"
-	if ! (cd "$dl" && sha256sum --quiet --strict -c SHA256SUMS) >"$dl/sums.log" 2>&1; then
-		echo "checksum mismatch: $(head -n 3 "$dl/sums.log")"
-		return 1
-	fi
-	rm -f "$CACHE"/*
-	while read -r _ name; do mv "$dl/$name" "$CACHE/"; done <"$dl/SHA256SUMS"
-	grep '\.dsc$' "$dl/SHA256SUMS" | awk '{ print $2 }' >"$CACHE/dsc"
-	mv "$dl/SHA256SUMS" "$CACHE/SHA256SUMS" # last: marks the cache complete
-	info "downloaded $PKG $version from $MIRROR/$dir"
-}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # ---- building -------------------------------------------------------------
-
-# now: seconds since the epoch, with a fraction
-now() { date +%s.%N; }
-# elapsed T0 T1 [DECIMALS]: T1 - T0 in seconds
-elapsed() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, b - a }'; }
 
 # build NAME DTRACE CC: unpack into $TREES/NAME, configure with that dtrace and
 # compiler, make (-k, so that a failure shows every file it breaks). Logs in
@@ -168,9 +52,8 @@ elapsed() { awk -v a="$1" -v b="$2" -v d="${3:-1}" 'BEGIN { printf "%.*f", d, b 
 # failure prints the step that failed.
 build() {
 	local name=$1 dtrace=$2 cc=$3 dir=$TREES/$1 t0 t1 t2
-	rm -rf "$dir" "$TREES/$name".*
-	if ! (cd "$TREES" && dpkg-source -x "$CACHE/$(cat "$CACHE/dsc")" "$name") \
-		>"$TREES/$name.unpack.log" 2>&1; then
+	rm -rf "$TREES/$name".*
+	if ! unpack "$dir"; then
 		echo unpack
 		return 1
 	fi
@@ -212,28 +95,6 @@ errors_of() {
 		n=$((n - 1))
 	fi
 	sed -n "${n},$((n + 8))p" "$log"
-}
-
-# notes FILE: one line per .note.stapsdt note, "provider name argc semaphore sizes"
-# (sizes: the "N@" prefixes of the argument string, comma-joined, or "-")
-notes() {
-	readelf -n "$1" | awk '
-		function flush() {
-			if (prov != "") print prov, name, argc, sem, (sizes == "" ? "-" : sizes)
-			prov = ""
-		}
-		/^ *stapsdt / { flush() }
-		/^ *Provider:/ { prov = $2; name = ""; argc = 0; sem = "0"; sizes = "" }
-		/^ *Name:/ { name = $2 }
-		/Semaphore:/ { sem = $NF }
-		/^ *Arguments:/ {
-			argc = NF - 1
-			for (i = 2; i <= NF; i++) {
-				split($i, a, "@"); sizes = sizes (i > 2 ? "," : "") a[1]
-			}
-		}
-		/^Displaying notes/ { flush() }
-		END { flush() }'
 }
 
 # no_semaphore NOTES: how many notes name no semaphore
@@ -294,45 +155,12 @@ serve() {
 # ---- the test -------------------------------------------------------------
 
 install_missing
-
-for t in curl xz gpgv sha256sum dpkg-source make gcc readelf; do
-	if ! have "$t"; then
-		skip "memcached interop" "$t is not installed"
-		finish
-		exit
-	fi
-done
+require_tools "memcached interop"
 if ! pkg-config --exists libevent 2>/dev/null; then
-	skip "memcached interop" "libevent-dev (memcached's build dependency) is not installed"
-	finish
-	exit
+	skip_all "memcached interop" "libevent-dev (memcached's build dependency) is not installed"
 fi
-if [ ! -x "$DTRACE" ]; then
-	fail "our dtrace is built" "$DTRACE is missing (run make)"
-	finish
-	exit
-fi
-
-mkdir -p "$TREES"
-if cache_ok; then
-	info "source package from the cache: $CACHE/$(cat "$CACHE/dsc")"
-else
-	rm -f "$CACHE/SHA256SUMS"
-	if [ ! -r "$KEYRING" ]; then
-		skip "memcached interop" "$KEYRING is missing (debian-archive-keyring)"
-		finish
-		exit
-	fi
-	if ! why=$(download_source); then
-		rmdir "$CACHE" 2>/dev/null # only if empty: a stale cache stays
-		skip "memcached interop" "no source package: $why"
-		finish
-		exit
-	fi
-	[ -n "$why" ] && echo "$why"
-fi
-dsc=$(cat "$CACHE/dsc")
-version=$(awk '/^Version: / { print $2; exit }' "$CACHE/$dsc")
+get_source "memcached interop"
+version=$VERSION
 info "memcached $version, $JOBS jobs; trees and logs in $TREES"
 
 have_stap=
