@@ -182,6 +182,21 @@ size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_p
  */
 int cs_probes_add_profile(struct cs_probes *ps, const char *desc, bool samples, char **ret_err);
 
+/*
+ * cs_every_probes() - for dtrace -l without -p or -c: add to ps (made by
+ * cs_probes_load(ps, NULL)) the probes of every process dtrace may inspect
+ * whose files name a provider one of descs may match (descriptions of
+ * processes' probes: cs_pdesc_kind() CS_PDESC_PROC), each process's numbered
+ * after the last's, as a session numbers them (docs/processes.md). The
+ * processes are read, not changed: no runtime is loaded into them, so their
+ * SDT(9) and dynamic providers are there only where a runtime registered them.
+ * Return: what holds the processes and the probes' argument types, for
+ * cs_every_free() once ps is freed.
+ */
+struct cs_every;
+struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs, size_t desc_cnt);
+void cs_every_free(struct cs_every *e);
+
 /* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
 void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc);
 

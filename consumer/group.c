@@ -441,6 +441,16 @@ static const struct file *file_of(struct cs_group *g, pid_t pid, dev_t dev, ino_
 	return &g->files[g->file_cnt - 1];
 }
 
+static void files_free(struct cs_group *g)
+{
+	for (size_t i = 0; i < g->file_cnt; i++) {
+		for (int k = 0; k < g->files[i].cnt; k++)
+			free(g->files[i].provs[k]);
+		free(g->files[i].provs);
+	}
+	free(g->files);
+}
+
 /* How a description may match a probe of f's providers in process pid. */
 enum fmatch {
 	FM_NONE,
@@ -842,6 +852,68 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 	return 0;
 }
 
+/* -- dtrace -l without -p or -c ----------------------------------------------------------------- */
+
+/* A process listed: its probes moved out to the list, but for their argument types. */
+struct every_proc {
+	struct cs_proc proc;
+	struct cs_probes probes;
+};
+
+struct cs_every {
+	struct every_proc **v;
+	size_t cnt, cap;
+};
+
+struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs, size_t desc_cnt)
+{
+	struct cs_group g = { 0 };
+	struct cs_every *e = udt__xcalloc(1, sizeof(*e));
+	size_t cap = 0;
+	pid_t *pids = NULL;
+
+	for (size_t d = 0; d < desc_cnt; d++)
+		if (cs_pdesc_kind(descs[d]) == CS_PDESC_PROC)
+			UDT__PUSH(g.descs, g.desc_cnt, cap, descs[d]);
+	size_t n = g.desc_cnt ? cs__proc_pids(&pids) : 0;
+	/* (the processes' probes are numbered after what ps has) */
+	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : CS_PROBE_ERROR + 1;
+	for (size_t i = 0; i < n; i++) {
+		enum fmatch match;
+		uint64_t sig;
+		if (pids[i] == getpid() || read_maps(&g, pids[i], &match, &sig) || !match)
+			continue;
+		struct every_proc *ep = udt__xcalloc(1, sizeof(*ep));
+		if (cs_proc_open(&ep->proc, pids[i])) {
+			/* (gone meanwhile, or not ours to read: listed by none) */
+			cs_proc_close(&ep->proc);
+			free(ep);
+			continue;
+		}
+		cs_probes_load_at(&ep->probes, &ep->proc, next);
+		next += (uint32_t)(ep->probes.cnt - CS_PROBE_ERROR);
+		cs__probes_move(ps, &ep->probes);
+		UDT__PUSH(e->v, e->cnt, e->cap, ep);
+	}
+	free(pids);
+	free(g.descs);
+	files_free(&g);
+	return e;
+}
+
+void cs_every_free(struct cs_every *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->cnt; i++) {
+		cs_probes_free(&e->v[i]->probes);
+		cs_proc_close(&e->v[i]->proc);
+		free(e->v[i]);
+	}
+	free(e->v);
+	free(e);
+}
+
 /* -- The session -------------------------------------------------------------------------------- */
 
 int cs__group_start(struct cs_trace *lead, char **ret_err)
@@ -1106,12 +1178,7 @@ void cs__group_free(struct cs_trace *lead)
 	cs__watch_close(g->watch);
 	free(g->descs);
 	free(g->procs);
-	for (size_t i = 0; i < g->file_cnt; i++) {
-		for (int k = 0; k < g->files[i].cnt; k++)
-			free(g->files[i].provs[k]);
-		free(g->files[i].provs);
-	}
-	free(g->files);
+	files_free(g);
 	free(g->runtime);
 	free(g);
 	lead->grp = NULL;

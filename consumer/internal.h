@@ -48,6 +48,13 @@ static inline bool cs__probe_runs_here(const struct cs_probe *pr)
 	return !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
 }
 
+/*
+ * cs__probes_move() - append from's probes of a process (all but the dtrace
+ * provider's three) to ps, with their IDs; their argument types stay in
+ * from, which is freed after ps.
+ */
+void cs__probes_move(struct cs_probes *ps, struct cs_probes *from);
+
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
 static inline bool cs_act_silent(enum cs_act_kind k)
 {
@@ -769,6 +776,8 @@ size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret);
 size_t cs__watch_list(const struct cs_watch *w, pid_t **ret);
 /* How many they are. */
 size_t cs__watch_count(const struct cs_watch *w);
+/* The pids /proc lists now, sorted (*ret malloc'ed). */
+size_t cs__proc_pids(pid_t **ret);
 /* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */
 int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state);
 

@@ -16,7 +16,7 @@
  * their first site, after its module's place among the tables; its
  * arguments are typed from the operands' sizes (int32_t for "-4@...").
  */
-#include "consumer/consumer.h"
+#include "consumer/internal.h"
 #include "runtime/abi.h"
 #include "util/util.h"
 
@@ -301,6 +301,16 @@ size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_p
 		}
 	}
 	return ps->cnt;
+}
+
+void cs__probes_move(struct cs_probes *ps, struct cs_probes *from)
+{
+	size_t n = from->cnt - CS_PROBE_ERROR;
+
+	ps->v = udt__xreallocarray(ps->v, ps->cnt + n, sizeof(*ps->v));
+	memcpy(&ps->v[ps->cnt], &from->v[CS_PROBE_ERROR], n * sizeof(*ps->v));
+	ps->cnt += n;
+	from->cnt = CS_PROBE_ERROR;
 }
 
 void cs_probes_free(struct cs_probes *ps)

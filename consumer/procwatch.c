@@ -152,8 +152,7 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The pids /proc lists now, sorted. */
-static size_t read_proc(pid_t **ret)
+size_t cs__proc_pids(pid_t **ret)
 {
 	DIR *d = opendir("/proc");
 	pid_t *v = NULL;
@@ -185,7 +184,7 @@ static size_t read_proc(pid_t **ret)
 static void scan(struct cs_watch *w)
 {
 	pid_t *now;
-	size_t n = read_proc(&now), i = 0, j = 0;
+	size_t n = cs__proc_pids(&now), i = 0, j = 0;
 	struct known *k = udt__xcalloc(n + 1, sizeof(*k));
 	size_t kn = 0;
 
@@ -328,7 +327,7 @@ int cs__watch_open(struct cs_watch **ret, enum cs_procwatch how, char **ret_err)
 	struct cs_watch *w = udt__xcalloc(1, sizeof(*w));
 	w->nl = nl < 0 ? -1 : nl;
 	/* the processes there are now: known, not events */
-	n = read_proc(&now);
+	n = cs__proc_pids(&now);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t start = 0;
 		if (!cs__pid_stat(now[i], NULL, &start, NULL))

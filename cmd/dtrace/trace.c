@@ -568,21 +568,24 @@ int cmd_list(struct cmd_opts *o)
 		return 1;
 	}
 	cs_probes_load(&ps, tg.have ? &tg.proc : NULL);
+	for (size_t i = 0; i < ncl; i++)
+		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
+			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
+	/* without -p or -c, a description lists the probes of every process it may match, as
+	   it would trace them (docs/processes.md) */
+	struct cs_every *every = tg.have ? NULL : cs_every_probes(&ps, descs, desc_cnt);
 	/* the profile provider's probes: those enabled in the process, those named here, and
 	   DTrace's default ones that a glob (or a listing of everything) matches */
 	if (tg.have)
 		cs_probes_add_live(&ps, &tg.proc);
 	if (!ncl)
 		(void)cs_probes_add_profile(&ps, "profile:::", true, NULL);
-	for (size_t i = 0; i < ncl; i++) {
-		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
-			char *err = NULL;
-			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
-			if (cs_probes_add_profile(&ps, cls[i]->pdescs[d], true, &err) < 0) {
-				fprintf(stderr, "%s: %s\n", udt__progname, err);
-				free(err);
-				ret = 1;
-			}
+	for (size_t d = 0; d < desc_cnt; d++) {
+		char *err = NULL;
+		if (cs_probes_add_profile(&ps, descs[d], true, &err) < 0) {
+			fprintf(stderr, "%s: %s\n", udt__progname, err);
+			free(err);
+			ret = 1;
 		}
 	}
 	FILE *out = open_output(o);
@@ -608,6 +611,7 @@ int cmd_list(struct cmd_opts *o)
 		ret = 1;
 	free(descs);
 	cs_probes_free(&ps);
+	cs_every_free(every);
 	target_kill(&tg);
 	if (tg.have)
 		cs_proc_close(&tg.proc);

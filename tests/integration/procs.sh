@@ -165,6 +165,19 @@ wait_for_n cl.out 'client done' 3
 sleep 0.5 # (a round reads the backends' last records)
 kill -INT "$dpid"
 wait "$dpid"
+# dtrace -l without -p or -c: the probes of every process a description may match
+"$DTRACE" -l -n 'postgresql*:'$PM'::' >l.out 2>l.err
+expect_eq "-l without -p: the server's probes, those of pm.d" \
+	"$(awk -v p="postgresql$spid" '$2 == p { print $NF }' l.out | sort -u | tr '\n' ' ')" \
+	"backend-start idle query-done query-start work "
+expect_eq "-l without -p: no other process of this module (the backends are gone)" \
+	"$(awk 'NR > 1 { print $2 }' l.out | sort -u)" "postgresql$spid"
+"$DTRACE" -l -n 'postgresql*:'$PM'::query-start' >l1.out 2>&1
+expect_eq "-l -n without -p: the one probe, with the server's pid, module and function" \
+	"$(awk 'NR > 1 { print $2, $3, $5 }' l1.out)" "postgresql$spid $PM query-start"
+out=$("$DTRACE" -l -n 'nosuchprov*:::work' 2>&1)
+expect_eq "-l, no process has the provider: DTrace's error" "$?:$(tail -n 1 <<<"$out")" \
+	"1:dtrace: invalid probe specifier nosuchprov*:::work: probe description nosuchprov*:::work does not match any probes"
 kill -TERM "$spid"
 wait "$spid"
 expect_eq "server: 3 backends, forked after dtrace started, each counted" \

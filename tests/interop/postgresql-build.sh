@@ -264,15 +264,24 @@ check_leg "dtrace -Z, no -p or -c, started before the server" "$OUT/bare.out" "$
 expect_eq "psql said nothing on stderr" "$(cat "$OUT/psql.err")" ""
 
 # -- the probes listed ------------------------------------------------------------
-"$DTRACE" -l -P 'postgresql*' -p "$POSTMASTER" >"$OUT/list.out" 2>"$OUT/list.err"
-awk 'NR > 1 && $2 ~ /^postgresql/ { gsub(/-/, "__", $NF); print "postgresql", $NF }' \
-	"$OUT/list.out" | sort -u >"$WORK/listed"
-if diff -u "$WORK/defined" "$WORK/listed" >"$WORK/list.diff"; then
-	ok "dtrace -l -P 'postgresql*' -p POSTMASTER lists the $ndef probes of probes.d"
-else
-	fail "dtrace -l -P 'postgresql*' -p POSTMASTER lists the $ndef probes of probes.d" \
-		"$(head -n 20 "$WORK/list.diff" "$OUT/list.err")"
-fi
+# listed OUT: the probes dtrace -l printed of the postmaster, as "provider name"
+listed() {
+	awk -v p="postgresql$POSTMASTER" '$2 == p { gsub(/-/, "__", $NF); print "postgresql", $NF }' \
+		"$1" | sort -u
+}
+for how in "-p $POSTMASTER" ""; do
+	name="dtrace -l -P 'postgresql*'${how:+ -p POSTMASTER}"
+	# shellcheck disable=SC2086 # (how is words)
+	"$DTRACE" -l -P 'postgresql*' $how >"$OUT/list.out" 2>"$OUT/list.err"
+	if diff -u "$WORK/defined" <(listed "$OUT/list.out") >"$WORK/list.diff"; then
+		ok "$name lists the $ndef probes of probes.d in the postmaster"
+	else
+		fail "$name lists the $ndef probes of probes.d in the postmaster" \
+			"$(head -n 20 "$WORK/list.diff" "$OUT/list.err")"
+	fi
+done
+info "dtrace -l -P 'postgresql*' (no -p) lists $(awk 'NR > 1 { print $2 }' "$OUT/list.out" |
+	sort -u | wc -l) processes with the provider, $(($(wc -l <"$OUT/list.out") - 1)) probes"
 
 # -- dtrace -p on the postmaster ------------------------------------------------------
 "$DTRACE" -q -n "$D" -n "$DB" -n "$END" -p "$POSTMASTER" >"$OUT/p.out" 2>"$OUT/p.err" &
