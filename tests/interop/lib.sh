@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # (what it sets is for the scripts)
 # SPDX-License-Identifier: MIT
 # What the real-build interop checks share (docs/interop.md): Debian's source
 # package of $PKG, downloaded and verified (InRelease signature -> Sources.xz

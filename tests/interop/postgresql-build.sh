@@ -105,11 +105,11 @@ Q1="SELECT 1 AS udtrace_one;"
 Q2="SELECT count(*) AS udtrace_two FROM pg_class;" # (bpftrace's str() keeps 64 bytes)
 CONNS=4
 workload() {
-	local c i pids=()
+	local c pids=()
 	for c in $(seq "$CONNS"); do
 		{
-			for i in 1 2 3 4 5; do echo "$Q1"; done
-			for i in 1 2 3; do echo "$Q2"; done
+			printf '%s\n' "$Q1" "$Q1" "$Q1" "$Q1" "$Q1"
+			printf '%s\n' "$Q2" "$Q2" "$Q2"
 			echo "SELECT $c AS udtrace_conn;"
 		} | as_user "$PGBIN/psql" -X -q -h "$WORK/run" -U postgres postgres \
 			>>"$OUT/psql.out" 2>>"$OUT/psql.err" &
