@@ -592,10 +592,11 @@ static bool exited(pid_t pid)
 /*
  * Open pid as a member if the program's descriptions match its probes: its
  * probes, the runtime loaded into it if it has none (once it is known to
- * match), its clauses compiled. 1 (*ret made), 0 (nothing matches), or -1
+ * match), its clauses compiled. 1 (*ret made), 0 (nothing matches), -1
  * (it matches but cannot be traced: said if a file it maps names a provider
  * that matches, how: a process matched by FM_ANY alone, one whose runtime is
- * unreadable or of another version, may not have the provider at all).
+ * unreadable or of another version, may not have the provider at all), or
+ * -2 (its runtime is being loaded: to be looked at again soon).
  */
 static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct cs_trace **ret)
 {
@@ -623,10 +624,17 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 			sdt |= t->proc->mods[m]->sdt;
 		if (!any && !(sdt && pass == 0))
 			goto nomatch;
-		if (pass || !cs__runtime_check(t->proc, &why))
+		if (pass)
 			break;
+		err = cs__runtime_check(t->proc, &why);
 		free(why);
 		why = NULL;
+		if (!err)
+			break;
+		if (err == -EAGAIN) {
+			member_free(t);
+			return -2;
+		}
 		/* it matches and has no runtime: dtrace's is loaded into it (one dtrace at a time) */
 		int lock = cs_attach_lock(pid, &why);
 		err = lock < 0 ? lock : cs_runtime_load(t->proc, g->runtime, &why);
@@ -697,6 +705,18 @@ static int member_start(struct cs_trace *lead, struct cs_trace *t)
 	return 0;
 }
 
+/* Plan looks at pid's new image as it loads its libraries. */
+static void plan_exec_looks(struct cs_trace *lead, pid_t pid)
+{
+	struct proc *p = find_proc(group(lead), pid, true);
+
+	p->tree = !lead->o.every_process;
+	p->v = V_NONE;
+	p->sig = 0;
+	p->exec_look = 0;
+	p->next_look = cs__now_ns() + exec_looks[0];
+}
+
 /* Look at pid (every_process): a member if it matches. */
 static void look(struct cs_trace *lead, pid_t pid)
 {
@@ -725,8 +745,15 @@ static void look(struct cs_trace *lead, pid_t pid)
 	int r = member_open(lead, pid, match, &t);
 	/* (p may have moved: member_open() looked at files, not at processes) */
 	p = find_proc(g, pid, true);
-	if (r < 0)
+	if (r == -2) {
+		/* (as after an exec: its loader is at work) */
+		if (!p->next_look)
+			plan_exec_looks(lead, pid);
+		p->v = V_NONE;
+		p->sig = 0;
+	} else if (r < 0) {
 		p->v = V_FAILED;
+	}
 	if (r <= 0)
 		return;
 	if (g->started && member_start(lead, t)) {
@@ -736,18 +763,6 @@ static void look(struct cs_trace *lead, pid_t pid)
 	}
 	p->v = V_MEMBER;
 	push_member(lead, t);
-}
-
-/* Plan looks at pid's new image as it loads its libraries. */
-static void plan_exec_looks(struct cs_trace *lead, pid_t pid)
-{
-	struct proc *p = find_proc(group(lead), pid, true);
-
-	p->tree = !lead->o.every_process;
-	p->v = V_NONE;
-	p->sig = 0;
-	p->exec_look = 0;
-	p->next_look = cs__now_ns() + exec_looks[0];
 }
 
 /* The looks due: planned ones, then (a few a round) the periodic ones. */

@@ -874,8 +874,14 @@ int cs__runtime_check(struct cs_proc *p, char **ret_err)
 		*ret_err = udt__xstrdup("the process has no udtrace runtime");
 		return -ENOENT;
 	}
-	if (cs_proc_read(p, addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
-	    id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_ctlblock) ||
+	/* (its loader maps the file whole, then its segments: between the two, the identity's
+	   address may hold other bytes of the file, or none) */
+	if (cs_proc_read(p, addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC) {
+		*ret_err = udt__xasprintf("its runtime (%s) is not loaded yet",
+					  mod->path ? mod->path : mod->name);
+		return -EAGAIN;
+	}
+	if (id.version != UDT_ABI_VERSION || id.control_size < sizeof(struct udt_ctlblock) ||
 	    id.slot_cnt != UDT_SLOT_MAX || id.slot_size != sizeof(struct udt_control)) {
 		*ret_err = udt__xasprintf("its runtime (%s) speaks another protocol version (%u, we "
 					  "speak %u)", mod->path ? mod->path : mod->name, id.version,
