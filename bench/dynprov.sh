@@ -11,10 +11,7 @@
 # (fires per timed pass, default 2000000), BENCH_DYN_ROUNDS (default 7).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
+. "$TOP/bench/lib.sh"
 OUT=$BUILD/bench/dynprov
 N=${BENCH_DYN_EVENTS:-2000000}
 ROUNDS=${BENCH_DYN_ROUNDS:-7}

@@ -14,10 +14,6 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
 OUT=$BUILD/bench/dynvar
 SRC=$TOP/bench/enabled
 N=${BENCH_DYNVAR_EVENTS:-1000000}

@@ -17,10 +17,6 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
 OUT=$BUILD/bench/http
 SRC=$TOP/bench/http
 ROUNDS=${BENCH_HTTP_ROUNDS:-5}

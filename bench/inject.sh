@@ -19,12 +19,8 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 RT=$BUILD/lib/libudtrace.so.1
 HTTPD=$BUILD/samples/http/httpd
-CC=${CC:-cc}
 OUT=$BUILD/bench/inject
 DATA=$TOP/tests/integration/data
 ROUNDS=${BENCH_INJECT_ROUNDS:-7}

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: MIT
 # The benchmark scripts' shared helpers: sourced (after TOP is set) by
-# bench/*.sh.
+# bench/*.sh. What they build with: BUILD (made absolute), its dtrace, CC.
+
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+DTRACE=$BUILD/bin/dtrace
+CC=${CC:-cc}
 
 have() { command -v "$1" >/dev/null 2>&1; }
 die() { echo "bench: $*" >&2; exit 1; }

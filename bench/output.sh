@@ -16,11 +16,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 RT=$BUILD/lib/libudtrace.so.1
-CC=${CC:-cc}
 OUT=$BUILD/bench/output
 N=${BENCH_OUTPUT_RECORDS:-1000000}
 RATE=${BENCH_OUTPUT_RATE:-1000000}

@@ -20,10 +20,6 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
 OUT=$BUILD/bench/procs
 DATA=$TOP/tests/integration/data
 SECS=${BENCH_PROCS_SECS:-10}

@@ -17,11 +17,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 RT=$BUILD/lib/libudtrace.so.1
-CC=${CC:-cc}
 OUT=$BUILD/bench/profile
 TURNS=${BENCH_PROF_TURNS:-6000}
 ROUNDS=${BENCH_PROF_ROUNDS:-7}

@@ -16,10 +16,6 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
 OUT=$BUILD/bench/scale
 SRC=$TOP/bench/scale
 EVENTS=${BENCH_SCALE_EVENTS:-2000000}
