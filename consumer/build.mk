@@ -5,7 +5,7 @@ CONSUMER_SRCS := consumer/table.c consumer/proc.c consumer/notes.c consumer/regi
 		 consumer/agg.c consumer/aggdata.c runtime/vm.c runtime/safe.c runtime/agg.c \
 		 consumer/spec.c consumer/actions.c runtime/spec.c runtime/subr.c \
 		 consumer/profile.c consumer/inject.c consumer/stack.c consumer/symbol.c \
-		 consumer/vars.c runtime/vm_str.c runtime/dynvar.c \
+		 consumer/vars.c runtime/vm_str.c runtime/vm_net.c runtime/dynvar.c \
 		 consumer/late.c consumer/shm.c consumer/sites.c consumer/print.c consumer/slots.c \
 		 consumer/reloc.c consumer/output.c consumer/out_text.c consumer/out_json.c \
 		 consumer/out_ctf.c consumer/procwatch.c consumer/group.c

@@ -125,6 +125,8 @@ enum arg {
 	A_STR,    /* a string: "const char *" */
 	A_INT,    /* an integer */
 	A_ADDR,   /* an integer or a pointer: an address, a size */
+	A_PTR,    /* a pointer to the prototype's type (or void), an array, 0 */
+	A_ICONST, /* an integer constant */
 };
 
 static const struct subr {
@@ -171,6 +173,12 @@ static const struct subr {
 	  { { A_ADDR, "void *" }, { A_ADDR, "void *" }, { A_ADDR, "size_t" } } },
 	{ "cleanpath", UDT_CALL_CLEANPATH, "string", 1, 1, { { A_STR, "const char *" } } },
 	/* destructive: they write the process's memory (the consumer wants -w) */
+	/* the network's, of the address at a pointer (Oracle's inet_ntoa6() has the second argument) */
+	{ "inet_ntoa", UDT_CALL_INET_NTOA, "string", 1, 1, { { A_PTR, "ipaddr_t *" } } },
+	{ "inet_ntoa6", UDT_CALL_INET_NTOA6, "string", 1, 2,
+	  { { A_PTR, "struct in6_addr *" }, { A_ICONST, "int" } } },
+	{ "inet_ntop", UDT_CALL_INET_NTOP, "string", 2, 2, { { A_INT, "int" }, { A_PTR, "void *" } } },
+	{ "link_ntop", UDT_CALL_LINK_NTOP, "string", 2, 2, { { A_INT, "int" }, { A_PTR, "void *" } } },
 	{ "copyout", UDT_CALL_COPYOUT, "void", 3, 3,
 	  { { A_ADDR, "void *" }, { A_ADDR, "uintptr_t" }, { A_ADDR, "size_t" } } },
 	{ "copyoutstr", UDT_CALL_COPYOUTSTR, "void", 3, 3,
@@ -217,6 +225,36 @@ static bool string_arg(const struct val *v)
 	return to->kind == DL_VOID || (to->kind == DL_INT && to->size == 1);
 }
 
+/*
+ * Does v pass for a pointer argument of prototype proto ("T *"): a pointer to
+ * T (typedefs seen through) or to void, an array of T (its address), a void
+ * pointer, or the constant 0? Without a type T (a library not read), a
+ * pointer to void or 0 only.
+ */
+static bool pointer_arg(struct cg *g, const struct val *v, const char *proto)
+{
+	if (v->cstr || v->strref || v->xl || is_str(v->type))
+		return false;
+	if (v->is_const && is_int(v->type))
+		return !v->cval;
+	if (!is_ptr(v->type))
+		return false;
+	struct dl_qtype to = dl_type_resolve(v->type).t->ref;
+	if (dl_type_resolve(to).t->kind == DL_VOID)
+		return true;
+	size_t len = strlen(proto) - 2; /* (" *") */
+	char name[64];
+	if (len >= sizeof(name))
+		return false;
+	memcpy(name, proto, len);
+	name[len] = '\0';
+	struct dl_type *want = !strncmp(name, "struct ", 7) ? dl_lookup_tag(g->p, DL_STRUCT, name + 7)
+							   : dl_lookup_typedef(g->p, name);
+	if (!want)
+		return false;
+	return want->kind == DL_VOID || same_type(to, (struct dl_qtype){ want, 0 });
+}
+
 /* copyinstr(addr[, max]) with a constant max (or none): copied by the action that uses it. */
 static struct val copyinstr(struct cg *g, const struct dl_node *n, int r, const struct subr *s)
 {
@@ -258,11 +296,16 @@ struct val dl_cg_subr(struct cg *g, const struct dl_node *n, int r)
 	for (size_t i = 0; i < argc; i++) {
 		int ri = r + (int)i;
 		struct val v = gen(g, n->args[i], ri);
-		bool ok = s->args[i].kind == A_STR ? string_arg(&v)
+		enum arg kind = s->args[i].kind;
+		bool ok = kind == A_STR ? string_arg(&v)
+			  : kind == A_PTR ? pointer_arg(g, &v, s->args[i].proto)
 			  : !dl_cg_is_string(&v) && !v.xl && !v.is_addr &&
-			    (is_int(v.type) || (s->args[i].kind == A_ADDR && is_ptr(v.type)));
+			    (is_int(v.type) || (kind == A_ADDR && is_ptr(v.type)));
 		if (!ok)
 			dl_cg_bad_arg(g, n->args[i], s->name, "argument", i, s->args[i].proto, &v);
+		if (kind == A_ICONST && !v.is_const)
+			cg_error(g, n->args[i], "%s( ) argument #%zu must be an integer constant",
+				 s->name, i + 1);
 		if (s->args[i].kind == A_STR && dl_cg_is_string(&v))
 			dl_cg_dstr(g, &v, ri, n->args[i]);
 		materialize(g, &v, ri, n->args[i]);

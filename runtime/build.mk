@@ -7,7 +7,7 @@ RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/ag
 		runtime/spec.c runtime/subr.c runtime/area.c \
 		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c \
-		runtime/vm_str.c runtime/dynvar.c runtime/vars.c runtime/sigchain.c \
+		runtime/vm_str.c runtime/vm_net.c runtime/dynvar.c runtime/vars.c runtime/sigchain.c \
 		runtime/string.c \
 		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c,runtime/sites_none.c)
 # The runtime's assembly (x86-64 only): the direct loads of safe.c (which the

@@ -157,6 +157,10 @@ enum udt_call {
 	UDT_CALL_CLEANPATH,       /* (s) */
 	UDT_CALL_COPYOUT,         /* (src, dest in the process, size): destructive */
 	UDT_CALL_COPYOUTSTR,      /* (s, dest in the process, max): destructive */
+	UDT_CALL_INET_NTOA,       /* (addr of 4 bytes) */
+	UDT_CALL_INET_NTOA6,      /* (addr of 16 bytes[, IPv4 after the IPv6 part]) */
+	UDT_CALL_INET_NTOP,       /* (address family, addr) */
+	UDT_CALL_LINK_NTOP,       /* (hardware type, addr) */
 	UDT_CALL_CNT,
 };
 

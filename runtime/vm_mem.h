@@ -58,6 +58,16 @@ struct udt_vm_mem {
  */
 uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t subr,
 		      const uint64_t *args, uint32_t argc, uint64_t *ret, uint64_t *bad);
+/*
+ * vm_net.c: the bytes of the address inet_ntoa(), inet_ntoa6(), inet_ntop()
+ * or link_ntop() (subr) reads, given the address family or hardware type
+ * kind (0: not one of theirs), and its text (at most UDT_NET_TEXT_MAX
+ * bytes, no NUL) into out: its length.
+ */
+#define UDT_NET_ADDR_MAX 20
+#define UDT_NET_TEXT_MAX 64
+uint32_t udt__vm_net_size(uint32_t subr, uint64_t kind);
+size_t udt__vm_net_text(uint32_t subr, uint64_t kind, bool embed, const uint8_t *a, char *out);
 /* LDTS/LDLS/LDGS and STTS/STLS/STGS: op is the opcode. */
 uint32_t udt__vm_strvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint8_t op,
 			uint32_t idx, uint64_t *reg, uint64_t *bad);

@@ -3,7 +3,8 @@
  * D strings at fire time: string variables, the scratch space and the
  * subroutines (strlen, strjoin, substr, index, rindex, strchr, strrchr,
  * strstr, strtok, basename, dirname, lltostr, toupper, tolower, strtoll,
- * copyin, copyinto, copyinstr, alloca, bcopy), with DTrace's semantics
+ * copyin, copyinto, copyinstr, alloca, bcopy, cleanpath, copyout,
+ * copyoutstr, and the network addresses' of vm_net.c), with DTrace's semantics
  * (its dtrace_dif_subr() is the reference; docs/bytecode.md §3.11).
  *
  * A string is an address and at most strsize - 1 bytes before its NUL.
@@ -355,6 +356,8 @@ static const struct {
 	[UDT_CALL_BCOPY] = { 3, 3 },    [UDT_CALL_STRTOLL] = { 1, 2 },
 	[UDT_CALL_CLEANPATH] = { 1, 1 },
 	[UDT_CALL_COPYOUT] = { 3, 3 },  [UDT_CALL_COPYOUTSTR] = { 3, 3 },
+	[UDT_CALL_INET_NTOA] = { 1, 1 }, [UDT_CALL_INET_NTOA6] = { 1, 2 },
+	[UDT_CALL_INET_NTOP] = { 2, 2 }, [UDT_CALL_LINK_NTOP] = { 2, 2 },
 };
 
 void udt__vm_call_args(uint32_t subr, uint32_t *ret_min, uint32_t *ret_max)
@@ -659,6 +662,37 @@ static uint32_t strtok_of(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint
 	return 0;
 }
 
+/*
+ * inet_ntoa(addr), inet_ntoa6(addr[, embed]), inet_ntop(af, addr) and
+ * link_ntop(type, addr): the address's bytes read where they are (a fault
+ * at the first that cannot be), its text (vm_net.c) new in the scratch
+ * space, cut at strsize - 1; an address family or hardware type of none
+ * of them is ILLOP, as in DTrace.
+ */
+static uint32_t net_text(struct udt_vm_mem *m, uint32_t subr, const uint64_t *args,
+			 uint32_t argc, uint64_t *ret, uint64_t *bad)
+{
+	bool typed = subr == UDT_CALL_INET_NTOP || subr == UDT_CALL_LINK_NTOP;
+	uint64_t kind = typed ? args[0] : 0;
+	uint32_t size = udt__vm_net_size(subr, kind);
+	uint8_t a[UDT_NET_ADDR_MAX];
+	char text[UDT_NET_TEXT_MAX];
+	char *dst;
+
+	if (!size)
+		return UDT_FAULT_ILLOP;
+	if (udt__vm_mem_in(m, args[typed], a, size, bad))
+		return UDT_FAULT_BADADDR;
+	uint64_t n = udt__vm_net_text(subr, kind, !typed && argc > 1 && args[1], a, text);
+	if (m->strsize && n > m->strsize - 1)
+		n = m->strsize - 1;
+	if (!(dst = str_new(m, n)))
+		return UDT_FAULT_NOSCRATCH;
+	memcpy(dst, text, n);
+	*ret = addr_of(dst);
+	return 0;
+}
+
 uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t subr,
 		      const uint64_t *args, uint32_t argc, uint64_t *ret, uint64_t *bad)
 {
@@ -832,6 +866,11 @@ uint32_t udt__vm_call(struct udt_vm_ctx *ctx, const struct udt_difo *d, uint32_t
 		}
 		return 0;
 	}
+	case UDT_CALL_INET_NTOA:
+	case UDT_CALL_INET_NTOA6:
+	case UDT_CALL_INET_NTOP:
+	case UDT_CALL_LINK_NTOP:
+		return net_text(m, subr, args, argc, ret, bad);
 	default:
 		return UDT_FAULT_ILLOP; /* (the verifier refused it) */
 	}
