@@ -28,6 +28,7 @@
 #include "runtime/agg.h"
 #include "runtime/area.h"
 #include "runtime/record.h"
+#include "runtime/safe.h"
 #include "runtime/subr.h"
 #include "runtime/vars.h"
 
@@ -432,8 +433,12 @@ direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, c
 		if (a->kind != UDT_ACT_TRACE_ARGSTR) {
 			uint64_t v = direct_value(a, args, nargs, cpu, now, pid, tid);
 			memcpy(data + a->off, &v, 8);
-		} else if (udt__vm_str_out(mem, a->src < nargs ? args[a->src] : 0, data + a->off,
-					   a->size, &bad) < 0) {
+		} else if ((mem ? udt__vm_str_out(mem, a->src < nargs ? args[a->src] : 0,
+						  data + a->off, a->size, &bad)
+			    /* (the process's string: udt__vm_str_out()'s copy, without its look
+			       for the runtime's memory) */
+			    : udt__safe_strcpy((char *)data + a->off,
+					       a->src < nargs ? args[a->src] : 0, a->size, &bad)) < 0) {
 			udt__rec_abandon(&rc);
 			direct_fault(ts, shm, tb, cpu, now, e->epid, k + 1, bad);
 			return;
