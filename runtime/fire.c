@@ -428,17 +428,17 @@ direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, c
 	uint8_t *data = (uint8_t *)(r + 1);
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
 		const struct udt_action *a = &act[k];
-		uint64_t bad;
-
 		if (a->kind != UDT_ACT_TRACE_ARGSTR) {
 			uint64_t v = direct_value(a, args, nargs, cpu, now, pid, tid);
 			memcpy(data + a->off, &v, 8);
-		} else if ((mem ? udt__vm_str_out(mem, a->src < nargs ? args[a->src] : 0,
-						  data + a->off, a->size, &bad)
-			    /* (the process's string: udt__vm_str_out()'s copy, without its look
-			       for the runtime's memory) */
-			    : udt__safe_strcpy((char *)data + a->off,
-					       a->src < nargs ? args[a->src] : 0, a->size, &bad)) < 0) {
+			continue;
+		}
+		uint64_t src = a->src < nargs ? args[a->src] : 0, bad;
+		/* without the VM's view of the runtime's memory, the process's string as
+		   udt__vm_str_out() copies it, without its look for that memory first */
+		long n = mem ? udt__vm_str_out(mem, src, data + a->off, a->size, &bad)
+			     : udt__safe_strcpy((char *)data + a->off, src, a->size, &bad);
+		if (n < 0) {
 			udt__rec_abandon(&rc);
 			direct_fault(ts, shm, tb, cpu, now, e->epid, k + 1, bad);
 			return;
