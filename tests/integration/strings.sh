@@ -53,7 +53,8 @@ expect_eq "a NULL pointer: DTrace's error" "$(grep -c 'invalid address (0x0) in 
 # that runs into a PROT_NONE page, a string of 1 MB, good ones
 run d "" "$direct" hostile
 run v "" "$vm" hostile
-expect_eq "hostile pointers: the same records on both paths" "$(cat d.out)" "$(cat v.out)"
+# (the program's own line shares the file with dtrace's records: where it falls is a race)
+expect_eq "hostile pointers: the same records on both paths" "$(sort d.out)" "$(sort v.out)"
 expect_eq "hostile pointers: the same errors on both paths" \
 	"$(errs d.err)" "$(errs v.err)"
 expect_eq "hostile pointers: 4 errors, the target runs on" \
