@@ -26,11 +26,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 RUNTIME=$BUILD/lib/libudtrace.so.1
-CC=${CC:-cc}
 OUT=$BUILD/bench/dlang
 SRC=$TOP/bench/dlang
 N=${BENCH_DLANG_EVENTS:-2000000}

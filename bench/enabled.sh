@@ -20,10 +20,6 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
-CC=${CC:-cc}
 OUT=$BUILD/bench/enabled
 SRC=$TOP/bench/enabled
 N=${BENCH_ENABLED_EVENTS:-2000000}

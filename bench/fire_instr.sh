@@ -17,11 +17,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 RT=$BUILD/lib/libudtrace.so.1
-CC=${CC:-cc}
 OUT=$BUILD/bench/fire
 N=20000
 M=220000

@@ -23,11 +23,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-DTRACE=$BUILD/bin/dtrace
 STAP_DTRACE=${STAP_DTRACE:-/usr/bin/dtrace}
-CC=${CC:-cc}
 export CC
 OUT=$BUILD/bench
 ITERS=${BENCH_ITERS:-50000000}
