@@ -320,6 +320,16 @@ static const char *key_type_name(const struct cs_aggkey *k)
 }
 
 /* The keys of aggregating assignment x, checked against the variable's prototype. */
+char *cs__agg_alone(struct cs_trace *t, const struct dl_node *x)
+{
+	const struct dl_node *ag = x->kind == DL_N_INDEX ? x->a : x;
+
+	if (x->kind == DL_N_AGG && !find_var(t, ag->name))
+		return cs__at_err(x, udt__xasprintf("failed to resolve @%s: Unknown variable name",
+						    ag->name));
+	return cs__at_err(x, udt__xasprintf("expression has null effect: @%s", ag->name));
+}
+
 static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct dl_node *x,
 			const struct dl_probe_ctx *ctx, char **ret_err)
 {
@@ -333,6 +343,12 @@ static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct d
 		struct cs_action *a = &ag->keys[k];
 
 		a->narrow = true; /* (recorded at its type's size, as DTrace records keys) */
+		if (dl_node_is_action(ix->args[k]) || cs__is_agg_node(ix->args[k])) {
+			*ret_err = cs__at_err(ix->args[k], udt__xasprintf(
+				"a key of type %s is not supported",
+				cs__is_agg_node(ix->args[k]) ? "aggregation" : "void"));
+			goto fail;
+		}
 		if (cs__compile_expr(t, ix->args[k], ix, ctx, a, ret_err))
 			goto fail;
 		ag->nkeys++;

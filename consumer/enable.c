@@ -228,6 +228,14 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 	int err = 0;
 	for (size_t i = 0; i < nv && !err; i++) {
 		struct cs_action a = { 0 };
+		if (dl_node_is_action(call->args[i + 1]) || cs__is_agg_node(call->args[i + 1])) {
+			/* DTrace's void, or an aggregation: a value no conversion takes (the
+			   check below says so) */
+			vals[i] = (struct cs_pfval){ .kind = CS_PFV_OTHER,
+						     .name = dl_node_is_action(call->args[i + 1])
+							     ? "void" : "aggregation" };
+			continue;
+		}
 		err = cs__compile_value(t, e, call->args[i + 1], call, ctx, &a, ret_err);
 		if (!err) {
 			a.pf_value = true; /* (after: ustack() makes its action anew) */
@@ -284,6 +292,14 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		*ret_err = udt__xasprintf("%s:%d:%d: error: %s( ) prototype mismatch: %zu args "
 					  "passed, 1 expected", call->loc.file, call->loc.line,
 					  call->loc.col, fn, call->arg_cnt);
+		return -1;
+	}
+	if (dl_node_is_action(call->args[0])) {
+		/* DTrace types an action void: trace() and exit() say so as DTrace does */
+		*ret_err = cs__at_err(call->args[0], !strcmp(fn, "trace")
+			? udt__xstrdup("trace( ) may not be applied to a void expression")
+			: udt__xstrdup("exit( ) argument #1 is incompatible with prototype:\n"
+				       "\tprototype: int\n\t argument: void"));
 		return -1;
 	}
 	if (!strcmp(fn, "exit")) {
@@ -387,6 +403,11 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 			}
 			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
 			continue;
+		}
+		if (s->kind == DL_S_EXPR && cs__is_agg_node(s->expr)) {
+			*ret_err = cs__agg_alone(t, s->expr);
+			cs__ecb_free(&e);
+			return -1;
 		}
 		if (s->kind == DL_S_EXPR && s->expr->kind != DL_N_CALL) {
 			/* an expression alone is traced, as DTrace's DIFEXPR action */

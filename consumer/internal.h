@@ -677,6 +677,17 @@ int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 void cs__place(struct cs_action *a, uint32_t *size);
 /* "file:line:col: error: msg" at node n (msg is freed). */
 char *cs__at_err(const struct dl_node *n, char *msg);
+/* Is x an aggregation (@a, @a[k]), which DTrace types as one: no value of an action? */
+static inline bool cs__is_agg_node(const struct dl_node *x)
+{
+	return x->kind == DL_N_AGG || (x->kind == DL_N_INDEX && x->a->kind == DL_N_AGG);
+}
+/*
+ * The error of a statement of an aggregation alone (@a; or @a[k];), as
+ * DTrace says it: an aggregation not yet defined cannot be resolved, one
+ * without its function has no effect.
+ */
+char *cs__agg_alone(struct cs_trace *t, const struct dl_node *x);
 /*
  * Our compiler's DIFO d passes the runtime's verifier, and one that writes the
  * process (copyout()) marks t destructive and is refused in dtrace's own

@@ -1390,6 +1390,24 @@ struct val gen_binary(struct cg *g, const struct dl_node *n, int r)
 		{ T_SHL, UDT_OP_SLL, UDT_OP_SLL }, { T_SHR, UDT_OP_SRL, UDT_OP_SRA },
 	};
 
+	if (dl_node_is_action(n->a) || dl_node_is_action(n->b)) {
+		/* an action is void: DTrace names what the operator wants */
+		const char *want = "arithmetic";
+		switch (n->op) {
+		case ',':
+			cg_error(g, n, "operator , operands cannot be actions");
+		case '&': case '|': case '^': case T_SHL: case T_SHR:
+			want = "integral";
+			break;
+		case T_EQ: case T_NE: case '<': case '>': case T_LE: case T_GE:
+		case T_LAND: case T_LOR: case T_LXOR:
+			want = "scalar";
+			break;
+		default:
+			break;
+		}
+		cg_error(g, n, "operator %s requires operands of %s type", dl_op_name(n->op), want);
+	}
 	switch (n->op) {
 	case T_EQ: case T_NE: case '<': case '>': case T_LE: case T_GE:
 		return gen_compare(g, n, r);
@@ -1439,6 +1457,9 @@ static struct val gen_unary(struct cg *g, const struct dl_node *n, int r)
 {
 	if (n->op == '&')
 		return gen_addrof(g, n, r);
+	if (dl_node_is_action(n->a) && n->op != '*')
+		cg_error(g, n, "operator %s requires an operand of %s type", dl_op_name(n->op),
+			 n->op == '~' ? "integral" : n->op == '!' ? "scalar" : "arithmetic");
 	struct val a = gen(g, n->a, r);
 
 	if (n->op != '*')
@@ -1498,6 +1519,16 @@ static struct val gen_cast(struct cg *g, const struct dl_node *n, int r)
 
 static struct val gen_ternary(struct cg *g, const struct dl_node *n, int r)
 {
+	/* (DTrace checks the actions' arguments first) */
+	for (int i = 0; i < 2; i++) {
+		const struct dl_node *x = i ? n->c : n->b;
+		if (dl_node_is_action(x) && (!strcmp(x->a->name, "trace") ||
+					     !strcmp(x->a->name, "exit")) && x->arg_cnt != 1)
+			cg_error(g, x, "%s( ) prototype mismatch: %zu args passed, 1 expected",
+				 x->a->name, x->arg_cnt);
+	}
+	if (dl_node_is_action(n->b) || dl_node_is_action(n->c))
+		cg_error(g, n, "action cannot be used in a conditional context");
 	struct val c = gen(g, n->a, r);
 
 	if (c.cstr)

@@ -205,6 +205,22 @@ bool dl_node_is_subr(const struct dl_node *x)
 	return subr_of(x) != NULL;
 }
 
+bool dl_node_is_action(const struct dl_node *x)
+{
+	static const char *const actions[] = {
+		"trace", "printf", "printa", "print", "tracemem", "exit", "stop", "raise", "chill",
+		"system", "speculate", "commit", "discard", "clear", "trunc", "normalize",
+		"denormalize", "setopt", "freopen", "ftruncate", "breakpoint", "panic",
+	};
+
+	if (x->kind != DL_N_CALL || x->a->kind != DL_N_IDENT)
+		return false;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(actions); i++)
+		if (!strcmp(actions[i], x->a->name))
+			return true;
+	return false;
+}
+
 bool dl_node_is_void_subr(const struct dl_node *x)
 {
 	const struct subr *s = subr_of(x);
@@ -324,6 +340,8 @@ struct val dl_cg_subr(struct cg *g, const struct dl_node *n, int r)
 /* stringof(x): a string as it is; a pointer or an integer as the address of the process's. */
 struct val dl_cg_stringof(struct cg *g, const struct dl_node *n, int r)
 {
+	if (dl_node_is_action(n->a))
+		cg_error(g, n, "cannot apply stringof to a value of type void");
 	struct val v = gen(g, n->a, r);
 
 	if (dl_cg_is_string(&v))

@@ -454,6 +454,8 @@ static struct dl_var *declare_at(struct cg *g, const struct dl_node *n, const st
 	for (size_t k = 0; k < nkeys; k++) {
 		/* a key's type, as its first use has it */
 		size_t at = g->n, nc = g->nc;
+		if (dl_node_is_action(ref->elem->args[k]))
+			cg_error(g, ref->elem->args[k], "a key of type void is not supported");
 		struct val kv = gen(g, ref->elem->args[k], r);
 		g->n = at;
 		g->nc = nc;

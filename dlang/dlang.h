@@ -447,6 +447,12 @@ bool dl_node_is_effect(const struct dl_node *x);
 bool dl_node_is_subr(const struct dl_node *x);
 bool dl_node_is_void_subr(const struct dl_node *x);
 /*
+ * Is x a call of one of DTrace's actions (trace(), printf(), exit()...),
+ * which DTrace types void: no value an operator, a subroutine or another
+ * action can take?
+ */
+bool dl_node_is_action(const struct dl_node *x);
+/*
  * Do the program's clauses need the runtime's memory for strings: string
  * variables, associative arrays, or subroutine calls (whose results go to a
  * scratch space)? Known once every clause is compiled.

@@ -1,0 +1,7 @@
+/* @options: -x errtags */
+/* An aggregation as another's key. */
+BEGIN
+{
+	@a = count();
+	@[@a] = count();
+}

@@ -1,0 +1,7 @@
+/* @options: -x errtags */
+/* An aggregation alone, without its function: a statement of no effect. */
+BEGIN
+{
+	@a = count();
+	@a[1];
+}

@@ -1,0 +1,6 @@
+/* @options: -x errtags */
+/* An aggregation alone that nothing defined. */
+BEGIN
+{
+	@b;
+}

@@ -1,0 +1,6 @@
+/* @options: -x errtags */
+/* stringof() of an action. */
+BEGIN
+{
+	printf("%s", stringof(trace(0)));
+}
