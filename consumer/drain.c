@@ -591,8 +591,8 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 				fault = cs__vars_str(a, &vm, data + a->off);
 				if (!fault)
 					continue;
-			} else if (a->kind == CS_ACT_TRACEMEM && a->is_print) {
-				/* print() of a variable's bytes, here in dtrace's memory */
+			} else if (a->kind == CS_ACT_TRACEMEM && a->is_object) {
+				/* print() or trace() of a variable's bytes, here in dtrace's memory */
 				uint64_t bad;
 				fault = udt_difo_run((const void *)a->difo.bytes, &vm, &v) ||
 					(mem && udt__vm_mem_in(mem, v, data + a->off, a->size, &bad));

@@ -320,8 +320,14 @@ static int compile_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		a.size = 4;
 		a.off = e->rec_size;
 		e->rec_size += 8;
-	} else if (cs__compile_value(t, e, call->args[0], call, ctx, &a, ret_err)) {
-		return -1;
+	} else {
+		bool done;
+		if (cs__trace_object(t, e, call, ctx, &done, ret_err))
+			return -1;
+		if (done)
+			return 0;
+		if (cs__compile_value(t, e, call->args[0], call, ctx, &a, ret_err))
+			return -1;
 	}
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 	return 0;

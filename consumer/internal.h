@@ -73,6 +73,8 @@ struct cs_action {
 	bool is_float;             /* the bits of a float (size 4) or a double (size 8) */
 	bool narrow;               /* (given) compile the value narrowed to its type: a key */
 	bool is_print;             /* print(): printed by its type, print_type (print.c) */
+	bool is_object;            /* CS_ACT_TRACEMEM of an object's bytes (print(), trace()),
+				      whose DIFO gives its address */
 	struct dl_qtype print_type;
 	uint8_t sym;               /* enum cs_addrfmt: an address (or a stack) to name when printed */
 	uint32_t nframes;          /* CS_ACT_USTACK */
@@ -700,6 +702,13 @@ int cs__check_difo(struct cs_trace *t, const struct dl_difo *d, const struct dl_
 
 bool cs__print_is(const char *fn);
 /* print(expr): a value action of e (an object's bytes, or a trace()d value) printed by type. */
+/*
+ * trace() of a struct, union or array (not of chars) (argument #1 of call):
+ * its bytes, printed as tracemem() prints them, as DTrace traces it (*ret_done);
+ * anything else is left to trace()'s own compile (not *ret_done).
+ */
+int cs__trace_object(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		     const struct dl_probe_ctx *ctx, bool *ret_done, char **ret_err);
 int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
 		      const struct dl_probe_ctx *ctx, char **ret_err);
 /* print() action a of a record (data), to out. */
