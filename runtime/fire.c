@@ -365,22 +365,33 @@ direct_value(const struct udt_action *a, const uint64_t *args, uint32_t nargs, u
  * argument or one of timestamp, cpu, pid and tid, 8 bytes each in order. The
  * common one-liner, recorded with no VM.
  */
+/* ECB e's record reserved and its header written: where its data goes, or NULL (dropped). */
+static inline __attribute__((always_inline)) void *
+direct_record(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, uint32_t cpu,
+	      uint64_t now, const struct udt_ecb *e, struct udt_rec_ctx *rc)
+{
+	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
+	struct udt_rec *r = udt__rec_reserve(ts, shm, tb, rc, size);
+
+	if (!r)
+		return NULL;
+	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
+	return r + 1;
+}
+
 static inline __attribute__((always_inline)) void
 direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
        const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now, int32_t pid, int32_t tid,
        const struct udt_ecb *e)
 {
 	const struct udt_action *act = (const void *)(area + e->act_off);
-	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
 	struct udt_rec_ctx rc;
-	struct udt_rec *r = udt__rec_reserve(ts, shm, tb, &rc, size);
+	uint64_t *data = direct_record(ts, shm, tb, cpu, now, e, &rc);
 
-	if (!r)
+	if (!data)
 		return;
 	uint32_t n = e->act_cnt;
 
-	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
-	uint64_t *data = (uint64_t *)(void *)(r + 1);
 	for (uint32_t k = 0; k < n; k++)
 		data[k] = direct_value(&act[k], args, nargs, cpu, now, pid, tid);
 	udt__rec_commit(&rc);
@@ -418,14 +429,11 @@ direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, c
 	   int32_t tid, const struct udt_ecb *e, const struct udt_vm_mem *mem)
 {
 	const struct udt_action *act = (const void *)(area + e->act_off);
-	uint32_t size = (uint32_t)sizeof(struct udt_rec) + e->rec_size;
 	struct udt_rec_ctx rc;
-	struct udt_rec *r = udt__rec_reserve(ts, shm, tb, &rc, size);
+	uint8_t *data = direct_record(ts, shm, tb, cpu, now, e, &rc);
 
-	if (!r)
+	if (!data)
 		return;
-	*r = (struct udt_rec){ .size = size, .epid = e->epid, .timestamp = now, .cpu = cpu };
-	uint8_t *data = (uint8_t *)(r + 1);
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
 		const struct udt_action *a = &act[k];
 		if (a->kind != UDT_ACT_TRACE_ARGSTR) {
