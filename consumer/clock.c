@@ -14,6 +14,10 @@
  * multiplier is good to about a part per million; timestamps then run at the
  * TSC's rate from CLOCK_MONOTONIC's value at attach (NTP does not slew them,
  * like DTrace's gethrtime()). UDTRACE_CLOCK=monotonic turns this off.
+ *
+ * The runtime records the TSC as it reads it, and dtrace scales each
+ * record's timestamp (a multiply less on the probe path: docs/benchmarks.md);
+ * the deadman's deadline is given to the runtime in TSC ticks too.
  */
 #include "consumer/internal.h"
 
@@ -84,6 +88,25 @@ void cs__clock_start(struct cs_clock_pt *a)
 	if (tsc_usable())
 		*a = sample();
 #endif
+}
+
+uint64_t cs__clock_ns(const struct cs_clock_cal *cal, uint64_t reading)
+{
+	if (!cal->tsc_mult)
+		return reading;
+	/* (as the runtime computed it before: a reading just before the base is negative) */
+	int64_t d = (int64_t)(reading - cal->tsc_base);
+	return cal->tsc_ns + (uint64_t)(((__int128)d * cal->tsc_mult) >> 32);
+}
+
+uint64_t cs__clock_reading(const struct cs_clock_cal *cal, uint64_t ns)
+{
+	if (!cal->tsc_mult)
+		return ns;
+	if (ns <= cal->tsc_ns)
+		return cal->tsc_base; /* (before the calibration: only later times are asked for) */
+	unsigned __int128 d = ((unsigned __int128)(ns - cal->tsc_ns) << 32) / cal->tsc_mult;
+	return d >= UINT64_MAX - cal->tsc_base ? UINT64_MAX : cal->tsc_base + (uint64_t)d;
 }
 
 void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal)

@@ -432,14 +432,21 @@ static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
 }
 
 /*
- * The strings of record r (a copy of ours, checked to hold its ECB's
- * rec_size bytes or not yet: checked here), zeroed past their NUL: the
- * target writes a string and its NUL only, leaving the rest of its slot as
- * the buffer held it (runtime/vm_str.c, udt__vm_str_out()).
+ * Record r, a copy of ours of the target's (checked to hold its ECB's
+ * rec_size bytes or not yet: checked here), made ready to read: its
+ * timestamp, the runtime's clock reading, in ns (but for the records of
+ * dtrace's own clauses, in a speculation: ns already); its strings zeroed
+ * past their NUL: the target writes a string and its NUL only, leaving the
+ * rest of its slot as the buffer held it (runtime/vm_str.c,
+ * udt__vm_str_out()).
  */
-static void clean_strings(struct cs_trace *t, struct udt_rec *r)
+static void take_rec(struct cs_trace *t, struct udt_rec *r)
 {
-	if (!r->epid || r->epid > t->ecb_cnt)
+	bool known = r->epid && r->epid <= t->ecb_cnt;
+
+	if (!known || !t->ecbs[r->epid - 1].local)
+		r->timestamp = cs__clock_ns(&cs__lead(t)->cal, r->timestamp);
+	if (!known)
 		return;
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
@@ -468,7 +475,7 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		pos += r->size;
-		clean_strings(t, r);
+		take_rec(t, r);
 		if (r->epid && r->epid <= t->ecb_cnt && t->ecbs[r->epid - 1].local) {
 			/* BEGIN's or END's: made here */
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
@@ -710,7 +717,7 @@ static void collect_recs(struct cs_trace *t, uint8_t *recs, uint64_t len, int32_
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > len - pos)
 			break; /* not a record: stop rather than misread */
 		if (r->epid != UDT_EPID_PAD) {
-			clean_strings(t, r);
+			take_rec(t, r);
 			struct cs_rec cr = { r, tid };
 			UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
 		}
@@ -985,7 +992,7 @@ static void ring_collect(struct cs_trace *t, uint32_t i)
 		    (r->epid != UDT_EPID_PAD && (r->size < sizeof(*r) || len - pos < sizeof(*r))))
 			break;
 		if (r->epid != UDT_EPID_PAD) {
-			clean_strings(t, r);
+			take_rec(t, r);
 			struct cs_rec cr = { r, tb->tid };
 			UDT__PUSH(t->recs, t->rec_cnt, t->rec_cap, cr);
 			held++;

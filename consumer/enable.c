@@ -1072,6 +1072,20 @@ static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
 	*ret = lead->cal;
 }
 
+/*
+ * The heartbeat: now, and the deadline of the target's fires it gives (in its
+ * clock's units, which the runtime compares without a conversion).
+ */
+static int beat(struct cs_trace *t)
+{
+	struct cs_clock_cal cal;
+	uint64_t now = cs__now_ns(), end = now + t->o.deadman_ns;
+
+	calibration(t, &cal);
+	return wr64(t, CTL_FIELD(heartbeat_ns), now) ?:
+	       wr64(t, CTL_FIELD(deadline), cs__clock_reading(&cal, end < now ? UINT64_MAX : end));
+}
+
 /* The session's flags: a session follows forks, a child keeps it, unless -x nofollowfork
    (docs/processes.md); its first fire waits for dtrace where dtrace is told of forks at once */
 static uint32_t ctl_flags(const struct cs_trace *t)
@@ -1120,8 +1134,8 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 		      wr64(t, CTL_FIELD(tsc_base), cal.tsc_base) ?:
 		      wr64(t, CTL_FIELD(tsc_ns), cal.tsc_ns) ?:
 		      wr64(t, CTL_FIELD(tsc_mult), cal.tsc_mult) ?:
-		      wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns()) ?:
 		      wr64(t, CTL_FIELD(deadman_ns), t->o.deadman_ns) ?:
+		      beat(t) ?:
 		      wr64(t, CTL_FIELD(bufsize), t->o.bufsize) ?:
 		      /* (any aggregation of the program: one may be in a clause of probes that
 			 appear later) */
@@ -1303,7 +1317,7 @@ void cs__detach(struct cs_trace *t)
 	if (!t->attached || t->target_gone)
 		return;
 	t->attached = false;
-	(void)wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns());
+	(void)beat(t);
 	int err = cs__lock(t, &why);
 	if (err) {
 		/* the session stays live: its deadman ends it once the lock is free (or the
@@ -1349,7 +1363,7 @@ void cs__detach(struct cs_trace *t)
 void cs__heartbeat(struct cs_trace *t)
 {
 	if (t->attached && !t->target_gone)
-		(void)wr64(t, CTL_FIELD(heartbeat_ns), cs__now_ns());
+		(void)beat(t);
 }
 
 void cs_trace_close(struct cs_trace *t)

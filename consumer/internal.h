@@ -310,6 +310,9 @@ uint64_t cs__now_ns(void);
 /* The first pair, if the TSC may be used; the calibration from it (waits until 10 ms after). */
 void cs__clock_start(struct cs_clock_pt *a);
 void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal);
+/* The runtime's clock reading (a record's timestamp) in ns of CLOCK_MONOTONIC, and back. */
+uint64_t cs__clock_ns(const struct cs_clock_cal *cal, uint64_t reading);
+uint64_t cs__clock_reading(const struct cs_clock_cal *cal, uint64_t ns);
 
 /* The enabling area as the consumer lays it out (enable.c), the target's copy of it. */
 struct cs_area {

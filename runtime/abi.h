@@ -39,7 +39,7 @@
 #include "runtime/bytecode.h"
 #include "runtime/note_arg.h"
 
-#define UDT_ABI_VERSION 17
+#define UDT_ABI_VERSION 18
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -124,6 +124,8 @@ struct udt_control {
 	uint32_t area;            /* C: which area (0 or 1) holds this session's enablings */
 	uint64_t heartbeat_ns;    /* C: CLOCK_MONOTONIC of the consumer's last heartbeat */
 	uint64_t deadman_ns;      /* C: a fire later than heartbeat + this ends the session */
+	uint64_t deadline;        /* C: the same in the clock's units (udt_rec.timestamp's), that
+				     the runtime compares its reading with (version 18) */
 	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
 	uint32_t policy;          /* C: enum udt_policy */
 	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW, UDT_CTL_FORKWAIT */
@@ -140,10 +142,10 @@ struct udt_control {
 	uint32_t bad_session;     /* R: the session whose enablings failed verification */
 	uint32_t bad_ecb;         /* R: index of the ECB that failed */
 	uint32_t bad_insn;        /* R: and the instruction */
-	/* C: the clock. With tsc_mult 0, timestamps are CLOCK_MONOTONIC from
-	   clock_gettime(); otherwise tsc_ns + ((TSC - tsc_base) * tsc_mult >> 32),
-	   the consumer's calibration of the x86 time-stamp counter against
-	   CLOCK_MONOTONIC (docs/runtime.md, "Timestamps") */
+	/* C: the clock. With tsc_mult 0, the runtime reads CLOCK_MONOTONIC from
+	   clock_gettime(); otherwise the x86 time-stamp counter, whose reading is
+	   tsc_ns + ((TSC - tsc_base) * tsc_mult >> 32) ns: the consumer's
+	   calibration against CLOCK_MONOTONIC (docs/runtime.md, "Timestamps") */
 	uint64_t tsc_base;
 	uint64_t tsc_ns;
 	uint64_t tsc_mult;        /* ns per TSC tick, 32.32 fixed point */
@@ -903,7 +905,8 @@ struct udt_dynvar {
 struct udt_rec {
 	uint32_t size;
 	uint32_t epid;            /* UDT_EPID_* below for runtime records */
-	uint64_t timestamp;       /* ns (CLOCK_MONOTONIC, or the TSC calibrated against it) */
+	uint64_t timestamp;       /* the clock's reading (udt_control.tsc_*: TSC ticks, or ns of
+				     CLOCK_MONOTONIC), which the consumer turns into ns (version 18) */
 	uint32_t cpu;
 	uint32_t pad;
 };

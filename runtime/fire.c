@@ -8,7 +8,7 @@
  *  1. leaves at once unless a session is active, and never recurses (a probe
  *     fired from a signal handler that interrupted this thread in here is
  *     counted as lost);
- *  2. checks the deadman (the fire's timestamp against the heartbeat);
+ *  2. checks the deadman (the fire's clock reading against the consumer's deadline);
  *  3. verifies the session's enablings once (every DIFO through
  *     udt_difo_verify(), every offset against the area);
  *  4. finds the ECBs of the probe by its semaphore address (a hash in the
@@ -269,7 +269,8 @@ struct fire {
 	const uint64_t *args;     /* the native arguments */
 	unsigned nargs;
 	uint32_t cpu;
-	uint64_t now;
+	uint64_t now;             /* the clock's reading (udt__clock()) */
+	const struct udt_control *ctl; /* the slot's: its clock's calibration */
 	int32_t pid, tid;
 	int err;                  /* the application's errno */
 	uint8_t *agg;             /* the thread's aggregation table, or NULL */
@@ -300,7 +301,7 @@ static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uin
 	/* field by field: an initializer zeroes the whole first (rep stos: slow to start) */
 	vm->args = f->args;
 	vm->nargs = f->nargs;
-	vm->timestamp = f->now;
+	vm->timestamp = udt__clock_ns(f->ctl, f->now);
 	vm->epid = 0;
 	vm->cpu = f->cpu;
 	vm->pid = f->pid;
@@ -347,14 +348,14 @@ static void error_record(const struct fire *f, uint32_t epid, uint32_t action, u
 /* The value of action a of a direct ECB: an argument, or the timestamp, cpu, pid or tid. */
 static inline __attribute__((always_inline)) uint64_t
 direct_value(const struct udt_action *a, const uint64_t *args, uint32_t nargs, uint32_t cpu,
-	     uint64_t now, int32_t pid, int32_t tid)
+	     const struct udt_control *c, uint64_t now, int32_t pid, int32_t tid)
 {
 	uint32_t src = a->src;
 
 	if (a->kind == UDT_ACT_TRACE_ARG)
 		return src < nargs ? args[src] : 0;
 	if (src == UDT_VAR_TIMESTAMP)
-		return now;
+		return udt__clock_ns(c, now);
 	if (src == UDT_VAR_CPU)
 		return cpu;
 	return (uint64_t)(int64_t)(src == UDT_VAR_PID ? pid : tid);
@@ -381,8 +382,8 @@ direct_record(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb
 
 static inline __attribute__((always_inline)) void
 direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
-       const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now, int32_t pid, int32_t tid,
-       const struct udt_ecb *e)
+       const uint64_t *args, uint32_t nargs, uint32_t cpu, const struct udt_control *c, uint64_t now,
+       int32_t pid, int32_t tid, const struct udt_ecb *e)
 {
 	const struct udt_action *act = (const void *)(area + e->act_off);
 	struct udt_rec_ctx rc;
@@ -393,14 +394,15 @@ direct(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const
 	uint32_t n = e->act_cnt;
 
 	for (uint32_t k = 0; k < n; k++)
-		data[k] = direct_value(&act[k], args, nargs, cpu, now, pid, tid);
+		data[k] = direct_value(&act[k], args, nargs, cpu, c, now, pid, tid);
 	udt__rec_commit(&rc);
 }
 
 /* The same, for a fire of the VM's path (run_chain_vm()). */
 static inline void run_direct(const struct fire *f, const struct udt_ecb *e)
 {
-	direct(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu, f->now, f->pid, f->tid, e);
+	direct(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu, f->ctl, f->now, f->pid,
+	       f->tid, e);
 }
 
 /* direct_str()'s string that could not be read (at bad): its error record instead. */
@@ -425,8 +427,9 @@ direct_fault(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
  */
 static __attribute__((noinline)) void
 direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, const uint8_t *area,
-	   const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now, int32_t pid,
-	   int32_t tid, const struct udt_ecb *e, const struct udt_vm_mem *mem)
+	   const uint64_t *args, uint32_t nargs, uint32_t cpu, const struct udt_control *c,
+	   uint64_t now, int32_t pid, int32_t tid, const struct udt_ecb *e,
+	   const struct udt_vm_mem *mem)
 {
 	const struct udt_action *act = (const void *)(area + e->act_off);
 	struct udt_rec_ctx rc;
@@ -437,7 +440,7 @@ direct_str(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb, c
 	for (uint32_t k = 0; k < e->act_cnt; k++) {
 		const struct udt_action *a = &act[k];
 		if (a->kind != UDT_ACT_TRACE_ARGSTR) {
-			uint64_t v = direct_value(a, args, nargs, cpu, now, pid, tid);
+			uint64_t v = direct_value(a, args, nargs, cpu, c, now, pid, tid);
 			memcpy(data + a->off, &v, 8);
 			continue;
 		}
@@ -751,7 +754,7 @@ static bool chill_action(const struct fire *f, struct udt_vm_ctx *vm, const stru
 static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct udt_ecb *e)
 {
 	const uint8_t *area = f->area;
-	struct udt_rec_ctx rc;
+	struct udt_rec_ctx rc = { 0 }; /* (GCC cannot see it is set where used) */
 	struct udt_rec *r = NULL;
 	uint8_t *data = NULL;
 	uint64_t v;
@@ -1015,7 +1018,7 @@ static inline __attribute__((always_inline)) bool light_pred(const struct fire *
 	vm.ngvars = t->ngvars;
 	if (t->shape.load && t->shape.load != UDT_OP_LDVAR && udt_shape_run(&t->shape, &vm, &v))
 		return v;
-	vm.timestamp = f->now;
+	vm.timestamp = udt__clock_ns(f->ctl, f->now);
 	vm.epid = e->epid;
 	vm.cpu = f->cpu;
 	vm.pid = f->pid;
@@ -1058,7 +1061,7 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 				run_direct(f, e);
 			else if (e->flags & UDT_ECB_DIRECT_STR)
 				direct_str(f->ts, f->shm, f->tb, f->area, f->args, f->nargs, f->cpu,
-					   f->now, f->pid, f->tid, e, f->mem);
+					   f->ctl, f->now, f->pid, f->tid, e, f->mem);
 			else
 				run_ecb(f, &vm, e);
 		}
@@ -1091,7 +1094,7 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 		return 0; /* our parent's session */
 	uint64_t now = udt__clock(c);
 
-	if (now > LOAD_RELAXED(&c->heartbeat_ns) + LOAD_RELAXED(&c->deadman_ns)) {
+	if (now > LOAD_RELAXED(&c->deadline)) {
 		udt__session_end(c, session, UDT_STATE_DEADMAN);
 		return 0;
 	}
@@ -1115,11 +1118,12 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT) {
-				direct(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e);
+				direct(ts, shm, tb, area, args, nargs, cpu, c, now, pid, tid, e);
 			} else if (e->flags & UDT_ECB_DIRECT_STR) {
 				/* (the strings are the process's: no view of the runtime's memory) */
 				udt__safe_fire_begin();
-				direct_str(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e, NULL);
+				direct_str(ts, shm, tb, area, args, nargs, cpu, c, now, pid, tid, e,
+					   NULL);
 				udt__safe_fire_end();
 			} else {
 				struct fire f; /* (the rest: run_chain_vm()) */
@@ -1131,6 +1135,7 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 				f.nargs = nargs;
 				f.cpu = cpu;
 				f.now = now;
+				f.ctl = c;
 				f.pid = pid;
 				f.tid = tid;
 				f.err = err;

@@ -232,21 +232,33 @@ void udt__lost(struct udt_control *c);
 void udt__session_end(struct udt_control *c, uint32_t session, uint32_t why);
 uint64_t udt__now_ns(void);
 
-/* The timestamp of a fire: the calibrated TSC, or CLOCK_MONOTONIC (abi.h, udt_control). */
+/*
+ * The clock's reading at a fire, as records hold it: the TSC where the
+ * consumer calibrated it, else ns of CLOCK_MONOTONIC (abi.h, udt_control).
+ * The consumer scales the records' (not the probe path: 1.3 ns a fire).
+ */
 static inline uint64_t udt__clock(const struct udt_control *c)
 {
 #if defined(__x86_64__)
-	uint64_t mult = LOAD_RELAXED(&c->tsc_mult);
-
-	if (mult) {
+	if (LOAD_RELAXED(&c->tsc_mult)) {
 		uint32_t lo, hi;
 
 		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		int64_t d = (int64_t)((((uint64_t)hi << 32) | lo) - LOAD_RELAXED(&c->tsc_base));
-		return LOAD_RELAXED(&c->tsc_ns) + (uint64_t)(((__int128)d * mult) >> 32);
+		return ((uint64_t)hi << 32) | lo;
 	}
 #endif
 	return udt__now_ns();
+}
+
+/* A reading of udt__clock() in ns: D's timestamp. */
+static inline uint64_t udt__clock_ns(const struct udt_control *c, uint64_t reading)
+{
+	uint64_t mult = LOAD_RELAXED(&c->tsc_mult);
+
+	if (!mult)
+		return reading;
+	int64_t d = (int64_t)(reading - LOAD_RELAXED(&c->tsc_base));
+	return LOAD_RELAXED(&c->tsc_ns) + (uint64_t)(((__int128)d * mult) >> 32);
 }
 
 /*

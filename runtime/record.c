@@ -252,8 +252,9 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
  * ring: the head has reached the end of its chunk (record.h): pad the rest
  * of it, and start the next, moving the tail past what it will overwrite.
  */
-void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *rc, uint32_t size)
+uint64_t udt__ring_next(struct udt_tslot *t, uint32_t size)
 {
+	uint8_t *half = t->data;
 	struct udt_tbuf *tb = t->tb;
 	uint64_t B = t->shm->bufsize, C = t->ring_chunk;
 	uint64_t head = tb->off[0];
@@ -261,7 +262,7 @@ void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *
 	if (size > C || !C) {
 		tb->drops[0]++;
 		STORE_RELEASE(&tb->busy, 0);
-		return NULL;
+		return UINT64_MAX;
 	}
 	if (head < t->ring_end) {
 		/* a pad may be 8 bytes: only its size and epid are written */
@@ -277,7 +278,5 @@ void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *
 	/* pairs with the consumer's acquire of ring_tail at the end */
 	if (t->ring_end > B && LOAD_RELAXED(&tb->ring_tail) < t->ring_end - B)
 		STORE_RELEASE(&tb->ring_tail, t->ring_end - B);
-	rc->off = head;
-	tb->ring_recs++;
-	return half + (head - t->ring_lap);
+	return head;
 }

@@ -27,8 +27,12 @@ struct udt_rec_ctx {
  * thread's exit, which gives its buffers back.
  */
 struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session);
-/* ring: room for size bytes at the head of half, in a new chunk (record.c). */
-void *udt__ring_reserve(struct udt_tslot *t, uint8_t *half, struct udt_rec_ctx *rc, uint32_t size);
+/*
+ * ring: the head has reached the end of its chunk: the offset of size bytes
+ * at the start of a new chunk, or UINT64_MAX if the record is dropped
+ * (record.c). (No context passed: the fire's stays in registers.)
+ */
+uint64_t udt__ring_next(struct udt_tslot *t, uint32_t size);
 
 /*
  * Reserve size bytes in tb, this thread's buffer (in shm) of session t; NULL
@@ -50,11 +54,11 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 	if (policy == UDT_POLICY_RING) {
 		uint64_t head = tb->off[0];
 
+		STORE_RELAXED(&tb->busy, 1);
+		if (head + size > t->ring_end && (head = udt__ring_next(t, size)) == UINT64_MAX)
+			return NULL;
 		rc->which = 0;
 		rc->half = t->data;
-		STORE_RELAXED(&tb->busy, 1);
-		if (head + size > t->ring_end)
-			return udt__ring_reserve(t, rc->half, rc, size);
 		rc->off = head;
 		/* (the records it held: so that those overwritten are counted) */
 		tb->ring_recs++;

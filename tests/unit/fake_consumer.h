@@ -109,6 +109,7 @@ static inline uint32_t fc_start(uint32_t slot, const struct udt_ecb *ecbs, uint3
 	c->consumer_pid = getpid();
 	c->heartbeat_ns = udt__now_ns();
 	c->deadman_ns = 60000000000ull;
+	c->deadline = c->heartbeat_ns + c->deadman_ns; /* (tsc_mult 0: the clock reads ns) */
 	c->bufsize = 65536;
 	c->policy = UDT_POLICY_SWITCH;
 	c->tbuf_max = 4;

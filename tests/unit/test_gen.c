@@ -156,6 +156,7 @@ TEST(deadman_restores_every_generation)
 	/* the consumer went silent long ago */
 	CTL->heartbeat_ns = 1;
 	CTL->deadman_ns = 1;
+	CTL->deadline = 2;
 	udt__fire(&sem_b, 1, 1, 0, 0, 0);
 	CHECK_EQ(CTL->state, UDT_STATE_DEADMAN);
 	CHECK_EQ(udt__control.hdr.live[0], 0);

@@ -58,6 +58,7 @@ TEST(sessions_record_their_own)
 	/* slot 2's consumer goes silent: its deadman takes its share only */
 	FC_CTL(2)->heartbeat_ns = 1;
 	FC_CTL(2)->deadman_ns = 1;
+	FC_CTL(2)->deadline = 2;
 	udt__fire(&sem_shared, 2, 13, 23, 0, 0);
 	CHECK_EQ(FC_CTL(2)->state, UDT_STATE_DEADMAN);
 	CHECK_EQ(udt__control.hdr.live[2], 0);
@@ -72,6 +73,7 @@ TEST(sessions_record_their_own)
 	/* and the last session's deadman clears the dispatch pointer */
 	FC_CTL(0)->heartbeat_ns = 1;
 	FC_CTL(0)->deadman_ns = 1;
+	FC_CTL(0)->deadline = 2;
 	udt__fire(&sem_shared, 2, 15, 25, 0, 0);
 	CHECK_EQ(udt__control.hdr.lives, 0);
 	CHECK_EQ(sem_shared, 0);
