@@ -107,6 +107,12 @@ rm -f ts.txt # -o appends
 UDTRACE_CLOCK=monotonic "$DTRACE" -q -n 'rt*:::tick { trace(timestamp); trace("\n"); }' -o ts.txt \
 	-c './rtprog clock 20' >prog.txt 2>err.txt
 check_clock "timestamps (UDTRACE_CLOCK=monotonic)"
+# A record holds the clock's reading, which dtrace scales; a clause's own timestamp (the
+# VM's, a printf() argument's) is scaled in the target: the same ns in one fire
+"$DTRACE" -q -n 'rt*:::tick { trace(timestamp); printf(" %d %d\n", timestamp, timestamp + 0); }' \
+	-c './rtprog clock 5' >ts.txt 2>err.txt
+expect_eq "timestamp from the record, printf() and the VM: the same" \
+	"$(awk 'NF == 3 && $1 == $2 && $2 == $3 { n++ } END { print n + 0 }' ts.txt)" 5
 
 # Small buffers: printed records plus reported drops equal the probes fired
 "$DTRACE" -q -b 4k -x switchrate=1000hz -n 'rt*:::tick { trace(arg1); trace("\n"); }' \
