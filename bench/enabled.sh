@@ -34,6 +34,9 @@ REC=48
 PROG='bench*:::ev { trace(arg0); trace(arg1); trace(arg2); trace(timestamp); }'
 # The string payload's row: an integer and the 32-byte string, copied into the record.
 STR_PROG='bench*:::evs { trace(arg0); trace(copyinstr(arg1)); }'
+# The same values with the arguments out of order: the direct path looks at each action
+# (the row above copies consecutive arguments as a block: UDT_ECB_ARGS).
+XPROG='bench*:::ev { trace(arg2); trace(arg0); trace(arg1); trace(timestamp); }'
 # Section 5: one value a record, the thread's index (one digit of output).
 PACED_PROG='bench*:::ev { trace(arg1); }'
 
@@ -165,11 +168,12 @@ COLD_ARGS=(-q -b "$COLD_B" -n "$PROG")
 WARM_ARGS=(-q -b "$WARM_B" -x bufpolicy=ring -n "$PROG")
 
 declare -A DESC
-VARIANTS=(udt.off udt.cold1 udt.cold2 udt.warm1 udt.warm2 udt.str)
+VARIANTS=(udt.off udt.cold1 udt.cold2 udt.warm1 udt.warmx udt.warm2 udt.str)
 DESC[udt.off]="udtrace, probe disabled (no consumer)"
 DESC[udt.cold1]="udtrace cold: dtrace -b $COLD_B"
 DESC[udt.cold2]="udtrace cold, 2 threads"
 DESC[udt.warm1]="udtrace warm: dtrace -b $WARM_B, ring"
+DESC[udt.warmx]="udtrace warm, arg2, arg0, arg1"
 DESC[udt.warm2]="udtrace warm, 2 threads"
 DESC[udt.str]="udtrace warm, integer + 32-byte string"
 if [ $have_lttng = 1 ]; then
@@ -260,6 +264,10 @@ measure() {
 	udt.cold2) under_dtrace "$v" "${COLD_ARGS[@]}" -o /dev/null -c "$X/ev-udtrace $N 2" ;;
 	udt.warm1) under_dtrace "$v" "${WARM_ARGS[@]}" -o /dev/null -c "$X/ev-udtrace $N 1 0 1 0" ;;
 	udt.warm2) under_dtrace "$v" "${WARM_ARGS[@]}" -o /dev/null -c "$X/ev-udtrace $N 2 0 1 0" ;;
+	udt.warmx)
+		under_dtrace "$v" -q -b "$WARM_B" -x bufpolicy=ring -n "$XPROG" -o /dev/null \
+			-c "$X/ev-udtrace $N 1 0 1 0"
+		;;
 	udt.str)
 		under_dtrace "$v" -q -b "$WARM_B" -x bufpolicy=ring -n "$STR_PROG" -o /dev/null \
 			-c "$X/ev-udtrace-str $N 1 0 1 0"
@@ -326,7 +334,8 @@ cratio() {
 
 echo "== 3. enabled probe: bench:ev(long, long, long), $N events in a tight loop, 1 thread"
 echo "   udtrace: dtrace -q -b $COLD_B -n '$PROG' -o /dev/null -c 'ev $N'"
-echo "     (cold; warm adds -x bufpolicy=ring with -b $WARM_B), each record $REC bytes"
+echo "     (cold; warm adds -x bufpolicy=ring with -b $WARM_B), each record $REC bytes;"
+echo "     warm, arg2, arg0, arg1: '$XPROG'"
 [ $have_lttng = 1 ] &&
 	echo "   LTTng-UST: lttng enable-event -u bench:ev (3 integer fields; LTTng adds its timestamp)"
 [ $have_bpftrace = 1 ] &&
@@ -379,6 +388,8 @@ for p in "${PAIRS[@]}"; do
 done
 [ $have_floor = 1 ] && printf '   %-32s %8sx (what the probe path adds to the floor)\n' \
 	"udtrace warm / floor" "$(ratio udt.warm1 floor)"
+[ $have_floor = 1 ] && printf '   %-32s %8sx (arguments out of order: each action looked at)\n' \
+	"udtrace warm, reordered / floor" "$(ratio udt.warmx floor)"
 echo "   a string payload: bench:evs(long, char *), an integer and a 32-byte string, warm"
 echo "   udtrace: dtrace -q -b $WARM_B -x bufpolicy=ring -n '$STR_PROG'"
 echo "     (the string copied into the record: its bytes and NUL, up to strsize, 256)"

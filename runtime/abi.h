@@ -438,6 +438,13 @@ static inline uint64_t udt_str_slot(uint64_t strsize)
  * flag on any other ECB.
  */
 #define UDT_ECB_DIRECT_STR 0x10u
+/*
+ * UDT_ECB_ARGS (with UDT_ECB_DIRECT): every action traces an argument, and
+ * they are consecutive (argN, argN+1, ...): the runtime copies them as a
+ * block, without a look at each action (version 18). The verifier refuses
+ * the flag on any other ECB.
+ */
+#define UDT_ECB_ARGS 0x20u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
@@ -507,6 +514,17 @@ static inline int udt_ecb_is_direct(const struct udt_ecb *e, const struct udt_ac
 		return 0;
 	for (uint32_t k = 0; k < e->act_cnt; k++)
 		if (act[k].off != k * 8 || !udt_act_is_direct(&act[k]))
+			return 0;
+	return 1;
+}
+
+/* Does ECB e meet UDT_ECB_ARGS? */
+static inline int udt_ecb_is_args(const struct udt_ecb *e, const struct udt_action *act)
+{
+	if (!e->act_cnt || !udt_ecb_is_direct(e, act))
+		return 0;
+	for (uint32_t k = 0; k < e->act_cnt; k++)
+		if (act[k].kind != UDT_ACT_TRACE_ARG || act[k].src != act[0].src + k)
 			return 0;
 	return 1;
 }

@@ -772,29 +772,35 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);
 
-	/*
-	 * Another thread is making it (a few system calls): wait, rather than
-	 * lose the fire. Never this thread (its fires nested in that one are
-	 * lost as nested), and not for ever (a thread stopped mid-way).
-	 */
-	if (st == UDT_SHM_CREATING)
-		st = wait_made(&c->shm_state);
-
-	if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session) {
-		/* the consumer has mapped it: give the process its descriptor back */
-		if (LOAD_RELAXED(&c->shm_acked) == session && LOAD_RELAXED(&c->shm_fd) >= 0) {
-			int fd = __atomic_exchange_n(&c->shm_fd, -1, __ATOMIC_RELAXED);
-			if (fd >= 0)
-				close(fd);
+	for (;;) {
+		/*
+		 * Another thread is making it (a few system calls): wait, rather
+		 * than lose the fire. Never this thread (its fires nested in that
+		 * one are lost as nested), and not for ever (a thread stopped
+		 * mid-way).
+		 */
+		if (st == UDT_SHM_CREATING)
+			st = wait_made(&c->shm_state);
+		if (st == UDT_SHM_READY && LOAD_RELAXED(&c->shm_session) == session) {
+			/* the consumer has mapped it: give the process its descriptor back */
+			if (LOAD_RELAXED(&c->shm_acked) == session &&
+			    LOAD_RELAXED(&c->shm_fd) >= 0) {
+				int fd = __atomic_exchange_n(&c->shm_fd, -1, __ATOMIC_RELAXED);
+				if (fd >= 0)
+					close(fd);
+			}
+			return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
 		}
-		return (struct udt_shm_hdr *)(uintptr_t)LOAD_RELAXED(&c->shm_addr);
+		if (st == UDT_SHM_CREATING || (LOAD_RELAXED(&c->shm_session) == session &&
+					       st == UDT_SHM_FAILED))
+			return NULL;
+		if (__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			break;
+		/* another thread began to make it since st was read (st is its state now):
+		   as if it had been seen (a fire lost here was one of 100 threads' first, at
+		   once: tests/integration/threads.sh) */
 	}
-	if (st == UDT_SHM_CREATING || (LOAD_RELAXED(&c->shm_session) == session &&
-				       st == UDT_SHM_FAILED))
-		return NULL;
-	if (!__atomic_compare_exchange_n(&c->shm_state, &st, UDT_SHM_CREATING, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return NULL;
 	/* the previous session's: unmapped if no other thread is in a fire, else given back */
 	if (st == UDT_SHM_READY)
 		drop_memory(c, threads_busy(&udt__tls) ? DROP_GIVE_BACK : DROP_UNMAP);

@@ -41,7 +41,7 @@ expect_eq "-o FILE: ^C ends it with status 0, begin first" "$DRC:$(head -n 1 tic
 
 # the target's records too, round by round
 mkfifo ctl
-LD_PRELOAD=$BUILD/lib/libudtrace.so ./rtprog loop <ctl >/dev/null 2>loop.err &
+LD_PRELOAD=$BUILD/lib/libudtrace.so.1 ./rtprog loop <ctl >/dev/null 2>loop.err &
 lpid=$!
 exec 4>ctl
 wait_for loop.err '^ready' || fail "the looping program started" "$(cat loop.err)"

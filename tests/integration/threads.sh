@@ -38,11 +38,15 @@ expect_eq "10,000 live threads: every fire recorded" "$(udist l.out L)" 10000
 expect_eq "10,000 live threads: nothing dropped or lost" "$(cat l.err)" ""
 
 # -- A session's first fires, 100 threads at once under -p: they meet its memory being made,
-# and wait for it (none lost)
-RT=$BUILD/lib/libudtrace.so
-for round in 1 2 3; do
+# and wait for it (none lost); the runtime preloaded, or injected by dtrace
+RT=$BUILD/lib/libudtrace.so.1 # (the file: libudtrace.so is a linker script)
+for round in 1 2 3 4 5 6; do
 	rm -f b.err
-	LD_PRELOAD=$RT ./churn burst 100 >b.prog 2>b.err &
+	if ((round % 2)); then
+		LD_PRELOAD=$RT ./churn burst 100 >b.prog 2>b.err &
+	else
+		./churn burst 100 >b.prog 2>b.err &
+	fi
 	bpid=$!
 	wait_for b.err waiting || fail "burst: the program waits" "$(cat b.err)"
 	"$DTRACE" -q -n 'rt*:::tick { printf("B %d\n", arg0); } rt*:::once { exit(0); }' \

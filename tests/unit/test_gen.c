@@ -141,6 +141,84 @@ TEST(bad_generation_ends_the_session)
 	CHECK(disp_main == NULL);
 }
 
+/* An ECB of sem that traces arguments first..first+n-1 (UDT_ECB_DIRECT; flags added). */
+static struct udt_ecb args_ecb(uint32_t epid, const void *sem, uint32_t first, uint32_t n,
+			       uint32_t flags)
+{
+	struct udt_action act[4];
+
+	for (uint32_t k = 0; k < n; k++)
+		act[k] = (struct udt_action){ .kind = UDT_ACT_TRACE_ARG, .src = first + k, .size = 8,
+					      .off = 8 * k };
+	return (struct udt_ecb){ .size = sizeof(struct udt_ecb), .epid = epid,
+				 .sem = (uint64_t)(uintptr_t)sem, .act_off = put(act, n * sizeof(act[0])),
+				 .act_cnt = n, .rec_size = 8 * n, .flags = UDT_ECB_DIRECT | flags };
+}
+
+/* The values of the records of epid, as "v v;" per record. */
+static void values_of(uint32_t epid, char *out, size_t sz)
+{
+	const uint8_t *shm = (const uint8_t *)(uintptr_t)CTL->shm_addr;
+	const struct udt_shm_hdr *h = (const void *)shm;
+	const struct udt_tbuf *tb = (const struct udt_tbuf *)(shm + h->tbuf_off);
+	size_t o = 0;
+
+	out[0] = 0;
+	for (uint64_t p = 0; p + sizeof(struct udt_rec) <= tb->off[0];) {
+		const struct udt_rec *r = (const void *)(shm + h->data_off + p);
+		const uint64_t *v = (const uint64_t *)(r + 1);
+		for (uint32_t k = 0; r->epid == epid && k < (r->size - sizeof(*r)) / 8; k++)
+			o += (size_t)snprintf(out + o, sz - o, "%llu%s", (unsigned long long)v[k],
+					      k + 1 < (r->size - sizeof(*r)) / 8 ? " " : ";");
+		p += r->size;
+	}
+}
+
+TEST(consecutive_arguments_recorded_as_a_block)
+{
+	char got[256];
+
+	start_session();
+	/* arg1 and arg2, as one block (UDT_ECB_ARGS); a fire of fewer arguments than the block
+	   needs records zeros for the missing ones, as each action would */
+	struct udt_ecb e = args_ecb(2, &sem_b, 1, 2, UDT_ECB_ARGS);
+	uint64_t sems[] = { (uint64_t)(uintptr_t)&sem_b };
+	add_gen(&e, 1, sems, 1, sems, 0);
+	sem_b++;
+	udt__fire(&sem_b, 3, 10, 11, 12, 0);
+	udt__fire(&sem_b, 2, 20, 21, 0, 0);
+	udt__fire(&sem_b, 4, 30, 31, 32, 33);
+	values_of(2, got, sizeof(got));
+	CHECK_STR(got, "11 12;21 0;31 32;");
+	CHECK_EQ(CTL->state, UDT_STATE_ACTIVE);
+	sem_a = sem_b = 0;
+	disp_main = NULL;
+}
+
+TEST(args_flag_refused_on_other_clauses)
+{
+	/* the flag on arguments out of order, and on a clause that traces cpu: the verifier
+	   ends the session */
+	for (int i = 0; i < 2; i++) {
+		start_session();
+		struct udt_ecb e = args_ecb(2, &sem_b, 1, 2, UDT_ECB_ARGS);
+		struct udt_action *a = (struct udt_action *)(AREA + e.act_off);
+		if (i == 0)
+			a[0].src = 3; /* arg3, arg2 */
+		else
+			a[1] = (struct udt_action){ .kind = UDT_ACT_TRACE_VAR, .src = UDT_VAR_CPU,
+						    .size = 8, .off = 8 };
+		uint64_t sems[] = { (uint64_t)(uintptr_t)&sem_b };
+		add_gen(&e, 1, sems, 1, sems, 0);
+		sem_b++;
+		udt__fire(&sem_b, 4, 10, 11, 12, 13);
+		CHECK_EQ(CTL->bad_session, session);
+		CHECK_EQ(CTL->state, UDT_STATE_DETACHED);
+		sem_a = sem_b = 0;
+		disp_main = NULL;
+	}
+}
+
 TEST(deadman_restores_every_generation)
 {
 	start_session();
