@@ -638,7 +638,7 @@ static bool aggregate(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 		return true; /* no table: the consumer sees no entry and reports none */
 	for (;;) {
 		STORE_RELAXED(&tb->agg_busy, a + 1);
-		if (LOAD_RELAXED(&udt__control.hdr.flags) & UDT_CTL_FENCE)
+		if (LOAD_RELAXED(&udt__ctl.hdr.flags) & UDT_CTL_FENCE)
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		else
 			COMPILER_BARRIER();
@@ -1113,7 +1113,7 @@ static inline __attribute__((always_inline)) uint32_t
 fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const uint64_t *args,
 	  int err, uint64_t pc)
 {
-	struct udt_control *c = &udt__control.slots[slot];
+	struct udt_control *c = &udt__ctl.slots[slot];
 
 	/* (in a register: else the compiler recomputes it from the GOT at each use) */
 	__asm__("" : "+r"(c));
@@ -1186,7 +1186,7 @@ static __attribute__((noinline, cold)) void lost_nested(uint64_t on, uint64_t ke
 {
 	do {
 		uint32_t slot = (uint32_t)__builtin_ctzll(on) >> 3;
-		struct udt_control *c = &udt__control.slots[slot];
+		struct udt_control *c = &udt__ctl.slots[slot];
 		uint32_t session = LOAD_RELAXED(&c->session), ecb_off;
 
 		on &= ~(0xffull << (slot * 8));
@@ -1246,7 +1246,7 @@ fire_slots(uint64_t on, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1, 
 	 * and active are).
 	 */
 	COMPILER_BARRIER();
-	on &= LOAD_RELAXED(&udt__control.hdr.lives);
+	on &= LOAD_RELAXED(&udt__ctl.hdr.lives);
 	if (!on) {
 		t->depth = 0;
 		return;
@@ -1265,7 +1265,7 @@ fire_slots(uint64_t on, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1, 
 	t->depth = 0;
 	/* raise(): delivered as the call returns; its handler may fire probes of its own */
 	if (sig)
-		(void)syscall(SYS_tgkill, (long)udt__control.slots[slot].pid, (long)t->tid,
+		(void)syscall(SYS_tgkill, (long)udt__ctl.slots[slot].pid, (long)t->tid,
 			      (long)sig);
 	*t->errp = saved_errno;
 }
@@ -1274,7 +1274,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 			  uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	/* pairs with the consumers' writes of their live bytes after their sessions' setup */
-	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives);
+	uint64_t on = LOAD_ACQUIRE(&udt__ctl.hdr.lives);
 
 	if (on)
 		fire_slots(on, (uint64_t)(uintptr_t)sem, nargs, a0, a1, a2, a3, NULL,
@@ -1283,7 +1283,7 @@ UDT_EXPORT void udt__fire(const volatile unsigned short *sem, unsigned nargs, ui
 
 void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc)
 {
-	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives);
+	uint64_t on = LOAD_ACQUIRE(&udt__ctl.hdr.lives);
 
 	if (on)
 		fire_slots(on, key, nargs, 0, 0, 0, 0, args, pc);
@@ -1291,7 +1291,7 @@ void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t p
 
 void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1)
 {
-	uint64_t on = LOAD_ACQUIRE(&udt__control.hdr.lives) & (1ull << (slot * 8));
+	uint64_t on = LOAD_ACQUIRE(&udt__ctl.hdr.lives) & (1ull << (slot * 8));
 
 	if (on)
 		fire_slots(on, key, nargs, a0, a1, 0, 0, NULL, 0);

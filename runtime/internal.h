@@ -25,17 +25,20 @@
 #define COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 
 extern struct udt_ctlblock udt__control;
+/* The same object, as the runtime's own code reaches it: without the GOT (exported, udt__control
+   could be interposed, so each use loaded its address first: a load on the probe path) */
+extern struct udt_ctlblock udt__ctl __attribute__((visibility("hidden")));
 
 /* The index of slot c in the control block. */
 static inline uint32_t udt__slot_of(const struct udt_control *c)
 {
-	return (uint32_t)(c - udt__control.slots);
+	return (uint32_t)(c - udt__ctl.slots);
 }
 
 /* Slot c's live byte (struct udt_ctlhdr): 1 while its session is ACTIVE. */
 static inline uint8_t *udt__live_of(struct udt_control *c)
 {
-	return &udt__control.hdr.live[udt__slot_of(c)];
+	return &udt__ctl.hdr.live[udt__slot_of(c)];
 }
 
 /* Is slot c's session live (acquire: pairs with the consumer's write of it after the rest)? */
@@ -47,13 +50,13 @@ static inline bool udt__active(struct udt_control *c)
 /* Slot c's enabling area idx (0 or 1). */
 static inline uint8_t *udt__area(struct udt_control *c, uint32_t idx)
 {
-	return udt__control.areas[udt__slot_of(c)][idx & 1];
+	return udt__ctl.areas[udt__slot_of(c)][idx & 1];
 }
 
 /* The same, by the slot's index. */
 static inline uint8_t *udt__area_at(uint32_t slot, uint32_t idx)
 {
-	return udt__control.areas[slot][idx & 1];
+	return udt__ctl.areas[slot][idx & 1];
 }
 
 /* The registry (registry.c). */

@@ -448,7 +448,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	}
 	uint64_t owner = LOAD_RELAXED(&prof.owner[which]);
 	uint32_t slot = (uint32_t)(owner >> 16) & 0xffff, session = (uint32_t)(owner >> 32);
-	struct udt_control *c = slot < UDT_SLOT_MAX ? &udt__control.slots[slot] : NULL;
+	struct udt_control *c = slot < UDT_SLOT_MAX ? &udt__ctl.slots[slot] : NULL;
 
 	if (!session || !c || !udt__active(c) || LOAD_RELAXED(&c->session) != session) {
 		/* its session is over (the consumer left, or the deadman ended it) */
@@ -501,7 +501,7 @@ static void disarm(void)
 	prof.nprof = 0;
 	prof.mode = 0;
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 		if (prof.seen[s] && LOAD_RELAXED(&c->prof_armed) == prof.seen[s]) {
 			STORE_RELAXED(&c->prof_mode, 0);
 			STORE_RELAXED(&c->prof_armed, 0);
@@ -555,7 +555,7 @@ static void arm(const uint32_t want[UDT_SLOT_MAX])
 
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		prof.seen[s] = want[s];
-		if (want[s] && (errs[s] = add_table(&udt__control.slots[s], want[s])) > 0)
+		if (want[s] && (errs[s] = add_table(&udt__ctl.slots[s], want[s])) > 0)
 			errs[s] = 0;
 	}
 	if (!prof.nprof)
@@ -593,7 +593,7 @@ static void arm(const uint32_t want[UDT_SLOT_MAX])
 		err = prof.census_timer;
 out:
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 		int e = errs[s] ? errs[s] : err;
 
 		if (!want[s])
@@ -633,7 +633,7 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 	}
 	/* the sessions with profile probes (a fork child is not the process they are for) */
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 		uint32_t session = LOAD_RELAXED(&c->session);
 		const struct udt_area_hdr *ah = (const void *)udt__area(c, LOAD_RELAXED(&c->area));
 
@@ -648,7 +648,7 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 		arm(want);
 	}
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
-		__atomic_fetch_add(&udt__control.slots[s].prof_seq, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&udt__ctl.slots[s].prof_seq, 1, __ATOMIC_RELEASE);
 	unlock();
 	errno = saved_errno;
 }

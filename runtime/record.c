@@ -82,7 +82,7 @@ static void thread_exit(void *arg)
 	COMPILER_BARRIER();
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		struct udt_tslot *ts = t->slot[s];
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 
 		t->slot[s] = NULL;
 		/* only a live session's current memory: an older one's is given back */

@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 	/* announce the half, then check it is still the active one (record.c) */
 	for (;;) {
 		STORE_RELAXED(&tb->busy, a + 1);
-		if (LOAD_RELAXED(&udt__control.hdr.flags) & UDT_CTL_FENCE)
+		if (LOAD_RELAXED(&udt__ctl.hdr.flags) & UDT_CTL_FENCE)
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		else
 			COMPILER_BARRIER();

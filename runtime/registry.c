@@ -122,7 +122,7 @@ UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 	 */
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
 		for (int a = 0; a < 2; a++)
-			udt__area_undo_lists(udt__control.areas[s][a], strike_table,
+			udt__area_undo_lists(udt__ctl.areas[s][a], strike_table,
 					     (void *)(uintptr_t)table);
 	/*
 	 * The object may be loaded again at the same address, its probes then

@@ -83,6 +83,8 @@
 #include <unistd.h>
 
 UDT_EXPORT struct udt_ctlblock udt__control;
+extern struct udt_ctlblock udt__ctl
+	__attribute__((alias("udt__control"), visibility("hidden"))); /* (internal.h) */
 
 UDT_EXPORT const struct udt_runtime_id udt__runtime_id = {
 	.size = sizeof(struct udt_runtime_id),
@@ -163,7 +165,7 @@ static void find_in_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 static bool disp_in_use(uint32_t self, uint64_t addr)
 {
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *o = &udt__control.slots[s];
+		struct udt_control *o = &udt__ctl.slots[s];
 		struct find_addr f = { addr, true, false };
 
 		if (s == self || !udt__active(o))
@@ -707,7 +709,7 @@ bool udt__sessions_release(struct udt_tls *self)
 	/* the slots whose session is over and whose memory is still mapped: ours to unmap
 	   (shm_state CREATING meanwhile, so that no next session makes its own over it) */
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 		uint32_t st = UDT_SHM_READY;
 
 		if (udt__active(c) || !udt__slot_rt[s].seg[0])
@@ -720,7 +722,7 @@ bool udt__sessions_release(struct udt_tls *self)
 	}
 	bool busy = mine && threads_busy(self);
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 
 		if (!(mine & (1u << s)))
 			continue;
@@ -732,7 +734,7 @@ bool udt__sessions_release(struct udt_tls *self)
 	if (busy || left)
 		return false;
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
-		if (udt__active(&udt__control.slots[s]) || udt__slot_rt[s].seg[0])
+		if (udt__active(&udt__ctl.slots[s]) || udt__slot_rt[s].seg[0])
 			return false;
 	/* no session has any memory: the fault handler goes too (no thread is in a fire) */
 	if (!self && !threads_busy(NULL))
@@ -1008,7 +1010,7 @@ static void sync_with_consumer(void)
 		if (n != 1 || b != 'S')
 			break;
 		for (uint32_t i = 0; i < UDT_SLOT_MAX; i++) {
-			struct udt_control *c = &udt__control.slots[i];
+			struct udt_control *c = &udt__ctl.slots[i];
 			if (udt__active(c))
 				(void)udt__shm_get(c, LOAD_RELAXED(&c->session));
 		}
@@ -1031,7 +1033,7 @@ __attribute__((destructor)) static void udt_fini(void)
 		bool waiting = false;
 
 		for (uint32_t s = 0; s < UDT_SLOT_MAX && !waiting; s++) {
-			struct udt_control *c = &udt__control.slots[s];
+			struct udt_control *c = &udt__ctl.slots[s];
 			uint32_t session = LOAD_ACQUIRE(&c->session);
 
 			struct udt_shm_hdr *h = LOAD_RELAXED(&udt__slot_rt[s].shm);

@@ -384,7 +384,7 @@ static const int greg_of[UDT_NREG_CNT] = {
 /* The sites of slot's session if it is live and this process's (not a fork child's parent's). */
 static int live_sites(uint32_t slot, const struct udt_site **ret)
 {
-	struct udt_control *c = &udt__control.slots[slot];
+	struct udt_control *c = &udt__ctl.slots[slot];
 	uint32_t session = LOAD_RELAXED(&c->session);
 
 	*ret = NULL;
@@ -408,7 +408,7 @@ static const struct udt_site *site_of(struct patch *p)
 	const struct udt_site *s = LOAD_RELAXED(&p->site), *sites;
 
 	if (s && slot < UDT_SLOT_MAX) {
-		struct udt_control *c = &udt__control.slots[slot];
+		struct udt_control *c = &udt__ctl.slots[slot];
 		if (udt__active(c) && LOAD_RELAXED(&c->session) == (uint32_t)(tag >> 8))
 			return s;
 	}
@@ -609,7 +609,7 @@ void udt__sites_sync(bool wait)
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		n[s] = live_sites(s, &sites[s]);
 		if (n[s] < 0) {
-			struct udt_control *c = &udt__control.slots[s];
+			struct udt_control *c = &udt__ctl.slots[s];
 			uint32_t session = LOAD_RELAXED(&c->session);
 			STORE_RELAXED(&c->bad_session, session);
 			udt__session_end(c, session, UDT_STATE_DETACHED);
@@ -636,7 +636,7 @@ void udt__sites_sync(bool wait)
 			err = -EDEADLK;
 			for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
 				if (n[s] > 0)
-					STORE_RELAXED(&udt__control.slots[s].site_tid, blocker);
+					STORE_RELAXED(&udt__ctl.slots[s].site_tid, blocker);
 		} else {
 			err = install_handler();
 		}
@@ -652,7 +652,7 @@ void udt__sites_sync(bool wait)
 				/* for the trap and the trampoline: the site's arguments, from here */
 				STORE_RELAXED(&p->site, site);
 				STORE_RELEASE(&p->site_tag, (uint64_t)LOAD_RELAXED(
-					&udt__control.slots[s].session) << 8 | s);
+					&udt__ctl.slots[s].session) << 8 | s);
 			}
 			/* (the area's only field the runtime writes: the consumer reads why, per site;
 			   a site two sessions have is patched once, and both say so) */
@@ -664,7 +664,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_control *c = &udt__control.slots[s];
+		struct udt_control *c = &udt__ctl.slots[s];
 		if (n[s] <= 0 && !LOAD_RELAXED(&c->site_armed))
 			continue; /* (nothing of it to say, nor to take back) */
 		STORE_RELAXED(&c->site_errno, n[s] > 0 ? -err : 0);

@@ -129,6 +129,6 @@ struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *sh
 	mem->own[3] = (struct udt_vm_region){ area, UDT_AREA_SZ };
 	mem->nown = 4;
 	if (mem->dyn)
-		udt__dyn_enter(tb, LOAD_RELAXED(&udt__control.hdr.flags) & UDT_CTL_FENCE);
+		udt__dyn_enter(tb, LOAD_RELAXED(&udt__ctl.hdr.flags) & UDT_CTL_FENCE);
 	return mem;
 }
