@@ -1115,7 +1115,7 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 {
 	struct udt_control *c = &udt__ctl.slots[slot];
 
-	/* (in a register: else the compiler recomputes it from the GOT at each use) */
+	/* (in a register: else the compiler recomputes its address at each use) */
 	__asm__("" : "+r"(c));
 	uint32_t session = LOAD_RELAXED(&c->session);
 
