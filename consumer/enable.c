@@ -847,6 +847,8 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 		u->act_cnt = (uint32_t)na;
 		if (udt_ecb_is_direct(u, acts))
 			u->flags |= UDT_ECB_DIRECT | (udt_ecb_is_args(u, acts) ? UDT_ECB_ARGS : 0);
+		else if (udt_ecb_is_direct_agg(u, acts, a->buf))
+			u->flags |= UDT_ECB_DIRECT_AGG;
 		else if (udt_ecb_is_direct_str(u, acts))
 			u->flags |= UDT_ECB_DIRECT_STR;
 		u->act_off = cs__area_put(a, acts, (na ? na : 1) * sizeof(*acts));

@@ -445,6 +445,15 @@ static inline uint64_t udt_str_slot(uint64_t strsize)
  * the flag on any other ECB.
  */
 #define UDT_ECB_ARGS 0x20u
+/*
+ * UDT_ECB_DIRECT_AGG: no predicate, and every action aggregates
+ * (UDT_ACT_AGG) by keys that are arguments, the timestamp, cpu, pid or tid
+ * or the strings arguments point at (UDT_ACT_TRACE_ARGSTR), values and
+ * increments that are arguments or those builtins: the runtime updates its
+ * tables without the VM's context (version 18). The verifier refuses the
+ * flag on any other ECB.
+ */
+#define UDT_ECB_DIRECT_AGG 0x40u
 
 /* An enabled probe control block: one clause on one probe. */
 struct udt_ecb {
@@ -743,6 +752,35 @@ struct udt_aggdesc {
 	struct udt_action val;    /* the value to aggregate (kind 0: none) */
 	struct udt_action incr;   /* what a value adds to its bucket (kind 0: 1) */
 };
+
+/*
+ * Does ECB e, with actions act in the area at area (UDT_AREA_SZ bytes), meet
+ * UDT_ECB_DIRECT_AGG? (Its aggregations' descriptors are read there, within
+ * the area; the verifier has checked them whole.)
+ */
+static inline int udt_ecb_is_direct_agg(const struct udt_ecb *e, const struct udt_action *act,
+					const uint8_t *area)
+{
+	if (e->pred || !e->act_cnt)
+		return 0;
+	for (uint32_t k = 0; k < e->act_cnt; k++) {
+		if (act[k].kind != UDT_ACT_AGG || act[k].src % 8 ||
+		    act[k].src > UDT_AREA_SZ - sizeof(struct udt_aggdesc))
+			return 0;
+		const struct udt_aggdesc *ad = (const void *)(area + act[k].src);
+		if (ad->key_off % 8 || ad->key_off > UDT_AREA_SZ ||
+		    ad->key_cnt > (UDT_AREA_SZ - ad->key_off) / sizeof(struct udt_action) ||
+		    (ad->val.kind && !udt_act_is_direct(&ad->val)) ||
+		    (ad->incr.kind && !udt_act_is_direct(&ad->incr)))
+			return 0;
+		const struct udt_action *key = (const void *)(area + ad->key_off);
+		for (uint32_t i = 0; i < ad->key_cnt; i++)
+			if (!udt_act_is_direct(&key[i]) &&
+			    (key[i].kind != UDT_ACT_TRACE_ARGSTR || !key[i].size))
+				return 0;
+	}
+	return 1;
+}
 
 /* The bytes of value an aggregating function keeps; 0 for an unknown one. */
 static inline uint32_t udt_agg_valsize(uint32_t func, uint32_t lq_levels)

@@ -197,13 +197,14 @@ static int verify_ecbs(const uint8_t *a, uint32_t ecb_off, uint32_t ecb_cnt, uin
 		   ECB that holds no principal record of its own */
 		bool spec = e->flags & UDT_ECB_SPEC;
 		if ((e->flags & ~(UDT_ECB_DIRECT | UDT_ECB_DIRECT_STR | UDT_ECB_NOREC | UDT_ECB_SPEC |
-				  UDT_ECB_LIGHTPRED | UDT_ECB_ARGS)) ||
+				  UDT_ECB_LIGHTPRED | UDT_ECB_ARGS | UDT_ECB_DIRECT_AGG)) ||
 		    ((e->flags & UDT_ECB_LIGHTPRED) &&
 		     (!e->pred || !udt_difo_is_light((const void *)(a + e->pred)))) ||
 		    ((e->flags & UDT_ECB_DIRECT) && !udt_ecb_is_direct(e, act)) ||
 		    ((e->flags & UDT_ECB_DIRECT_STR) && !udt_ecb_is_direct_str(e, act)) ||
 		    ((e->flags & UDT_ECB_ARGS) &&
 		     (!(e->flags & UDT_ECB_DIRECT) || !udt_ecb_is_args(e, act))) ||
+		    ((e->flags & UDT_ECB_DIRECT_AGG) && !udt_ecb_is_direct_agg(e, act, a)) ||
 		    ((e->flags & UDT_ECB_NOREC) && (!silent || e->rec_size || spec)) ||
 		    (spec != (speculates > 0)) || speculates > 1 || (spec && before) ||
 		    (commits && !spec && !(e->flags & UDT_ECB_NOREC)))
@@ -555,7 +556,10 @@ static long act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 		return -1;
 	if (a->kind == UDT_ACT_TRACE_STR || a->kind == UDT_ACT_TRACE_ARGSTR) {
 		uint64_t bad;
-		long n = udt__vm_str_out(f->mem, v, dst, a->size, &bad);
+		/* (without a view of the runtime's memory, the process's string as
+		   udt__vm_str_out() copies it, without its look for that memory first) */
+		long n = f->mem ? udt__vm_str_out(f->mem, v, dst, a->size, &bad)
+				: udt__safe_strcpy((char *)dst, v, a->size, &bad);
 		if (n < 0) {
 			vm->fault = UDT_FAULT_BADADDR;
 			vm->fault_addr = bad;
@@ -852,6 +856,52 @@ static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 		udt__rec_commit(&rc);
 	if (stop)
 		STORE_RELAXED(&f->shm->stopped, 1); /* exit(): nothing more is recorded */
+}
+
+/*
+ * An ECB of UDT_ECB_DIRECT_AGG (checked by verify_area): its aggregations
+ * updated by the VM's path's functions, but without its context (the
+ * variables, this->, the view of the runtime's memory: 11 ns of a count(),
+ * docs/benchmarks.md §8); a key's string copied by the fault-safe copy, a
+ * fault the VM's error record. The caller has begun the fire's loads.
+ */
+static __attribute__((noinline)) void
+direct_agg(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
+	   const uint8_t *area, const uint64_t *args, uint32_t nargs, uint32_t cpu,
+	   const struct udt_control *c, uint64_t now, int32_t pid, int32_t tid,
+	   const struct udt_ecb *e)
+{
+	const struct udt_action *act = (const void *)(area + e->act_off);
+	struct udt_vm_ctx vm;
+	struct fire f;
+
+	/* field by field, only what aggregate() and error_record() read of them (an
+	   initializer would zero both whole first) */
+	f.ts = ts;
+	f.shm = shm;
+	f.tb = tb;
+	f.area = area;
+	f.args = args;
+	f.nargs = nargs;
+	f.cpu = cpu;
+	f.now = now;
+	f.ctl = c;
+	f.mem = NULL;
+	f.agg = ts->agg;
+	f.aggsize = ts->aggsize;
+	/* the builtins a direct key or value may read (udt_act_is_direct()), and a fault */
+	vm.timestamp = udt__clock_ns(c, now);
+	vm.cpu = cpu;
+	vm.pid = pid;
+	vm.tid = tid;
+	vm.fault = 0;
+	vm.fault_insn = 0;
+	vm.fault_addr = 0;
+	for (uint32_t k = 0; k < e->act_cnt; k++)
+		if (!aggregate(&f, &vm, (const void *)(area + act[k].src))) {
+			error_record(&f, e->epid, k + 1, vm.fault, vm.fault_insn, vm.fault_addr);
+			return;
+		}
 }
 
 /* The first ECB of semaphore key in one generation's hash, or NULL. */
@@ -1153,6 +1203,10 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 				udt__safe_fire_begin();
 				direct_str(ts, shm, tb, area, args, nargs, cpu, c, now, pid, tid, e,
 					   NULL);
+				udt__safe_fire_end();
+			} else if (e->flags & UDT_ECB_DIRECT_AGG) {
+				udt__safe_fire_begin();
+				direct_agg(ts, shm, tb, area, args, nargs, cpu, c, now, pid, tid, e);
 				udt__safe_fire_end();
 			} else {
 				struct fire f; /* (the rest: run_chain_vm()) */

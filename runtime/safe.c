@@ -179,29 +179,13 @@ static long kernel_copy(void *dst, uint64_t src, size_t len)
 static uint64_t known_page[SAFE_SETS * 2]; /* [set * 2 + way] */
 
 enum {
-	FIRE_OUT = 0,             /* outside a fire (the consumer's BEGIN and END): the kernel's */
-	FIRE_IN = 1,              /* a fire: direct where the pages are known */
-	FIRE_CHECK = 2,           /* a fire where the kernel's copy is refused, not checked yet */
-	FIRE_CHECKED = 3,         /* ... checked: direct loads */
-	FIRE_KERNEL = 4,          /* ... checked: this thread cannot take a fault, the kernel's */
-};
-
-enum {
 	MASK_UNKNOWN = 0,         /* not looked at yet */
 	MASK_OK = 1,              /* SIGSEGV and SIGBUS deliverable, at the last look */
 	MASK_BLOCKED = 2,         /* one of them blocked: looked at again at each fire */
 };
 
-/* What a thread knows: its mask (looked at once while it lets faults through). */
-struct safe_thread {
-	uint8_t fire;             /* FIRE_* */
-	uint8_t mask;             /* MASK_* */
-	uint8_t mask_seen;        /* this fire has looked at the mask */
-	uint8_t learn_ok;         /* this fire asked the kernel before learning pages: 1 ok, 2 not */
-	uint8_t chaining;         /* in the handler chain() called (see chain()) */
-};
-
-static __thread struct safe_thread safe_self __attribute__((tls_model("initial-exec")));
+/* What a thread knows (safe.h: the probe path's begin and end of a fire read it inline). */
+__thread struct udt_safe_thread udt__safe_self __attribute__((tls_model("initial-exec")));
 
 /* Is page p among those the kernel read? (Never page 0: 0 is an empty way.) */
 static inline bool page_known(uint64_t p)
@@ -328,7 +312,7 @@ static void *restorer;
 static void chain(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction *p = sig == SIGSEGV ? &prev_segv : &prev_bus;
-	bool loop = safe_self.chaining;
+	bool loop = udt__safe_self.chaining;
 
 	if (p->sa_handler == SIG_IGN && si->si_code <= 0 && !loop)
 		return; /* sent, and ignored: a fault cannot be ignored */
@@ -348,12 +332,12 @@ static void chain(int sig, siginfo_t *si, void *uc)
 		return; /* the fault happens again, and now kills as it should */
 	}
 	sigprocmask(SIG_BLOCK, &p->sa_mask, NULL); /* sigreturn restores the mask */
-	safe_self.chaining = 1;
+	udt__safe_self.chaining = 1;
 	if (p->sa_flags & SA_SIGINFO)
 		p->sa_sigaction(sig, si, uc);
 	else
 		p->sa_handler(sig);
-	safe_self.chaining = 0;
+	udt__safe_self.chaining = 0;
 	if (p->sa_flags & SA_RESETHAND)
 		p->sa_handler = SIG_DFL;
 }
@@ -364,7 +348,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
 	if (__builtin_return_address(0) == restorer)
-		safe_self.chaining = 0; /* delivered by the kernel, not called back by a handler */
+		udt__safe_self.chaining = 0; /* delivered by the kernel, not called back by a handler */
 	/* si_code > 0: raised by the kernel for this instruction, not sent by kill() */
 	if (si->si_code > 0 && pc >= (uintptr_t)udt__safe_text_begin &&
 	    pc < (uintptr_t)udt__safe_text_end) {
@@ -462,19 +446,7 @@ void udt__safe_disarm(void)
 #endif
 
 /* The kernel refused its copy (EPERM, ENOSYS: a seccomp filter), once: checked fires since. */
-static bool kernel_refused;
-
-void udt__safe_fire_begin(void)
-{
-	safe_self.fire = __atomic_load_n(&kernel_refused, __ATOMIC_RELAXED) ? FIRE_CHECK : FIRE_IN;
-	safe_self.mask_seen = 0;
-	safe_self.learn_ok = 0;
-}
-
-void udt__safe_fire_end(void)
-{
-	safe_self.fire = FIRE_OUT;
-}
+bool udt__safe_kernel_refused;
 
 /*
  * May this thread load [src, src + len) directly now? Only in a fire, with
@@ -484,11 +456,11 @@ void udt__safe_fire_end(void)
  * unmapped since). Where the kernel's copy is refused, the checked path
  * decides instead.
  */
-static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
+static inline bool direct_ok(struct udt_safe_thread *t, uint64_t src, size_t len)
 {
-	if (!HAVE_DIRECT || t->fire == FIRE_OUT)
+	if (!HAVE_DIRECT || t->fire == UDT_FIRE_OUT)
 		return false;
-	if (t->fire == FIRE_IN) {
+	if (t->fire == UDT_FIRE_IN) {
 		uint64_t p0 = src / SAFE_PAGE, p1 = (src + len - 1) / SAFE_PAGE;
 		if (__atomic_load_n(&arm_state, __ATOMIC_RELAXED) != ARM_READY ||
 		    !page_known(p0) || (p1 != p0 && (p1 != p0 + 1 || !page_known(p1))))
@@ -499,9 +471,9 @@ static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
 		}
 		return t->mask == MASK_OK;
 	}
-	if (t->fire == FIRE_CHECK)
-		t->fire = direct_check() ? FIRE_CHECKED : FIRE_KERNEL;
-	return t->fire == FIRE_CHECKED;
+	if (t->fire == UDT_FIRE_CHECK)
+		t->fire = direct_check() ? UDT_FIRE_CHECKED : UDT_FIRE_KERNEL;
+	return t->fire == UDT_FIRE_CHECKED;
 }
 
 /*
@@ -511,9 +483,9 @@ static inline bool direct_ok(struct safe_thread *t, uint64_t src, size_t len)
  * the application put in place of ours, or a mask that blocks the faults,
  * is found there).
  */
-static void learn(struct safe_thread *t, uint64_t src, size_t len)
+static void learn(struct udt_safe_thread *t, uint64_t src, size_t len)
 {
-	if (!HAVE_DIRECT || t->fire != FIRE_IN)
+	if (!HAVE_DIRECT || t->fire != UDT_FIRE_IN)
 		return;
 	if (!t->learn_ok) {
 		t->mask_seen = 1;
@@ -530,12 +502,12 @@ static void learn(struct safe_thread *t, uint64_t src, size_t len)
  * directly: the checked path from now on, this fire's too (the caller
  * tries again).
  */
-static bool kernel_failed(struct safe_thread *t, long err)
+static bool kernel_failed(struct udt_safe_thread *t, long err)
 {
-	if (err == -EFAULT || t->fire != FIRE_IN)
+	if (err == -EFAULT || t->fire != UDT_FIRE_IN)
 		return true;
-	__atomic_store_n(&kernel_refused, true, __ATOMIC_RELAXED);
-	t->fire = FIRE_CHECK;
+	__atomic_store_n(&udt__safe_kernel_refused, true, __ATOMIC_RELAXED);
+	t->fire = UDT_FIRE_CHECK;
 	return false;
 }
 
@@ -571,7 +543,7 @@ int udt__safe_write(uint64_t dst, uint64_t src, size_t len)
 
 int udt__safe_copy(void *dst, uint64_t src, size_t len)
 {
-	struct safe_thread *t = &safe_self;
+	struct udt_safe_thread *t = &udt__safe_self;
 	long err;
 
 	if (!len)
@@ -590,7 +562,7 @@ int udt__safe_copy(void *dst, uint64_t src, size_t len)
 
 long udt__safe_strcpy(char *dst, uint64_t src, size_t max, uint64_t *ret_bad)
 {
-	struct safe_thread *t = &safe_self;
+	struct udt_safe_thread *t = &udt__safe_self;
 	size_t n = 0;
 
 	if (!max)

@@ -59,4 +59,34 @@ expect_eq "hostile pointers: the same errors on both paths" \
 	"$(errs d.err)" "$(errs v.err)"
 expect_eq "hostile pointers: 4 errors, the target runs on" \
 	"$(grep -c 'invalid address' d.err):$(grep -c '^alive$' d.out)" "4:1"
+
+# Aggregations by those strings and arguments without the VM (UDT_ECB_DIRECT_AGG) against
+# the same clause on the VM's path (a predicate always true): the same tables, and the same
+# errors for hostile pointers
+dagg='{ @c[copyinstr(arg1)] = count(); @s[arg0, copyinstr(arg1)] = sum(arg0);
+	@a = avg(arg0); @mx = max(arg0); @mn = min(arg0); @q = quantize(arg0);
+	@l = lquantize(arg0, 0, 300, 25); @k[arg0 & 3] = count(); }'
+vagg="/arg0 >= 0/ $dagg"
+for strsize in default 32; do
+	opts= max=255
+	[ "$strsize" = default ] || opts="-x strsize=$strsize" max=$((strsize - 1))
+	run d "$opts" "$dagg" "strings 300"
+	run v "$opts" "$vagg" "strings 300"
+	run c "$opts" '{ @[copyinstr(arg1)] = count(); }' "strings 300"
+	expect_eq "aggregations, strsize $strsize: 301 strings counted, by their first $max bytes" \
+		"$(awk 'NF { n++; s += $NF } END { print n ":" s }' c.out):$(cat c.rc)" \
+		"$((max + 1)):301:0"
+	if cmp -s d.out v.out; then
+		ok "aggregations, strsize $strsize: without the VM, its tables, byte for byte"
+	else
+		fail "aggregations, strsize $strsize: without the VM, its tables, byte for byte" \
+			"$(diff d.out v.out | head -20)"
+	fi
+done
+run d "" '{ @[copyinstr(arg1)] = count(); }' hostile
+run v "" '/arg0 >= 0/ { @[copyinstr(arg1)] = count(); }' hostile
+expect_eq "aggregations, hostile pointers: the same errors on both paths" \
+	"$(errs d.err)" "$(errs v.err)"
+expect_eq "aggregations, hostile pointers: 4 errors, the target runs on" \
+	"$(grep -c 'invalid address' d.err):$(grep -c '^alive$' d.out)" "4:1"
 finish

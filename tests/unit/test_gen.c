@@ -219,6 +219,32 @@ TEST(args_flag_refused_on_other_clauses)
 	}
 }
 
+TEST(direct_agg_flag_checked)
+{
+	/* count() by arg1 may be updated without the VM (UDT_ECB_DIRECT_AGG); by epid it may
+	   not (a builtin the direct path does not read): the verifier ends that session */
+	for (int i = 0; i < 2; i++) {
+		start_session();
+		struct udt_action key = { .kind = i ? UDT_ACT_TRACE_VAR : UDT_ACT_TRACE_ARG,
+					  .src = i ? UDT_VAR_EPID : 1, .size = 8 };
+		struct udt_aggdesc ad = { .size = sizeof(ad), .aggid = 1, .func = UDT_AGG_COUNT,
+					  .key_cnt = 1, .key_off = put(&key, sizeof(key)),
+					  .key_size = 8 };
+		struct udt_action act = { .kind = UDT_ACT_AGG, .src = put(&ad, sizeof(ad)) };
+		struct udt_ecb e = { .size = sizeof(e), .epid = 2, .sem = (uint64_t)(uintptr_t)&sem_b,
+				     .act_off = put(&act, sizeof(act)), .act_cnt = 1,
+				     .flags = UDT_ECB_NOREC | UDT_ECB_DIRECT_AGG };
+		uint64_t sems[] = { (uint64_t)(uintptr_t)&sem_b };
+		add_gen(&e, 1, sems, 1, sems, 0);
+		sem_b++;
+		udt__fire(&sem_b, 2, 10, 11, 0, 0);
+		CHECK_EQ(CTL->bad_session, i ? session : 0);
+		CHECK_EQ(CTL->state, i ? UDT_STATE_DETACHED : UDT_STATE_ACTIVE);
+		sem_a = sem_b = 0;
+		disp_main = NULL;
+	}
+}
+
 TEST(deadman_restores_every_generation)
 {
 	start_session();
