@@ -1091,6 +1091,8 @@ static inline __attribute__((always_inline)) bool light_pred(const struct fire *
 	   the whole context cost more than the predicate; the builtins only if read */
 	vm.args = f->args;
 	vm.nargs = f->nargs;
+	if (t->shape.load == UDT_OP_LDARG && udt_shape_run(&t->shape, &vm, &v))
+		return v; /* (an argument's: the most common, which reads nothing more) */
 	vm.tvars = t->tvars;
 	vm.ntvars = t->ntvars;
 	vm.gvars = t->gvars;
@@ -1211,8 +1213,6 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 			} else {
 				struct fire f; /* (the rest: run_chain_vm()) */
 				f.ts = ts;
-				f.shm = shm;
-				f.tb = tb;
 				f.area = area;
 				f.args = args;
 				f.nargs = nargs;
@@ -1222,8 +1222,11 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 				f.pid = pid;
 				f.tid = tid;
 				f.err = err;
-				if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, e))
+				if (!(e->flags & UDT_ECB_LIGHTPRED) || light_pred(&f, e)) {
+					f.shm = shm;
+					f.tb = tb;
 					return run_chain_vm(&f, e, ecbs, pc);
+				}
 			}
 		}
 		if (!e->next)
