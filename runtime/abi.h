@@ -447,11 +447,10 @@ static inline uint64_t udt_str_slot(uint64_t strsize)
 #define UDT_ECB_ARGS 0x20u
 /*
  * UDT_ECB_DIRECT_AGG: no predicate, and every action aggregates
- * (UDT_ACT_AGG) by keys that are arguments, the timestamp, cpu, pid or tid
- * or the strings arguments point at (UDT_ACT_TRACE_ARGSTR), values and
- * increments that are arguments or those builtins: the runtime updates its
- * tables without the VM's context (version 18). The verifier refuses the
- * flag on any other ECB.
+ * (UDT_ACT_AGG) by keys that are arguments, cpu, pid or tid or the strings
+ * arguments point at (UDT_ACT_TRACE_ARGSTR), values and increments that are
+ * arguments or those builtins: the runtime updates its tables without the
+ * VM's context (version 18). The verifier refuses the flag on any other ECB.
  */
 #define UDT_ECB_DIRECT_AGG 0x40u
 
@@ -753,6 +752,12 @@ struct udt_aggdesc {
 	struct udt_action incr;   /* what a value adds to its bucket (kind 0: 1) */
 };
 
+/* An argument, cpu, pid or tid: a key or value of UDT_ECB_DIRECT_AGG (no clock read). */
+static inline int udt_agg_part_direct(const struct udt_action *a)
+{
+	return udt_act_is_direct(a) && (a->kind != UDT_ACT_TRACE_VAR || a->src != UDT_VAR_TIMESTAMP);
+}
+
 /*
  * Does ECB e, with actions act in the area at area (UDT_AREA_SZ bytes), meet
  * UDT_ECB_DIRECT_AGG? (Its aggregations' descriptors are read there, within
@@ -770,12 +775,12 @@ static inline int udt_ecb_is_direct_agg(const struct udt_ecb *e, const struct ud
 		const struct udt_aggdesc *ad = (const void *)(area + act[k].src);
 		if (ad->key_off % 8 || ad->key_off > UDT_AREA_SZ ||
 		    ad->key_cnt > (UDT_AREA_SZ - ad->key_off) / sizeof(struct udt_action) ||
-		    (ad->val.kind && !udt_act_is_direct(&ad->val)) ||
-		    (ad->incr.kind && !udt_act_is_direct(&ad->incr)))
+		    (ad->val.kind && !udt_agg_part_direct(&ad->val)) ||
+		    (ad->incr.kind && !udt_agg_part_direct(&ad->incr)))
 			return 0;
 		const struct udt_action *key = (const void *)(area + ad->key_off);
 		for (uint32_t i = 0; i < ad->key_cnt; i++)
-			if (!udt_act_is_direct(&key[i]) &&
+			if (!udt_agg_part_direct(&key[i]) &&
 			    (key[i].kind != UDT_ACT_TRACE_ARGSTR || !key[i].size))
 				return 0;
 	}

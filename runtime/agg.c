@@ -71,7 +71,7 @@ static inline bool key_eq(const uint8_t *ent, const uint8_t *key, uint32_t ks,
 	return true;
 }
 
-uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize)
+uint8_t *udt__agg_ready(uint8_t *table, uint64_t aggsize)
 {
 	struct udt_agghdr *h = (struct udt_agghdr *)(void *)table;
 

@@ -26,8 +26,21 @@ static inline void udt__agg_key_zero(uint8_t *key, uint32_t n)
 		memcpy(key + i, &zero, 8);
 }
 
-/* The key scratch of a zeroed table of aggsize bytes (made ready at its first use), or NULL. */
-uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize);
+/* udt__agg_scratch() of a table not ready yet (agg.c): made ready, or NULL. */
+uint8_t *udt__agg_ready(uint8_t *table, uint64_t aggsize);
+
+/*
+ * The key scratch of a zeroed table of aggsize bytes (made ready at its
+ * first use), or NULL. Inline: every aggregating fire asks.
+ */
+static inline uint8_t *udt__agg_scratch(uint8_t *table, uint64_t aggsize)
+{
+	const struct udt_agghdr *h = (const void *)table;
+
+	if (table && h->hash_bits)
+		return table + sizeof(*h) + ((uint64_t)4 << h->hash_bits);
+	return udt__agg_ready(table, aggsize);
+}
 /*
  * The hash bits a table of aggsize bytes has once ready, and where its entries
  * start (*ret_entries_off); 0 if it is too small to hold any.

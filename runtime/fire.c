@@ -889,8 +889,7 @@ direct_agg(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
 	f.mem = NULL;
 	f.agg = ts->agg;
 	f.aggsize = ts->aggsize;
-	/* the builtins a direct key or value may read (udt_act_is_direct()), and a fault */
-	vm.timestamp = udt__clock_ns(c, now);
+	/* the builtins a direct key or value may read (udt_agg_part_direct()), and a fault */
 	vm.cpu = cpu;
 	vm.pid = pid;
 	vm.tid = tid;
