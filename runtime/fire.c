@@ -539,6 +539,28 @@ static bool act_value(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 }
 
 /*
+ * The string at v and its NUL into dst (size bytes at most): its bytes and
+ * NUL written, or -1 on a fault, which vm describes.
+ */
+static inline __attribute__((always_inline)) long
+str_write(const struct fire *f, struct udt_vm_ctx *vm, uint64_t v, uint8_t *dst, uint32_t size)
+{
+	uint64_t bad;
+	/* (without a view of the runtime's memory, the process's string as
+	   udt__vm_str_out() copies it, without its look for that memory first) */
+	long n = f->mem ? udt__vm_str_out(f->mem, v, dst, size, &bad)
+			: udt__safe_strcpy((char *)dst, v, size, &bad);
+
+	if (n < 0) {
+		vm->fault = UDT_FAULT_BADADDR;
+		vm->fault_addr = bad;
+		vm->fault_insn = 0;
+		return -1;
+	}
+	return n + 1;
+}
+
+/*
  * Write the value of action a at dst: 8 bytes, a string and its NUL (in
  * a->size bytes), nothing for UDT_ACT_DIFO. The bytes written, or -1 on a
  * fault, which vm describes.
@@ -555,18 +577,7 @@ static long act_write(const struct fire *f, struct udt_vm_ctx *vm, const struct 
 	if (!act_value(f, vm, a, &v))
 		return -1;
 	if (a->kind == UDT_ACT_TRACE_STR || a->kind == UDT_ACT_TRACE_ARGSTR) {
-		uint64_t bad;
-		/* (without a view of the runtime's memory, the process's string as
-		   udt__vm_str_out() copies it, without its look for that memory first) */
-		long n = f->mem ? udt__vm_str_out(f->mem, v, dst, a->size, &bad)
-				: udt__safe_strcpy((char *)dst, v, a->size, &bad);
-		if (n < 0) {
-			vm->fault = UDT_FAULT_BADADDR;
-			vm->fault_addr = bad;
-			vm->fault_insn = 0;
-			return -1;
-		}
-		return n + 1;
+		return str_write(f, vm, v, dst, a->size);
 	} else if (a->kind == UDT_ACT_TRACEMEM) {
 		/* tracemem(): the bytes as they are, fault-safe */
 		if (udt__safe_copy(dst, v, a->size)) {
@@ -600,7 +611,11 @@ static bool agg_key(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 		udt__agg_key_zero(key, key_size);
 	for (uint32_t k = 0; k < n; k++) {
 		uint8_t *at = key + ka[k].off;
-		long w = act_write(f, vm, &ka[k], at);
+		/* (an argument's string, the usual key: without the two calls) */
+		long w = ka[k].kind != UDT_ACT_TRACE_ARGSTR
+				 ? act_write(f, vm, &ka[k], at)
+				 : str_write(f, vm, ka[k].src < f->nargs ? f->args[ka[k].src] : 0, at,
+					     ka[k].size);
 		if (w < 0)
 			return false;
 		if (!by_parts)
