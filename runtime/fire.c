@@ -876,7 +876,7 @@ static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
 /*
  * An ECB of UDT_ECB_DIRECT_AGG (checked by verify_area): its aggregations
  * updated by the VM's path's functions, but without its context (the
- * variables, this->, the view of the runtime's memory: 11 ns of a count(),
+ * variables, this->, the view of the runtime's memory: 7 ns of a count(),
  * docs/benchmarks.md §8); a key's string copied by the fault-safe copy, a
  * fault the VM's error record. The caller has begun the fire's loads.
  */
