@@ -882,9 +882,8 @@ static void run_ecb(const struct fire *f, struct udt_vm_ctx *vm, const struct ud
  */
 static __attribute__((noinline)) void
 direct_agg(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
-	   const uint8_t *area, const uint64_t *args, uint32_t nargs, uint32_t cpu,
-	   const struct udt_control *c, uint64_t now, int32_t pid, int32_t tid,
-	   const struct udt_ecb *e)
+	   const uint8_t *area, const uint64_t *args, uint32_t nargs, uint32_t cpu, uint64_t now,
+	   int32_t pid, int32_t tid, const struct udt_ecb *e)
 {
 	const struct udt_action *act = (const void *)(area + e->act_off);
 	struct udt_vm_ctx vm;
@@ -900,7 +899,6 @@ direct_agg(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
 	f.nargs = nargs;
 	f.cpu = cpu;
 	f.now = now;
-	f.ctl = c;
 	f.mem = NULL;
 	f.agg = ts->agg;
 	f.aggsize = ts->aggsize;
@@ -1222,7 +1220,7 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 				udt__safe_fire_end();
 			} else if (e->flags & UDT_ECB_DIRECT_AGG) {
 				udt__safe_fire_begin();
-				direct_agg(ts, shm, tb, area, args, nargs, cpu, c, now, pid, tid, e);
+				direct_agg(ts, shm, tb, area, args, nargs, cpu, now, pid, tid, e);
 				udt__safe_fire_end();
 			} else {
 				struct fire f; /* (the rest: run_chain_vm()) */
