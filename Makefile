@@ -31,6 +31,7 @@ include dlang/build.mk
 include dtrace-h/build.mk
 include dtrace-g/build.mk
 include runtime/build.mk
+include proc/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk

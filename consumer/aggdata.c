@@ -374,7 +374,7 @@ void cs__agg_snap(struct cs_trace *t, bool final)
 
 	if (!lead->aggact_cnt && !lead->aggvar_cnt)
 		return;
-	m->last_snap = cs__now_ns();
+	m->last_snap = udt__now_ns();
 	if (lead->agg_local)
 		(void)take_table(lead, lead->agg_local, lead->o.aggsize); /* (ours) */
 	/* every process's threads flip, then one barrier for all of them, then each is taken */

@@ -20,6 +20,7 @@
  * the deadman's deadline is given to the runtime in TSC ticks too.
  */
 #include "consumer/internal.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,14 +28,6 @@
 #include <time.h>
 
 #define CS_CAL_NS 10000000ull /* 10 ms between the two pairs */
-
-uint64_t cs__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #if defined(__x86_64__)
 static uint64_t rdtsc(void)
@@ -70,7 +63,7 @@ static struct cs_clock_pt sample(void)
 	uint64_t width = UINT64_MAX;
 
 	for (int i = 0; i < 8; i++) {
-		uint64_t t0 = rdtsc(), ns = cs__now_ns(), t1 = rdtsc();
+		uint64_t t0 = rdtsc(), ns = udt__now_ns(), t1 = rdtsc();
 
 		if (t1 > t0 && t1 - t0 < width) {
 			width = t1 - t0;
@@ -115,7 +108,7 @@ void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal)
 #if defined(__x86_64__)
 	if (!a->valid)
 		return;
-	uint64_t since = cs__now_ns() - a->ns;
+	uint64_t since = udt__now_ns() - a->ns;
 	if (since < CS_CAL_NS) {
 		struct timespec ts = { 0, (long)(CS_CAL_NS - since) };
 		nanosleep(&ts, NULL);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "consumer/proc.h"
+#include "proc/proc.h"
 #include "dlang/dlang.h"
 
 /* -- Options (options.c) ---------------------------------------------------------- */
@@ -63,11 +63,7 @@ struct cs_opts {
 	bool every_process;        /* no -p or -c: the descriptions are matched in every process
 				      dtrace may trace, running or started later (docs/processes.md) */
 	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */
-	enum cs_procwatch {        /* how processes are found (docs/processes.md) */
-		CS_PROCWATCH_AUTO,     /* the kernel's process events where allowed, else /proc */
-		CS_PROCWATCH_SCAN,     /* scanning /proc only */
-		CS_PROCWATCH_EVENTS,   /* the kernel's process events, or an error */
-	} procwatch;
+	enum pr_watch_how procwatch; /* how processes are found (docs/processes.md) */
 	bool nofollowfork;         /* a traced process's fork children leave the session */
 };
 
@@ -114,8 +110,8 @@ struct cs_probe {
 	const char *mod;           /* the module's name, "" for dtrace */
 	const char *func;          /* "" when the table names no function */
 	char *name;                /* "request-start" */
-	struct cs_module *module;  /* NULL for dtrace:::BEGIN/END/ERROR */
-	const struct cs_ptable *pt;
+	struct pr_module *module;  /* NULL for dtrace:::BEGIN/END/ERROR */
+	const struct pr_ptable *pt;
 	uint32_t index;            /* in the table */
 	uint64_t sem;              /* semaphore address in the target */
 	uint64_t dispatch;         /* address of the object's udt__dispatch */
@@ -126,7 +122,7 @@ struct cs_probe {
 	uint64_t prof_ns;          /* its interval */
 	/* a probe from SystemTap notes (notes.c): its sites, in its module's notes; sem is
 	   then the first site's address, its key (no semaphore of ours identifies it) */
-	struct cs_note *notes;
+	struct pr_note *notes;
 	uint32_t note_cnt;
 };
 
@@ -141,34 +137,25 @@ struct cs_probes {
 	uint32_t id_base;          /* the probes are numbered from id_base + 1 */
 };
 
-/*
- * cs__site_plan() - plan a jump for SystemTap site (of module mod) in place
- * of a trap: its mode, len, insn[] and bytes[] filled in (consumer/reloc.c;
- * docs/notes.md, "Trampolines"). shstk: the process has shadow stacks.
- * Return: true, or false with *ret_why (a constant string) when it is to be
- * trapped.
- */
-struct udt_site;
-bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why);
 
 /* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
-int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc);
+int cs_probes_load(struct cs_probes *ps, struct pr_proc *proc);
 /*
  * cs_probes_load_at() - the same, the process's probes numbered from
  * first_id (the dtrace provider's keep 1 to 3), without making proc the
  * $target of probe descriptions: another process of the session's.
  */
-int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first_id);
+int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first_id);
 void cs_probes_free(struct cs_probes *ps);
 
 /*
  * cs_probes_add_new() - the probes of proc's tables that are live and
  * registered and have none made yet (a library loaded since cs_probes_load():
- * cs_proc_sync()), into ps, numbered from first_id, their argument types
+ * pr_proc_sync()), into ps, numbered from first_id, their argument types
  * made in types (owned by the caller, which must outlive ps).
  * Return: the number of probes made.
  */
-size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_program *types,
+size_t cs_probes_add_new(struct cs_probes *ps, struct pr_proc *proc, struct dl_program *types,
 			 uint32_t first_id);
 
 /*
@@ -198,7 +185,7 @@ struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs,
 void cs_every_free(struct cs_every *e);
 
 /* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
-void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc);
+void cs_probes_add_live(struct cs_probes *ps, struct pr_proc *proc);
 
 /* The process $target names in probe descriptions (cs_probes_load() sets it). */
 void cs_probes_set_target(int pid);
@@ -232,51 +219,7 @@ bool cs_pdesc_id(const char *desc, uint32_t *ret_id);
 size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
 	       bool verbose, FILE *out);
 
-/* -- A process's sessions (slots.c) ---------------------------------------------- */
 
-/*
- * cs_attach_lock() - take process pid's attach lock: flock() on
- * /proc/PID/mem, which dtrace sessions take to change what they share in
- * the process (its control block's slots, semaphores, dispatch pointers)
- * and to inject code into it, one at a time (docs/runtime.md, "Several
- * sessions"). Waits 5 seconds at most.
- * Return: a descriptor for cs_attach_unlock(), or a negative errno
- * (-ESRCH: the process is gone; -EWOULDBLOCK: held too long) with *ret_err
- * (malloc'ed): "failed to grab pid N: ..." (who holds it, when known).
- */
-int cs_attach_lock(pid_t pid, char **ret_err);
-void cs_attach_unlock(int fd);
-
-/* -- The runtime in the process (inject.c) ---------------------------------------- */
-
-/*
- * cs_runtime_path() - the runtime dtrace loads into processes: the file
- * $UDTRACE_RUNTIME names when it is set (empty: none), else libudtrace.so.1
- * of this dtrace's installation, found from the executable's directory (the
- * installed layout, then the build tree's ../lib).
- * Return: a malloc'ed absolute path, or NULL (none, or not found).
- */
-char *cs_runtime_path(void);
-
-/*
- * cs_runtime_load() - make sure process p has a udtrace runtime: if it has
- * none, load the one at path (absolute) into it by a brief ptrace injection
- * of a dlopen() call (docs/injection.md), which leaves the process as it
- * was but for the library, then re-read p (cs_proc_refresh()). Refused,
- * with the process untouched, for a set-id, non-dumpable or static process,
- * one without dlopen(), or when ptrace is not allowed.
- * Return: 1 (loaded now), 0 (it had one: it is reused), or a negative errno
- * with *ret_err (malloc'ed), the reason, to follow "... pid N: ".
- * Not thread-safe: serialize calls on the same handle.
- */
-int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err);
-
-/*
- * cs_runtime_unloadable() - why no code may be loaded into process pid: it
- * runs set-id, it is not dumpable, or it is statically linked (no dynamic
- * linker). Return: the reason (malloc'ed), or NULL.
- */
-char *cs_runtime_unloadable(pid_t pid);
 
 /* -- Tracing (trace.c) ---------------------------------------------------------- */
 
@@ -294,7 +237,7 @@ enum cs_work {
  * (which may be NULL when the program only has BEGIN/END clauses).
  * Return: 0, or -1 with *ret_err ("dtrace: ..." style text, malloc'ed).
  */
-int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
+int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc *proc,
 		  const struct cs_opts *o, FILE *out, char **ret_err);
 
 /* Attach to the target (if any), enable everything, run BEGIN. 0, or -1 with *ret_err. */

@@ -551,7 +551,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 		struct udt_vm_ctx vm = {
 			.args = lf ? lf->args : NULL,
 			.nargs = lf ? lf->nargs : 0,
-			.timestamp = lf ? lf->timestamp : cs__now_ns(),
+			.timestamp = lf ? lf->timestamp : udt__now_ns(),
 			.epid = e->epid,
 			.cpu = lf ? lf->cpu : (uint32_t)(sched_getcpu() < 0 ? 0 : sched_getcpu()),
 			.pid = lf ? lf->pid : getpid(),
@@ -759,7 +759,7 @@ static int cmp_ts(const void *a, const void *b)
 
 static size_t temporal_ready(struct cs_trace *t)
 {
-	uint64_t now = cs__now_ns(), horizon = 0;
+	uint64_t now = udt__now_ns(), horizon = 0;
 	size_t k = 0;
 
 	for (size_t i = 0; i < t->rec_cnt; i++)
@@ -1109,7 +1109,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 		 * thread has filled half its active half: a busy thread (1M
 		 * events/s is 40 MB/s) would otherwise drop most of a second.
 		 */
-		uint64_t now = cs__now_ns();
+		uint64_t now = udt__now_ns();
 		/* a commit left to us is finished when its record is read: at cleanrate */
 		bool clean = t->spec_used && now - t->last_switch >= t->o.cleanrate_ns &&
 			     cs__spec_pending(t);
@@ -1150,7 +1150,7 @@ static void report_lost(struct cs_trace *t, bool final)
 			     "lost: the memory of more thread buffers could not be made");
 	}
 	if (t->attached && !t->target_gone &&
-	    !cs_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &early,
+	    !pr_proc_read(t->proc, t->ctl + offsetof(struct udt_control, lost), &early,
 			  sizeof(early)))
 		t->lost_early = early;
 	report_count(t, t->lost_early, &t->lost_early_reported,
@@ -1185,7 +1185,7 @@ static bool session_ended(struct cs_trace *t)
 
 	if (!t->attached || t->target_gone)
 		return false;
-	if (cs_proc_read(t->proc, t->ctl, &c, sizeof(c)))
+	if (pr_proc_read(t->proc, t->ctl, &c, sizeof(c)))
 		return false;
 	if (c.session != t->session) {
 		/* another consumer took the slot of a session silent past its deadman */
@@ -1244,7 +1244,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	/* the other processes: found, forked, gone, and each one's round */
 	cs__group_work(t);
 	/* the threads' tables are taken at aggrate, so that they hold one interval's keys */
-	if (t->aggvar_cnt && cs__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
+	if (t->aggvar_cnt && udt__now_ns() - cs__agg_last_snap(t) >= t->o.aggrate_ns)
 		cs__agg_snap(t, false);
 	/* what the round printed (BEGIN's, the ticks', the records') reaches -o's file or a
 	   pipe now, as DTrace flushes after each round; a reader gone (EPIPE, SIGPIPE being

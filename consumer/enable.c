@@ -538,7 +538,7 @@ void cs__order_ecbs(struct cs_trace *t)
 	t->ecb_cap = t->ecb_cnt + 1;
 }
 
-int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc *proc,
+int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc *proc,
 		  const struct cs_opts *o, FILE *out, char **ret_err)
 {
 	struct cs_trace *t = udt__xcalloc(1, sizeof(*t));
@@ -554,7 +554,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct cs_proc
 	cs__clock_start(&t->clock_start);
 	cs_probes_load(&t->probes, proc);
 	if (proc)
-		(void)cs_proc_execname(proc, t->execname, sizeof(t->execname));
+		(void)pr_proc_execname(proc, t->execname, sizeof(t->execname));
 	if (cs__agg_declare(t, ret_err))
 		goto fail;
 	/* the inlines and translators, as DTrace checks them where they are declared */
@@ -975,12 +975,12 @@ static int build_area(struct cs_trace *t, char **ret_err)
 
 static int wr32(struct cs_trace *t, uint64_t addr, uint32_t v)
 {
-	return cs_proc_write(t->proc, addr, &v, sizeof(v));
+	return pr_proc_write(t->proc, addr, &v, sizeof(v));
 }
 
 static int wr64(struct cs_trace *t, uint64_t addr, uint64_t v)
 {
-	return cs_proc_write(t->proc, addr, &v, sizeof(v));
+	return pr_proc_write(t->proc, addr, &v, sizeof(v));
 }
 
 static bool have_membarrier(void)
@@ -1026,9 +1026,9 @@ int cs__session_check(struct cs_trace *t, char **ret_err)
 {
 	char *why = NULL;
 
-	if (cs__runtime_check(t->proc, &why) ||
-	    cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL) ||
-	    cs_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
+	if (pr_runtime_check(t->proc, &why) ||
+	    pr_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL) ||
+	    pr_proc_lookup(t->proc, "udt__fire", &t->fire, NULL)) {
 		*ret_err = udt__xasprintf("failed to enable probes in pid %d: %s", (int)t->proc->pid,
 					  why ? why : "its udtrace runtime has no udt__fire");
 		free(why);
@@ -1046,7 +1046,7 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 		return -1;
 	/* -Z and a description that matched nothing yet: a session, to enable the probes
 	   that appear (if the process has a runtime to register them) */
-	target |= t->zdefs_unmatched && !cs_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
+	target |= t->zdefs_unmatched && !pr_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
 	if (target && cs__session_check(t, ret_err))
 		return -1;
 	cs__out_start(t);
@@ -1081,7 +1081,7 @@ static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
 static int beat(struct cs_trace *t)
 {
 	struct cs_clock_cal cal;
-	uint64_t now = cs__now_ns(), end = now + t->o.deadman_ns;
+	uint64_t now = udt__now_ns(), end = now + t->o.deadman_ns;
 
 	calibration(t, &cal);
 	return wr64(t, CTL_FIELD(heartbeat_ns), now) ?:
@@ -1122,13 +1122,13 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 		cs__unlock(t);
 		return -1;
 	}
-	err = cs_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.flags), &hdr_flags,
+	err = pr_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.flags), &hdr_flags,
 			   sizeof(hdr_flags));
 	if (!err && !have_membarrier() && !(hdr_flags & UDT_CTL_FENCE))
 		err = wr32(t, t->ctlblk + offsetof(struct udt_ctlblock, hdr.flags),
 			   hdr_flags | UDT_CTL_FENCE);
 	if (!err)
-		err = cs_proc_write(t->proc, cs__area_addr(t), t->img.buf, t->img.used);
+		err = pr_proc_write(t->proc, cs__area_addr(t), t->img.buf, t->img.used);
 	uint8_t live = 1;
 	if (!err)
 		err = wr32(t, CTL_FIELD(pid), (uint32_t)pid) ?:
@@ -1151,7 +1151,7 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 		      wr32(t, CTL_FIELD(area), t->area) ?:
 		      wr32(t, CTL_FIELD(session), t->session) ?:
 		      wr32(t, CTL_FIELD(state), UDT_STATE_ACTIVE) ?:
-		      cs_proc_write(t->proc, cs__live_addr(t), &live, 1);
+		      pr_proc_write(t->proc, cs__live_addr(t), &live, 1);
 	if (err) {
 		cs__unlock(t);
 		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid, strerror(-err));
@@ -1175,8 +1175,8 @@ int cs__gen_read_lists(struct cs_trace *t, const struct cs_gen *g, uint64_t **re
 {
 	uint64_t base = cs__area_addr(t);
 	uint64_t *sems = udt__xcalloc(g->sem_cnt + 1, 8), *disps = udt__xcalloc(g->disp_cnt + 1, 8);
-	int err = cs_proc_read(t->proc, base + g->sem_off, sems, (size_t)g->sem_cnt * 8) ?:
-		  cs_proc_read(t->proc, base + g->disp_off, disps, (size_t)g->disp_cnt * 8);
+	int err = pr_proc_read(t->proc, base + g->sem_off, sems, (size_t)g->sem_cnt * 8) ?:
+		  pr_proc_read(t->proc, base + g->disp_off, disps, (size_t)g->disp_cnt * 8);
 
 	if (err) {
 		free(sems);
@@ -1213,10 +1213,10 @@ int cs__gen_enable(struct cs_trace *t, const struct cs_gen *g)
 		uint16_t v;
 		if (!sems[i])
 			continue; /* struck: its object was unloaded meanwhile */
-		err = cs_proc_read(t->proc, sems[i], &v, sizeof(v));
+		err = pr_proc_read(t->proc, sems[i], &v, sizeof(v));
 		if (!err) {
 			v++;
-			err = cs_proc_write(t->proc, sems[i], &v, sizeof(v));
+			err = pr_proc_write(t->proc, sems[i], &v, sizeof(v));
 		}
 	}
 	cs__unlock(t);
@@ -1249,7 +1249,7 @@ static uint32_t rd32(struct cs_trace *t, uint64_t addr)
 {
 	uint32_t v = 0;
 
-	(void)cs_proc_read(t->proc, addr, &v, sizeof(v));
+	(void)pr_proc_read(t->proc, addr, &v, sizeof(v));
 	return v;
 }
 
@@ -1257,7 +1257,7 @@ int cs__sync_runtime(struct cs_trace *t, char **ret_why)
 {
 	if (cs__lock(t, ret_why))
 		return -EAGAIN;
-	int err = cs__inject_sync(t->proc, ret_why);
+	int err = pr_inject_sync(t->proc, ret_why);
 	cs__unlock(t);
 	return err;
 }
@@ -1332,14 +1332,14 @@ void cs__detach(struct cs_trace *t)
 		free(why);
 		return;
 	}
-	if (cs_proc_read(t->proc, cs__live_addr(t), &live, 1) ||
-	    cs_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)) ||
+	if (pr_proc_read(t->proc, cs__live_addr(t), &live, 1) ||
+	    pr_proc_read(t->proc, CTL_FIELD(session), &session, sizeof(session)) ||
 	    session != t->session || !live) {
 		cs__unlock(t); /* the deadman (or a fork, or an exec) ended it: already undone */
 		return;
 	}
 	live = 0;
-	(void)cs_proc_write(t->proc, cs__live_addr(t), &live, 1);
+	(void)pr_proc_write(t->proc, cs__live_addr(t), &live, 1);
 	(void)wr32(t, CTL_FIELD(state), UDT_STATE_DETACHED);
 	/* every generation's lists as the target holds them: objects unloaded meanwhile are
 	   struck out */
@@ -1351,7 +1351,7 @@ void cs__detach(struct cs_trace *t)
 	   session is left, the memory of those that were and the fault handler, so that the
 	   process is left as it was (runtime/session.c, udt__sessions_release()) */
 	uint64_t lives = 1;
-	(void)cs_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.lives), &lives,
+	(void)pr_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.lives), &lives,
 			   sizeof(lives));
 	if (rd32(t, CTL_FIELD(prof_armed)) == t->session ||
 	    (!lives && rd32(t, CTL_FIELD(shm_state)) == UDT_SHM_READY)) {
@@ -1395,10 +1395,10 @@ void cs_trace_close(struct cs_trace *t)
 	cs__spec_free(t);
 	cs__ticks_free(t);
 	cs__agg_cur_free(t);
-	cs__syms_free(t->syms);
+	pr_syms_free(t->syms);
 	cs__out_close(t);
 	cs_probes_free(&t->probes);
 	if (t->lead && t->proc)
-		cs_proc_close(t->proc);
+		pr_proc_close(t->proc);
 	free(t);
 }

@@ -77,7 +77,7 @@
 /* after an exec, the new image is looked at as its dynamic linker loads its libraries */
 static const uint64_t exec_looks[] = { 5000000ull, 50000000ull, 500000000ull, 3000000000ull };
 
-/* A file's providers, found once (cs_file_providers()). */
+/* A file's providers, found once (pr_file_providers()). */
 struct file {
 	dev_t dev;
 	ino_t ino;
@@ -107,7 +107,7 @@ struct proc {
 struct cs_group {
 	struct cs_trace **m;       /* members, live and gone */
 	size_t cnt, cap;
-	struct cs_watch *watch;
+	struct pr_watch *watch;
 	bool started;
 	bool bad;                  /* a member corrupted its memory */
 	size_t vars[DL_VAR_SCOPES]; /* the variables laid out when the session started */
@@ -188,9 +188,9 @@ static struct cs_trace *member_new(struct cs_trace *lead)
 	t->o = lead->o;
 	t->out = lead->out;
 	t->proc = &t->own_proc;
-	t->born_ns = cs__now_ns();
+	t->born_ns = udt__now_ns();
 	t->slow_due = t->born_ns + SLOW_NS;
-	t->fork_wait = lead->grp && cs__watch_fd(lead->grp->watch) >= 0;
+	t->fork_wait = lead->grp && pr_watch_fd(lead->grp->watch) >= 0;
 	return t;
 }
 
@@ -270,10 +270,10 @@ static void *copy_of(const void *v, size_t n, size_t sz)
 
 /* A fork child of src that dtrace will not follow, whose slot's flags were flags: its first
    fire waits for nothing (UDT_CTL_FORKWAIT). */
-static void wait_not(const struct cs_proc *child, const struct cs_trace *src, uint32_t flags)
+static void wait_not(const struct pr_proc *child, const struct cs_trace *src, uint32_t flags)
 {
 	flags &= ~UDT_CTL_FORKWAIT;
-	(void)cs_proc_write(child, src->ctl + offsetof(struct udt_control, flags), &flags,
+	(void)pr_proc_write(child, src->ctl + offsetof(struct udt_control, flags), &flags,
 			    sizeof(flags));
 }
 
@@ -283,15 +283,15 @@ static void wait_not(const struct cs_proc *child, const struct cs_trace *src, ui
  */
 static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 {
-	struct cs_proc peek = { .pid = pid };
+	struct pr_proc peek = { .pid = pid };
 	struct udt_control c;
 	uint8_t live = 0;
 
 	if (!src->attached || src->target_gone)
 		return;
 	/* its copy of src's slot: still live, our session, and its pid written or not yet */
-	if (cs_proc_read(&peek, src->ctl, &c, sizeof(c)) ||
-	    cs_proc_read(&peek, cs__live_addr(src), &live, 1) || live != 1 ||
+	if (pr_proc_read(&peek, src->ctl, &c, sizeof(c)) ||
+	    pr_proc_read(&peek, cs__live_addr(src), &live, 1) || live != 1 ||
 	    c.session != src->session || c.consumer_pid != getpid() ||
 	    (c.pid != pid && c.pid != -pid && c.pid != src->proc->pid))
 		return;
@@ -301,7 +301,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	}
 
 	struct cs_trace *t = member_new(lead);
-	int err = cs_proc_open(t->proc, pid);
+	int err = pr_proc_open(t->proc, pid);
 	if (err) {
 		if (err != -ESRCH)
 			say(lead, "failed to follow pid %d, a fork of pid %d: %s", (int)pid,
@@ -325,7 +325,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 		free(why);
 		free(desc);
 	}
-	(void)cs_proc_execname(t->proc, t->execname, sizeof(t->execname));
+	(void)pr_proc_execname(t->proc, t->execname, sizeof(t->execname));
 	(void)cs__agg_declare(t, NULL);
 
 	/* src's ECBs (the child runs src's area: the same EPIDs), each on the child's probe */
@@ -358,7 +358,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	memcpy(t->img.buf, src->img.buf, src->img.used);
 	t->img.used = src->img.used;
 	uint32_t gen_off = 0;
-	(void)cs_proc_read(t->proc, cs__area_addr(t) + offsetof(struct udt_area_hdr, gen_off),
+	(void)pr_proc_read(t->proc, cs__area_addr(t) + offsetof(struct udt_area_hdr, gen_off),
 			   &gen_off, sizeof(gen_off));
 	for (size_t i = 0; i < src->gen_cnt; i++) /* (those published before the fork) */
 		if (!i || src->gens[i].off <= gen_off)
@@ -431,7 +431,7 @@ static const struct file *file_of(struct cs_group *g, pid_t pid, dev_t dev, ino_
 	struct file f = { .dev = dev, .ino = ino };
 	/* (as the process sees it: its mount namespace, its root) */
 	char *where = pid ? udt__xasprintf("/proc/%d/root%s", (int)pid, path) : udt__xstrdup(path);
-	f.cnt = cs_file_providers(where, &f.provs);
+	f.cnt = pr_file_providers(where, &f.provs);
 	free(where);
 	if (f.cnt == 0)
 		f.cnt = -1;
@@ -569,8 +569,8 @@ static void denied(struct cs_trace *lead, pid_t pid)
 		free(exe);
 		return;
 	}
-	struct cs_proc p = { .pid = pid };
-	(void)cs_proc_execname(&p, comm, sizeof(comm));
+	struct pr_proc p = { .pid = pid };
+	(void)pr_proc_execname(&p, comm, sizeof(comm));
 	long uid = proc_uid(pid);
 	if (uid >= 0 && uid != (long)geteuid())
 		say(lead, "pid %d (%s) is not traced: it runs as uid %ld, and dtrace as uid %ld may "
@@ -586,7 +586,7 @@ static bool exited(pid_t pid)
 {
 	char state = 0;
 
-	return cs__pid_stat(pid, NULL, NULL, &state) || state == 'Z' || state == 'X';
+	return pr_pid_stat(pid, NULL, NULL, &state) || state == 'Z' || state == 'X';
 }
 
 /*
@@ -605,11 +605,11 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 	size_t ncl;
 	struct dl_clause *const *cls = dl_program_clauses(lead->prog, &ncl);
 	char *why = NULL;
-	int err = cs_proc_open(t->proc, pid);
+	int err = pr_proc_open(t->proc, pid);
 
-	if (err || !cs_proc_has_probes(t->proc))
+	if (err || !pr_proc_has_probes(t->proc))
 		goto nomatch;
-	(void)cs_proc_execname(t->proc, t->execname, sizeof(t->execname));
+	(void)pr_proc_execname(t->proc, t->execname, sizeof(t->execname));
 	for (int pass = 0;; pass++) {
 		bool any = false;
 		cs_probes_load_at(&t->probes, t->proc, cs__probe_ids(lead, 0));
@@ -626,7 +626,7 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 			goto nomatch;
 		if (pass)
 			break;
-		err = cs__runtime_check(t->proc, &why);
+		err = pr_runtime_check(t->proc, &why);
 		free(why);
 		why = NULL;
 		if (!err)
@@ -636,15 +636,15 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 			return -2;
 		}
 		/* it matches and has no runtime: dtrace's is loaded into it (one dtrace at a time) */
-		int lock = cs_attach_lock(pid, &why);
-		err = lock < 0 ? lock : cs_runtime_load(t->proc, g->runtime, &why);
-		cs_attach_unlock(lock);
+		int lock = pr_attach_lock(pid, &why);
+		err = lock < 0 ? lock : pr_runtime_load(t->proc, g->runtime, &why);
+		pr_attach_unlock(lock);
 		if (err < 0)
 			goto failed;
 		cs_probes_free(&t->probes);
 	}
 	(void)cs__probe_ids(lead, (uint32_t)t->probes.cnt);
-	(void)cs_proc_execname(t->proc, t->execname, sizeof(t->execname));
+	(void)pr_proc_execname(t->proc, t->execname, sizeof(t->execname));
 	(void)cs__agg_declare(t, NULL);
 	for (size_t c = 0; c < ncl; c++) {
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
@@ -714,7 +714,7 @@ static void plan_exec_looks(struct cs_trace *lead, pid_t pid)
 	p->v = V_NONE;
 	p->sig = 0;
 	p->exec_look = 0;
-	p->next_look = cs__now_ns() + exec_looks[0];
+	p->next_look = udt__now_ns() + exec_looks[0];
 }
 
 /* Look at pid (every_process): a member if it matches. */
@@ -769,7 +769,7 @@ static void look(struct cs_trace *lead, pid_t pid)
 static void looks_due(struct cs_trace *lead)
 {
 	struct cs_group *g = group(lead);
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 	unsigned n = 0;
 
 	for (size_t i = 0; i < g->proc_cnt && n < LOOKS_PER_ROUND; i++) {
@@ -787,7 +787,7 @@ static void looks_due(struct cs_trace *lead)
 		return; /* (-p's or -c's descendants: only the images they exec) */
 	/* the others now and then (a library loaded long after the start): each once in
 	   RELOOK_NS, as many this round as the time since the last owes (in ns x processes) */
-	size_t cnt = cs__watch_count(g->watch), k = 0;
+	size_t cnt = pr_watch_count(g->watch), k = 0;
 	if (g->relook_last)
 		g->relook_credit += (now - g->relook_last) * cnt;
 	g->relook_last = now;
@@ -798,7 +798,7 @@ static void looks_due(struct cs_trace *lead)
 		return;
 	g->relook_credit -= budget * RELOOK_NS;
 	pid_t *pids;
-	cnt = cs__watch_list(g->watch, &pids);
+	cnt = pr_watch_list(g->watch, &pids);
 	while (k < cnt && pids[k] <= g->relook_at)
 		k++;
 	for (size_t j = 0; j < budget && j < cnt && n < LOOKS_PER_ROUND; j++) {
@@ -827,7 +827,7 @@ static bool take_descs(struct cs_trace *lead)
 			if (cs_pdesc_kind(cls[c]->pdescs[d]) == CS_PDESC_PROC)
 				UDT__PUSH(g->descs, g->desc_cnt, cap, cls[c]->pdescs[d]);
 	if (g->desc_cnt)
-		g->runtime = cs_runtime_path();
+		g->runtime = pr_runtime_path();
 	return g->desc_cnt;
 }
 
@@ -841,9 +841,9 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 
 	if (!take_descs(lead))
 		return 0;
-	if (cs__watch_open(&g->watch, lead->o.procwatch, ret_err))
+	if (pr_watch_open(&g->watch, lead->o.procwatch, ret_err))
 		return -1;
-	n = cs__watch_list(g->watch, &pids);
+	n = pr_watch_list(g->watch, &pids);
 	for (size_t i = 0; i < n; i++)
 		look(lead, pids[i]);
 	free(pids);
@@ -871,7 +871,7 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 
 /* A process listed: its probes moved out to the list, but for their argument types. */
 struct every_proc {
-	struct cs_proc proc;
+	struct pr_proc proc;
 	struct cs_probes probes;
 };
 
@@ -890,7 +890,7 @@ struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs,
 	for (size_t d = 0; d < desc_cnt; d++)
 		if (cs_pdesc_kind(descs[d]) == CS_PDESC_PROC)
 			UDT__PUSH(g.descs, g.desc_cnt, cap, descs[d]);
-	size_t n = g.desc_cnt ? cs__proc_pids(&pids) : 0;
+	size_t n = g.desc_cnt ? pr_pids(&pids) : 0;
 	/* (the processes' probes are numbered after what ps has) */
 	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : CS_PROBE_ERROR + 1;
 	for (size_t i = 0; i < n; i++) {
@@ -899,9 +899,9 @@ struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs,
 		if (pids[i] == getpid() || read_maps(&g, pids[i], &match, &sig) || !match)
 			continue;
 		struct every_proc *ep = udt__xcalloc(1, sizeof(*ep));
-		if (cs_proc_open(&ep->proc, pids[i])) {
+		if (pr_proc_open(&ep->proc, pids[i])) {
 			/* (gone meanwhile, or not ours to read: listed by none) */
-			cs_proc_close(&ep->proc);
+			pr_proc_close(&ep->proc);
 			free(ep);
 			continue;
 		}
@@ -922,7 +922,7 @@ void cs_every_free(struct cs_every *e)
 		return;
 	for (size_t i = 0; i < e->cnt; i++) {
 		cs_probes_free(&e->v[i]->probes);
-		cs_proc_close(&e->v[i]->proc);
+		pr_proc_close(&e->v[i]->proc);
 		free(e->v[i]);
 	}
 	free(e->v);
@@ -954,12 +954,12 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 	   process, already watched) */
 	if (!g->watch && lead->proc && !lead->o.nofollowfork &&
 	    (take_descs(lead) || lead->attached) &&
-	    cs__watch_open(&g->watch, lead->o.procwatch, ret_err))
+	    pr_watch_open(&g->watch, lead->o.procwatch, ret_err))
 		return -1;
 	/* (its forks are then adopted at once: their first fires may wait for dtrace) */
-	lead->fork_wait = cs__watch_fd(g->watch) >= 0;
+	lead->fork_wait = pr_watch_fd(g->watch) >= 0;
 	cs__flags_update(lead);
-	g->lead_due = cs__now_ns() + SLOW_NS;
+	g->lead_due = udt__now_ns() + SLOW_NS;
 	return 0;
 }
 
@@ -972,7 +972,7 @@ static void member_gone(struct cs_trace *lead, struct cs_trace *t)
 	cs__finish_proc(t);
 	group(lead)->bad |= t->shm_bad;
 	t->gone = true;
-	t->gone_ns = cs__now_ns();
+	t->gone_ns = udt__now_ns();
 	cs__late_free(t);
 	cs__agg_cur_free(t);
 }
@@ -998,14 +998,14 @@ static bool lead_execd(struct cs_trace *lead, bool seen)
 static void take_events(struct cs_trace *lead)
 {
 	struct cs_group *g = group(lead);
-	struct cs_pev *ev;
-	size_t n = cs__watch_take(g->watch, &ev);
+	struct pr_pev *ev;
+	size_t n = pr_watch_take(g->watch, &ev);
 
 	for (size_t i = 0; i < n; i++) {
 		struct cs_trace *t = member_of(lead, ev[i].pid), *src;
 		struct proc *p;
 		switch (ev[i].kind) {
-		case CS_PEV_FORK:
+		case PR_PEV_FORK:
 			if (t)
 				break; /* (traced already: found before its event was read) */
 			p = find_proc(g, ev[i].parent, false);
@@ -1019,7 +1019,7 @@ static void take_events(struct cs_trace *lead)
 			}
 			/* a fork of a process that matched nothing is its copy: the same verdict,
 			   when the kernel says it is a fork (a scan's new pid may have exec'd) */
-			if (!src && cs__watch_fd(g->watch) >= 0 && p && p->v == V_NOMATCH &&
+			if (!src && pr_watch_fd(g->watch) >= 0 && p && p->v == V_NOMATCH &&
 			    !p->next_look) {
 				uint64_t sig = p->sig;
 				p = find_proc(g, ev[i].pid, true);
@@ -1030,7 +1030,7 @@ static void take_events(struct cs_trace *lead)
 				plan_exec_looks(lead, ev[i].pid);
 			}
 			break;
-		case CS_PEV_EXEC:
+		case PR_PEV_EXEC:
 			/* (an event read late: the image traced may be the new one already) */
 			if (t == lead && !lead_execd(lead, true))
 				break;
@@ -1043,7 +1043,7 @@ static void take_events(struct cs_trace *lead)
 			if (g->descs && (lead->o.every_process || t || (p && p->tree)))
 				plan_exec_looks(lead, ev[i].pid);
 			break;
-		case CS_PEV_EXIT:
+		case PR_PEV_EXIT:
 			if (t && (t == lead || member_alive(t)))
 				break; /* (the pid's next process) */
 			if (t)
@@ -1063,7 +1063,7 @@ static bool member_alive(struct cs_trace *t)
 	if (exited(t->proc->pid))
 		return false;
 	/* (an exec replaced the image: the slot is not ours, or not there) */
-	return !cs_proc_read(t->proc, t->ctl, &c, sizeof(c)) && c.session == t->session &&
+	return !pr_proc_read(t->proc, t->ctl, &c, sizeof(c)) && c.session == t->session &&
 	       c.consumer_pid == getpid();
 }
 
@@ -1094,7 +1094,7 @@ static void member_round(struct cs_trace *lead, struct cs_trace *t, uint64_t now
 void cs__group_work(struct cs_trace *lead)
 {
 	struct cs_group *g = lead->grp;
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 
 	if (!g)
 		return;
@@ -1126,7 +1126,7 @@ void cs__group_work(struct cs_trace *lead)
 uint64_t cs__group_due_in(const struct cs_trace *lead)
 {
 	const struct cs_group *g = lead->grp;
-	uint64_t now = cs__now_ns(), iv = UINT64_MAX;
+	uint64_t now = udt__now_ns(), iv = UINT64_MAX;
 
 	if (!g)
 		return iv;
@@ -1140,14 +1140,14 @@ uint64_t cs__group_due_in(const struct cs_trace *lead)
 										  : 10000000ull;
 		iv = want < iv ? want : iv;
 	}
-	uint64_t scan = cs__watch_due_in(g->watch);
+	uint64_t scan = pr_watch_due_in(g->watch);
 	return scan < iv ? scan : iv;
 }
 
 void cs_trace_wait(struct cs_trace *t)
 {
 	uint64_t ns = cs_trace_interval(t);
-	int fd = t->grp ? cs__watch_fd(t->grp->watch) : -1;
+	int fd = t->grp ? pr_watch_fd(t->grp->watch) : -1;
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 
 	if (fd < 0) {
@@ -1190,7 +1190,7 @@ void cs__group_free(struct cs_trace *lead)
 	for (size_t i = 0; i < g->cnt; i++)
 		cs_trace_close(g->m[i]);
 	free(g->m);
-	cs__watch_close(g->watch);
+	pr_watch_close(g->watch);
 	free(g->descs);
 	free(g->procs);
 	files_free(g);

@@ -291,9 +291,9 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
 int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_pfval *vals,
 		    size_t nvals, char **ret_err);
 /* syms: what names the addresses of %a and %A (NULL: printed as 0x...) */
-struct cs_syms;
+struct pr_syms;
 void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
-		     size_t nargs, struct cs_syms *syms);
+		     size_t nargs, struct pr_syms *syms);
 void cs_printf_free(struct cs_printf *f);
 
 /* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
@@ -306,7 +306,6 @@ struct cs_clock_cal {
 	uint64_t tsc_base, tsc_ns, tsc_mult; /* struct udt_control's fields; tsc_mult 0: none */
 };
 
-uint64_t cs__now_ns(void);
 /* The first pair, if the TSC may be used; the calibration from it (waits until 10 ms after). */
 void cs__clock_start(struct cs_clock_pt *a);
 void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal);
@@ -352,12 +351,12 @@ struct cs_rec {
 
 struct cs_trace {
 	struct dl_program *prog;
-	struct cs_proc *proc;
+	struct pr_proc *proc;
 	struct cs_opts o;
 	FILE *out;
 	struct cs_probes probes;
 	const struct cs_probe *cur_probe; /* the probe a clause is being compiled for */
-	struct cs_syms *syms;      /* the target's addresses named (stack.c) */
+	struct pr_syms *syms;      /* the target's addresses named (stack.c) */
 	bool names_addrs;          /* the program records stacks or addresses */
 	char execname[64];         /* the target's, for execname in its probes' clauses */
 	/* by EPID - 1: at the start, the target's ECBs first, then BEGIN's and END's; then
@@ -474,7 +473,7 @@ struct cs_trace {
 	 */
 	struct cs_trace *lead;     /* a member's lead; NULL in the lead */
 	struct cs_group *grp;      /* the lead's: its members, and how processes are found */
-	struct cs_proc own_proc;   /* a member's process (proc points to it) */
+	struct pr_proc own_proc;   /* a member's process (proc points to it) */
 	struct cs_clock_cal cal;   /* the lead's: the clock every session reads */
 	bool cal_done;
 	uint32_t next_probe_id;    /* the lead's: the ID of the next probe made, in any process */
@@ -519,19 +518,8 @@ char *cs__stack_fold(const struct cs_aggvar *v, const char *const *keys, const u
 const struct dl_node *cs__clause_find(const struct dl_clause *cl,
 				      bool (*pred)(const struct dl_node *));
 
-/* symbol.c: the target's addresses named (docs/profile.md, "Stacks") */
-struct cs_syms *cs__syms_new(pid_t pid);
-void cs__syms_free(struct cs_syms *s);
-/*
- * cs__syms_name() - pc as DTrace names it: "module`function+0xoff" (or
- * "module`function" for usym()/ufunc() and at the function's start,
- * "module" for umod(), "module`0x..." without a symbol, "0x..." outside any
- * module). ret: pc is a return address (looked up one byte before). The
- * string stays valid until s is freed.
- */
-const char *cs__syms_name(struct cs_syms *s, uint64_t pc, enum cs_addrfmt kind, bool ret);
 /* The target's namer (stack.c), made when first needed; NULL without a process. */
-struct cs_syms *cs__trace_syms(struct cs_trace *t);
+struct pr_syms *cs__trace_syms(struct cs_trace *t);
 
 /* profile.c: the session's profile probes as the runtime reads them; their count */
 size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret);
@@ -544,19 +532,6 @@ void cs__ticks_run(struct cs_trace *t);
 uint64_t cs__ticks_due_in(const struct cs_trace *t);
 void cs__ticks_free(struct cs_trace *t);
 
-/*
- * inject.c: run the runtime's udt__profile_sync() in one thread of p by
- * ptrace, restoring the thread exactly (docs/injection.md).
- * Return: 0, or a negative errno with *ret_err (malloc'ed) saying why.
- */
-int cs__inject_sync(struct cs_proc *p, char **ret_err);
-
-/*
- * inject.c: does p have a runtime that speaks our protocol (udt__runtime_id)?
- * Return: 0, -ENOENT (none: "the process has no udtrace runtime") or -EPROTO
- * (another version), with *ret_err (malloc'ed) saying which.
- */
-int cs__runtime_check(struct cs_proc *p, char **ret_err);
 
 /*
  * sites.c: the SystemTap sites of the probes from notes the session enables
@@ -631,14 +606,14 @@ void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g);
 
 /* slots.c: the sessions of a process, and its attach lock (docs/runtime.md, "Several sessions") */
 /*
- * Run the runtime's sync in the target (cs__inject_sync(): its profile
+ * Run the runtime's sync in the target (pr_inject_sync(): its profile
  * provider's timers, its SystemTap sites), under the attach lock: two
  * injections at once would fight over ptrace. 0 or -errno with *ret_why.
  */
 int cs__sync_runtime(struct cs_trace *t, char **ret_why);
 /* The SystemTap sites the target's live sessions have (their areas' tables), into ret. */
 void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret);
-/* cs_attach_lock() of the target for the session; nested calls only count. 0, or its -errno. */
+/* pr_attach_lock() of the target for the session; nested calls only count. 0, or its -errno. */
 int cs__lock(struct cs_trace *t, char **ret_err);
 void cs__unlock(struct cs_trace *t);
 /* Has the target a slot for a session (free, or its consumer gone)? 0, or -1 with *ret_err. */
@@ -771,38 +746,6 @@ bool cs__wait_not_busy(const uint32_t *busy, uint32_t h);
 
 /* -- Several processes (group.c, procwatch.c; docs/processes.md) ------------------------ */
 
-/* What happened to a process (procwatch.c). */
-enum cs_pev_kind {
-	CS_PEV_FORK,               /* pid was forked by parent (0: not known) */
-	CS_PEV_EXEC,               /* pid exec'd */
-	CS_PEV_EXIT,               /* pid exited */
-};
-
-struct cs_pev {
-	enum cs_pev_kind kind;
-	pid_t pid, parent;
-};
-
-struct cs_watch;
-/*
- * Follow the processes of the system: the kernel's process events where this
- * user may listen (unless scan_only), else /proc scanned every 100 ms. Its
- * descriptor to poll (-1: none), and how long until a scan is due.
- */
-int cs__watch_open(struct cs_watch **ret, enum cs_procwatch how, char **ret_err);
-void cs__watch_close(struct cs_watch *w);
-int cs__watch_fd(const struct cs_watch *w);
-uint64_t cs__watch_due_in(const struct cs_watch *w);
-/* The events since the last call (*ret malloc'ed), scanning /proc when due. */
-size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret);
-/* The processes known now, by pid (*ret malloc'ed). */
-size_t cs__watch_list(const struct cs_watch *w, pid_t **ret);
-/* How many they are. */
-size_t cs__watch_count(const struct cs_watch *w);
-/* The pids /proc lists now, sorted (*ret malloc'ed). */
-size_t cs__proc_pids(pid_t **ret);
-/* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */
-int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state);
 
 /* enable.c: a session in t's process (cs_trace_start() after BEGIN): 0, or -1 with *ret_err */
 int cs__attach(struct cs_trace *t, char **ret_err);

@@ -12,8 +12,8 @@
  *     from the undo lists of every generation of the session's enablings;
  *     an entry we wrote that the target now holds as 0 is an object gone,
  *     even one loaded again at the same place since: its tables and (for a
- *     -G object) its module are forgotten (cs_proc_forget_dispatch()).
- *  2. Tables. cs_proc_sync() reads the registry's slots, rereads the
+ *     -G object) its module are forgotten (pr_proc_forget_dispatch()).
+ *  2. Tables. pr_proc_sync() reads the registry's slots, rereads the
  *     mappings when one holds a table we do not know, and marks which tables
  *     are registered: only those are enabled (their constructors have run,
  *     their object is loaded whole).
@@ -69,7 +69,7 @@ struct cs_late {
 /* One object of a new generation: its dispatch pointer, and its ECBs. */
 struct object {
 	uint64_t disp;
-	const struct cs_module *mod;
+	const struct pr_module *mod;
 	size_t *idx;               /* ECB indices */
 	size_t n;
 };
@@ -121,7 +121,7 @@ static void forget_unloaded(struct cs_trace *t)
 		for (uint32_t k = 0; k < g->disp_cnt; k++) {
 			if (!img_disps[k] || disps[k])
 				continue;
-			cs_proc_forget_dispatch(t->proc, img_disps[k]);
+			pr_proc_forget_dispatch(t->proc, img_disps[k]);
 			img_disps[k] = 0;
 		}
 		for (uint32_t k = 0; k < g->sem_cnt; k++)
@@ -248,9 +248,9 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 		return -ENOSPC;
 	}
 	/* the generation's bytes, then (release, as the runtime reads them: acquire) its offset */
-	err = cs_proc_write(t->proc, base + mark, a->buf + mark, a->used - mark);
+	err = pr_proc_write(t->proc, base + mark, a->buf + mark, a->used - mark);
 	if (!err)
-		err = cs_proc_write(t->proc, base + offsetof(struct udt_area_hdr, gen_off), &off,
+		err = pr_proc_write(t->proc, base + offsetof(struct udt_area_hdr, gen_off), &off,
 				    sizeof(off));
 	if (err)
 		return err;
@@ -263,13 +263,13 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 }
 
 /* Is a table of object o (its dispatch pointer) live and registered? */
-static bool object_registered(const struct cs_proc *p, uint64_t disp)
+static bool object_registered(const struct pr_proc *p, uint64_t disp)
 {
 	for (size_t m = 0; m < p->mod_cnt; m++) {
-		const struct cs_module *mod = p->mods[m];
+		const struct pr_module *mod = p->mods[m];
 		for (size_t k = 0; k < mod->table_cnt && !mod->gone; k++) {
-			const struct cs_ptable *pt = mod->tables[k];
-			if (!pt->gone && pt->registered && cs_ptable_dispatch(pt) == disp)
+			const struct pr_ptable *pt = mod->tables[k];
+			if (!pt->gone && pt->registered && pr_ptable_dispatch(pt) == disp)
 				return true;
 		}
 	}
@@ -294,7 +294,7 @@ static void strike_gone(struct cs_trace *t, const struct cs_gen *g, const struct
 		for (uint32_t k = 0; k < g->disp_cnt; k++) {
 			if (disps[k] != objs[o].disp)
 				continue;
-			(void)cs_proc_write(t->proc, base + g->disp_off + k * 8, &zero, 8);
+			(void)pr_proc_write(t->proc, base + g->disp_off + k * 8, &zero, 8);
 			disps[k] = 0;
 		}
 		for (size_t e = 0; e < objs[o].n; e++) {
@@ -302,7 +302,7 @@ static void strike_gone(struct cs_trace *t, const struct cs_gen *g, const struct
 			for (uint32_t k = 0; k < g->sem_cnt; k++) {
 				if (sems[k] != sem)
 					continue;
-				(void)cs_proc_write(t->proc, base + g->sem_off + k * 8, &zero, 8);
+				(void)pr_proc_write(t->proc, base + g->sem_off + k * 8, &zero, 8);
 				sems[k] = 0;
 			}
 		}
@@ -343,8 +343,8 @@ static void publish(struct cs_trace *t, size_t first)
 	}
 	/* step 6: a table unregistered before the publication was not struck by the runtime */
 	uint32_t now;
-	if (ngens && !cs_proc_registry_gen(t->proc, &now) && now != l->reg_gen &&
-	    !cs_proc_sync(t->proc, &now))
+	if (ngens && !pr_proc_registry_gen(t->proc, &now) && now != l->reg_gen &&
+	    !pr_proc_sync(t->proc, &now))
 		for (size_t i = 0; i < ngens; i++)
 			strike_gone(t, &gens[i], objs, nobj);
 	/* step 7 */
@@ -364,10 +364,10 @@ void cs__late_poll(struct cs_trace *t)
 
 	if (!l || !t->attached || t->target_gone)
 		return;
-	if (cs_proc_registry_gen(t->proc, &gen) || (l->synced && gen == l->reg_gen))
+	if (pr_proc_registry_gen(t->proc, &gen) || (l->synced && gen == l->reg_gen))
 		return;
 	forget_unloaded(t);
-	if (cs_proc_sync(t->proc, &synced_gen))
+	if (pr_proc_sync(t->proc, &synced_gen))
 		return;
 	/*
 	 * The gen read before the lists were: an object unloaded after forget_unloaded()

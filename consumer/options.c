@@ -358,11 +358,11 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		/* how processes are found (docs/processes.md): the kernel's events where allowed,
 		   or scanning /proc only */
 		if (value && !strcmp(value, "auto"))
-			o->procwatch = CS_PROCWATCH_AUTO;
+			o->procwatch = PR_WATCH_AUTO;
 		else if (value && !strcmp(value, "scan"))
-			o->procwatch = CS_PROCWATCH_SCAN;
+			o->procwatch = PR_WATCH_SCAN;
 		else if (value && !strcmp(value, "events"))
-			o->procwatch = CS_PROCWATCH_EVENTS;
+			o->procwatch = PR_WATCH_EVENTS;
 		else
 			return BAD_VALUE;
 	} else if (!strcmp(name, "notesites")) {

@@ -663,7 +663,7 @@ static int ctf_open(struct cs_trace *t, const char *form, bool pretty, char **re
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || read(fd, c->uuid, 16) != 16) {
 		/* (any unique id does: the time and our pid) */
-		uint64_t now = cs__now_ns(), pid = (uint64_t)getpid();
+		uint64_t now = udt__now_ns(), pid = (uint64_t)getpid();
 		memcpy(c->uuid, &now, 8);
 		memcpy(c->uuid + 8, &pid, 8);
 	}

@@ -628,7 +628,7 @@ static void probe_object(struct cs_trace *t, const struct cs_probe *pr, const ch
 	j->any = true;
 	jopen(j, false);
 	key(j, "timestamp");
-	num_u(j, ri ? ri->timestamp : cs__now_ns());
+	num_u(j, ri ? ri->timestamp : udt__now_ns());
 	key(j, "cpu");
 	num_i(j, ri ? (int64_t)ri->cpu : -1);
 	if (pr && j->form != J_XML && !j->pretty) {

@@ -380,7 +380,7 @@ static void escape(struct udt_strbuf *sb, const char *s)
 }
 
 void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args, size_t nargs,
-		     struct cs_syms *syms)
+		     struct pr_syms *syms)
 {
 	size_t k = 0;
 
@@ -457,7 +457,7 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 		case 'a':
 		case 'A':
 			if (syms)
-				udt__sb_puts(&sb, cs__syms_name(syms, a->v, CS_ADDR_UADDR, false));
+				udt__sb_puts(&sb, pr_syms_name(syms, a->v, PR_SYM_ADDR, false));
 			else
 				udt__sb_printf(&sb, "0x%llx", (unsigned long long)a->v);
 			str = udt__sb_str(&sb);

@@ -3,7 +3,7 @@
  * Probes as DTrace shows them: provider:module:function:name.
  *
  * The probes of a process come from the probe tables of its objects
- * (consumer/proc.c). As for DTrace's USDT providers, the provider's name
+ * (proc/proc.c). As for DTrace's USDT providers, the provider's name
  * gets the process ID ("http1234"), the module is the object's file name,
  * and a probe whose sites are in several functions is one probe per
  * function, told apart at fire time by the site's address (the ECB's PC
@@ -49,19 +49,19 @@ static struct dl_qtype arg_type(struct dl_program *p, const struct udt_table_arg
 								   0 }), 0 };
 }
 
-static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table *t,
+static struct dl_probe *make_dprobe(struct dl_program *p, const struct pr_table *t,
 				    const struct udt_table_probe *tp)
 {
 	struct dl_probe *d = udt__xcalloc(1, sizeof(*d));
 
-	d->name = cs_table_str(t, tp->name);
+	d->name = pr_table_str(t, tp->name);
 	d->narg_cnt = tp->narg_cnt;
 	d->nargs = udt__xcalloc(tp->narg_cnt + 1, sizeof(*d->nargs));
 	for (uint32_t i = 0; i < tp->narg_cnt; i++) {
-		const struct udt_table_arg *a = cs_table_arg(t, tp->first_narg + i);
-		d->nargs[i].name = cs_table_str(t, a->name);
+		const struct udt_table_arg *a = pr_table_arg(t, tp->first_narg + i);
+		d->nargs[i].name = pr_table_str(t, a->name);
 		d->nargs[i].type = arg_type(p, a);
-		d->nargs[i].ctype = cs_table_str(t, a->type);
+		d->nargs[i].ctype = pr_table_str(t, a->type);
 	}
 	d->translated = tp->flags & UDT_PROBE_TRANSLATED;
 	d->xarg_cnt = d->translated ? tp->xarg_cnt : tp->narg_cnt;
@@ -69,10 +69,10 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table 
 	d->mapping = udt__xcalloc(d->xarg_cnt + 1, 1);
 	for (uint32_t i = 0; i < d->xarg_cnt; i++) {
 		if (d->translated) {
-			const struct udt_table_arg *a = cs_table_arg(t, tp->first_xarg + i);
-			d->xargs[i].name = cs_table_str(t, a->name);
+			const struct udt_table_arg *a = pr_table_arg(t, tp->first_xarg + i);
+			d->xargs[i].name = pr_table_str(t, a->name);
 			d->xargs[i].type = arg_type(p, a);
-			d->xargs[i].ctype = cs_table_str(t, a->type);
+			d->xargs[i].ctype = pr_table_str(t, a->type);
 			d->mapping[i] = a->mapping;
 		} else {
 			d->mapping[i] = (uint8_t)i;
@@ -82,44 +82,44 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct cs_table 
 }
 
 /* The probes of table pt of module mod of proc: one per function its sites are in. */
-static void add_table(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
-		      struct cs_module *mod, struct cs_ptable *pt)
+static void add_table(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
+		      struct pr_module *mod, struct pr_ptable *pt)
 {
-	const struct cs_table *t = &pt->t;
-	uint64_t dispatch = cs_ptable_dispatch(pt);
+	const struct pr_table *t = &pt->t;
+	uint64_t dispatch = pr_ptable_dispatch(pt);
 
 	pt->probed = true;
 	for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
-		const struct udt_table_probe *tp = cs_table_probe(t, i);
-		const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
+		const struct udt_table_probe *tp = pr_table_probe(t, i);
+		const struct udt_table_provider *pv = pr_table_provider(t, tp->provider);
 		struct cs_probe pr = { 0 };
 
-		pr.prov = udt__xasprintf("%s%d", cs_table_str(t, pv->name), (int)proc->pid);
-		pr.mod = cs_table_probe_module(t, i);
+		pr.prov = udt__xasprintf("%s%d", pr_table_str(t, pv->name), (int)proc->pid);
+		pr.mod = pr_table_probe_module(t, i);
 		if (!pr.mod[0])
 			pr.mod = mod->name;
-		pr.name = dl_probe_dname(cs_table_str(t, tp->name));
+		pr.name = dl_probe_dname(pr_table_str(t, tp->name));
 		pr.module = mod;
 		pr.pt = pt;
 		pr.index = i;
-		pr.sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)tp->sem_rel;
+		pr.sem = pt->addr + pr_table_probe_off(t, i) + (uint64_t)tp->sem_rel;
 		pr.dispatch = dispatch;
 		pr.dprobe = make_dprobe(ps->types, t, tp);
 		if (tp->func_cnt <= 1) {
-			pr.func = tp->func_cnt ? cs_table_func(t, tp->first_func) : "";
+			pr.func = tp->func_cnt ? pr_table_func(t, tp->first_func) : "";
 			add(ps, cap, pr);
 			continue;
 		}
 		for (uint32_t f = 0; f < tp->func_cnt; f++) {
 			struct cs_probe pf = pr;
 
-			pf.func = cs_table_func(t, tp->first_func + f);
+			pf.func = pr_table_func(t, tp->first_func + f);
 			if (f) {
 				pf.prov = udt__xstrdup(pr.prov);
 				pf.name = udt__xstrdup(pr.name);
 				pf.dprobe = make_dprobe(ps->types, t, tp);
 			}
-			if (cs_module_func_range(mod, pf.func, &pf.pc_lo, &pf.pc_hi))
+			if (pr_module_func_range(mod, pf.func, &pf.pc_lo, &pf.pc_hi))
 				pf.pc_lo = pf.pc_hi = 0;
 			add(ps, cap, pf);
 		}
@@ -141,7 +141,7 @@ static const char *note_ctype(int8_t size)
 	}
 }
 
-static struct dl_probe *note_dprobe(struct dl_program *p, const struct cs_note *n)
+static struct dl_probe *note_dprobe(struct dl_program *p, const struct pr_note *n)
 {
 	struct dl_probe *d = udt__xcalloc(1, sizeof(*d));
 
@@ -165,7 +165,7 @@ static int cmp_str(const char *a, const char *b)
 
 /* Sort order of notes: provider, name, function, then as they came (pc breaks no tie). */
 struct note_ord {
-	struct cs_note n;
+	struct pr_note n;
 	size_t first;              /* the index of its probe's first site */
 	size_t index;
 };
@@ -188,7 +188,7 @@ static int first_cmp(const void *x, const void *y)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static bool same_probe(const struct cs_note *a, const struct cs_note *b)
+static bool same_probe(const struct pr_note *a, const struct pr_note *b)
 {
 	return !strcmp(a->prov, b->prov) && !strcmp(a->name, b->name) && !strcmp(a->func, b->func);
 }
@@ -198,7 +198,7 @@ static bool same_probe(const struct cs_note *a, const struct cs_note *b)
  * site's function from the module's symbols, then the sites grouped by
  * provider, name and function, the groups in the order of their first site.
  */
-static void group_notes(struct cs_proc *proc, struct cs_module *mod)
+static void group_notes(struct pr_proc *proc, struct pr_module *mod)
 {
 	size_t n = mod->note_cnt;
 	struct note_ord *o;
@@ -208,10 +208,10 @@ static void group_notes(struct cs_proc *proc, struct cs_module *mod)
 	mod->notes_grouped = true;
 	o = udt__xcalloc(n + 1, sizeof(*o));
 	for (size_t i = 0; i < n; i++) {
-		const struct cs_sym *sym;
-		struct cs_module *m;
+		const struct pr_sym *sym;
+		struct pr_module *m;
 
-		if (!cs_proc_symbolize(proc, mod->notes[i].pc, &m, &sym) && m == mod)
+		if (!pr_proc_symbolize(proc, mod->notes[i].pc, &m, &sym) && m == mod)
 			mod->notes[i].func = sym->name;
 		o[i] = (struct note_ord){ .n = mod->notes[i], .index = i };
 	}
@@ -226,14 +226,14 @@ static void group_notes(struct cs_proc *proc, struct cs_module *mod)
 }
 
 /* The probes of mod's SystemTap notes, if it has no table of ours (docs/notes.md). */
-static void add_notes(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
-		      struct cs_module *mod)
+static void add_notes(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
+		      struct pr_module *mod)
 {
 	if (mod->table_cnt || !mod->note_cnt)
 		return;
 	group_notes(proc, mod);
 	for (size_t i = 0, j; i < mod->note_cnt; i = j) {
-		struct cs_note *n = &mod->notes[i];
+		struct pr_note *n = &mod->notes[i];
 		struct cs_probe pr = { 0 };
 
 		for (j = i + 1; j < mod->note_cnt && same_probe(n, &mod->notes[j]); j++)
@@ -251,14 +251,14 @@ static void add_notes(struct cs_probes *ps, size_t *cap, struct cs_proc *proc,
 	}
 }
 
-int cs_probes_load(struct cs_probes *ps, struct cs_proc *proc)
+int cs_probes_load(struct cs_probes *ps, struct pr_proc *proc)
 {
 	if (proc)
 		cs_probes_set_target((int)proc->pid);
 	return cs_probes_load_at(ps, proc, CS_PROBE_ERROR + 1);
 }
 
-int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first_id)
+int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first_id)
 {
 	size_t cap = 0;
 	static const char *const core[] = { "BEGIN", "END", "ERROR" };
@@ -267,7 +267,7 @@ int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first
 	ps->types = dl_program_new(DL_LP64);
 	/* the tables only the runtime has (SDT(9), dynamic); without memory, none */
 	if (proc)
-		(void)cs_proc_load_registry(proc);
+		(void)pr_proc_load_registry(proc);
 	for (uint32_t i = 0; i < 3; i++) {
 		struct cs_probe pr = { .id = CS_PROBE_BEGIN + i, .prov = udt__xstrdup("dtrace"),
 				       .mod = "", .func = "", .name = udt__xstrdup(core[i]) };
@@ -283,7 +283,7 @@ int cs_probes_load_at(struct cs_probes *ps, struct cs_proc *proc, uint32_t first
 	return 0;
 }
 
-size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_program *types,
+size_t cs_probes_add_new(struct cs_probes *ps, struct pr_proc *proc, struct dl_program *types,
 			 uint32_t first_id)
 {
 	size_t cap = 0;
@@ -293,9 +293,9 @@ size_t cs_probes_add_new(struct cs_probes *ps, struct cs_proc *proc, struct dl_p
 	ps->borrowed_types = true;
 	ps->id_base = first_id - 1;
 	for (size_t m = 0; m < proc->mod_cnt; m++) {
-		struct cs_module *mod = proc->mods[m];
+		struct pr_module *mod = proc->mods[m];
 		for (size_t k = 0; k < mod->table_cnt; k++) {
-			struct cs_ptable *pt = mod->tables[k];
+			struct pr_ptable *pt = mod->tables[k];
 			if (!mod->gone && !pt->gone && pt->registered && !pt->probed)
 				add_table(ps, &cap, proc, mod, pt);
 		}
@@ -469,13 +469,13 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 {
 	uint8_t attr[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
 	uint8_t arga[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
-	const struct cs_table *t = pr->pt ? &pr->pt->t : NULL;
-	const struct udt_table_probe *tp = t ? cs_table_probe(t, pr->index) : NULL;
+	const struct pr_table *t = pr->pt ? &pr->pt->t : NULL;
+	const struct udt_table_probe *tp = t ? pr_table_probe(t, pr->index) : NULL;
 
 	if (pr->notes) {
 		/* the notes declare no stability: the defaults of a provider that declares none */
 	} else if (tp) {
-		const struct udt_table_provider *pv = cs_table_provider(t, tp->provider);
+		const struct udt_table_provider *pv = pr_table_provider(t, tp->provider);
 		for (int k = 0; k < 3; k++) {
 			attr[k] = pv->attr[UDT_ATTR_PROVIDER][k];
 			for (int w = UDT_ATTR_MODULE; w <= UDT_ATTR_NAME; w++)
@@ -498,7 +498,7 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 	fprintf(out, "\n\tArgument Types\n");
 	uint32_t n = tp ? tp->xarg_cnt : 0, first = tp ? tp->first_xarg : 0;
 	for (uint32_t i = 0; i < n; i++)
-		fprintf(out, "\t\targs[%u]: %s\n", i, cs_table_str(t, cs_table_arg(t, first + i)->type));
+		fprintf(out, "\t\targs[%u]: %s\n", i, pr_table_str(t, pr_table_arg(t, first + i)->type));
 	n = pr->notes ? (uint32_t)pr->dprobe->narg_cnt : n;
 	for (uint32_t i = 0; pr->notes && i < n; i++)
 		fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->nargs[i].ctype);
@@ -508,7 +508,7 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 		/* where the probe comes from: its sites as the notes give them */
 		fprintf(out, "\n\tProbe Sites (SystemTap notes, .note.stapsdt)\n");
 		for (uint32_t i = 0; i < pr->note_cnt; i++) {
-			const struct cs_note *s = &pr->notes[i];
+			const struct pr_note *s = &pr->notes[i];
 			fprintf(out, "\t\t0x%llx", (unsigned long long)s->pc);
 			if (s->sem)
 				fprintf(out, " semaphore 0x%llx", (unsigned long long)s->sem);
@@ -517,7 +517,7 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 			/* how it would be enabled (a process with shadow stacks traps more) */
 			struct udt_site site = { .addr = s->pc };
 			const char *why;
-			if (cs__site_plan(pr->module, &site, false, &why))
+			if (pr_site_plan(pr->module, &site, false, &why))
 				fprintf(out, "\t\t\tenabled by a jump to a trampoline\n");
 			else
 				fprintf(out, "\t\t\tenabled by a trap: %s\n", why);

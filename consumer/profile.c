@@ -141,17 +141,17 @@ size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret)
 	return n;
 }
 
-void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc)
+void cs_probes_add_live(struct cs_probes *ps, struct pr_proc *proc)
 {
 	uint64_t ctl;
 	struct udt_runtime_id id = { 0 };
 	struct udt_ctlhdr hdr;
 	uint64_t id_addr;
 
-	if (!proc || cs_proc_lookup(proc, "udt__runtime_id", &id_addr, NULL) ||
-	    cs_proc_read(proc, id_addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
-	    id.version != UDT_ABI_VERSION || cs_proc_lookup(proc, "udt__control", &ctl, NULL) ||
-	    cs_proc_read(proc, ctl, &hdr, sizeof(hdr)))
+	if (!proc || pr_proc_lookup(proc, "udt__runtime_id", &id_addr, NULL) ||
+	    pr_proc_read(proc, id_addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC ||
+	    id.version != UDT_ABI_VERSION || pr_proc_lookup(proc, "udt__control", &ctl, NULL) ||
+	    pr_proc_read(proc, ctl, &hdr, sizeof(hdr)))
 		return;
 	/* the profile probes of every session running there */
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
@@ -162,14 +162,14 @@ void cs_probes_add_live(struct cs_probes *ps, struct cs_proc *proc)
 		struct udt_prof p[UDT_PROF_MAX];
 
 		if (!hdr.live[s] ||
-		    cs_proc_read(proc, slot + offsetof(struct udt_control, area), &area_idx,
+		    pr_proc_read(proc, slot + offsetof(struct udt_control, area), &area_idx,
 				 sizeof(area_idx)))
 			continue;
 		uint64_t area = ctl + offsetof(struct udt_ctlblock, areas) +
 				((uint64_t)s * 2 + (area_idx & 1)) * UDT_AREA_SZ;
-		if (cs_proc_read(proc, area, &h, sizeof(h)) || h.size != sizeof(h) || !h.prof_cnt ||
+		if (pr_proc_read(proc, area, &h, sizeof(h)) || h.size != sizeof(h) || !h.prof_cnt ||
 		    h.prof_cnt > UDT_PROF_MAX ||
-		    cs_proc_read(proc, area + h.prof_off, p, h.prof_cnt * sizeof(p[0])))
+		    pr_proc_read(proc, area + h.prof_off, p, h.prof_cnt * sizeof(p[0])))
 			continue;
 		for (uint32_t i = 0; i < h.prof_cnt; i++) {
 			char *err = NULL;
@@ -203,7 +203,7 @@ int cs__prof_check_clause(const struct dl_clause *cl, const struct cs_probe *pr,
 
 void cs__ticks_start(struct cs_trace *t)
 {
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 
 	for (size_t i = 0; i < t->probes.cnt; i++) {
 		const struct cs_probe *pr = &t->probes.v[i];
@@ -225,7 +225,7 @@ void cs__ticks_run(struct cs_trace *t)
 {
 	for (size_t i = 0; i < t->tick_cnt && !t->done; i++) {
 		struct cs_tick *k = &t->ticks[i];
-		uint64_t now = cs__now_ns();
+		uint64_t now = udt__now_ns();
 
 		if (now < k->next)
 			continue;
@@ -239,7 +239,7 @@ void cs__ticks_run(struct cs_trace *t)
 
 uint64_t cs__ticks_due_in(const struct cs_trace *t)
 {
-	uint64_t now = cs__now_ns(), in = UINT64_MAX;
+	uint64_t now = udt__now_ns(), in = UINT64_MAX;
 
 	for (size_t i = 0; i < t->tick_cnt; i++) {
 		uint64_t d = t->ticks[i].next > now ? t->ticks[i].next - now : 0;

@@ -221,7 +221,7 @@ int cs_trace_map(struct cs_trace *t)
 
 	if (t->shm || t->shm_bad || !t->attached || t->target_gone)
 		return 0;
-	if (cs_proc_read(t->proc, t->ctl, &c, sizeof(c)))
+	if (pr_proc_read(t->proc, t->ctl, &c, sizeof(c)))
 		return 0;
 	/* (a fork child's memory is its own once it has written its pid: before, what the slot
 	   says is its parent's) */
@@ -253,7 +253,7 @@ int cs_trace_map(struct cs_trace *t)
 	if (cs__shm_adopt(t, m, size))
 		return -1;
 	uint32_t acked = t->session;
-	(void)cs_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
+	(void)pr_proc_write(t->proc, t->ctl + offsetof(struct udt_control, shm_acked), &acked,
 			    sizeof(acked));
 	/* a fork child's first fire may be waiting for it (UDT_CTL_FORKWAIT): a futex in
 	   memory we share */

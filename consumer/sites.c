@@ -44,7 +44,7 @@ static int site_cmp(const void *x, const void *y)
 
 /* Say why a site of probe pr is left out. */
 __attribute__((format(printf, 3, 4))) static void left_out(const struct cs_probe *pr,
-							   const struct cs_note *n, const char *fmt,
+							   const struct pr_note *n, const char *fmt,
 							   ...)
 {
 	char why[256];
@@ -58,7 +58,7 @@ __attribute__((format(printf, 3, 4))) static void left_out(const struct cs_probe
 }
 
 /* Site n of probe pr as the runtime reads it; false (said) when it cannot be enabled. */
-static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struct cs_note *n,
+static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struct pr_note *n,
 		      struct udt_site *ret)
 {
 	uint8_t b;
@@ -76,7 +76,7 @@ static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struc
 		}
 		if (n->arg_sym[k]) {
 			uint64_t at;
-			if (cs_module_sym_addr(pr->module, n->arg_sym[k], &at)) {
+			if (pr_module_sym_addr(pr->module, n->arg_sym[k], &at)) {
 				left_out(pr, n, "its operand %u names %s, which is not in %s's symbols",
 					 k + 1, n->arg_sym[k], pr->mod);
 				return false;
@@ -84,7 +84,7 @@ static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struc
 			ret->args[k].disp += (int64_t)at;
 		}
 	}
-	if (cs_proc_read(t->proc, n->pc, &b, 1)) {
+	if (pr_proc_read(t->proc, n->pc, &b, 1)) {
 		left_out(pr, n, "it cannot be read");
 		return false;
 	}
@@ -114,7 +114,7 @@ static bool shadow_stack(pid_t pid)
 
 /* The probe and note of the site at addr, for messages. */
 static bool site_note(const struct cs_trace *t, uint64_t addr, const struct cs_probe **ret_pr,
-		      const struct cs_note **ret_n)
+		      const struct pr_note **ret_n)
 {
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
 		const struct cs_probe *pr = t->ecbs[i].probe;
@@ -135,10 +135,10 @@ static void report_statuses(struct cs_trace *t)
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
 	uint64_t at = cs__area_addr(t) + t->site_off;
 
-	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
+	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
 			const struct cs_probe *pr;
-			const struct cs_note *n;
+			const struct pr_note *n;
 			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
 			    !site_note(t, v[i].addr, &pr, &n))
 				continue;
@@ -176,7 +176,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			checked = true;
 		}
 		for (uint32_t s = 0; s < pr->note_cnt; s++) {
-			const struct cs_note *n = &pr->notes[s];
+			const struct pr_note *n = &pr->notes[s];
 			struct udt_site site;
 
 			if (cnt == UDT_SITES_MAX) {
@@ -189,7 +189,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			   unless traps are asked for */
 			const char *why;
 			if (!t->o.note_traps)
-				(void)cs__site_plan(pr->module, &site, shstk, &why);
+				(void)pr_site_plan(pr->module, &site, shstk, &why);
 			UDT__PUSH(v, cnt, cap, site);
 			if (n->sem)
 				cs__addrs_add(sems, n->sem);
@@ -215,7 +215,7 @@ static uint32_t rd32(struct cs_trace *t, uint64_t addr)
 {
 	uint32_t v = 0;
 
-	(void)cs_proc_read(t->proc, addr, &v, sizeof(v));
+	(void)pr_proc_read(t->proc, addr, &v, sizeof(v));
 	return v;
 }
 
@@ -230,10 +230,10 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 	if (!t->site_cnt)
 		return 0;
 	/* (a -c command has synced at its handshake, and may be gone already) */
-	if (cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
+	if (pr_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
 		return 0;
 	if (armed != t->session && cs__sync_runtime(t, &why) &&
-	    !cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)) &&
+	    !pr_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)) &&
 	    armed != t->session) {
 		*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid %d: "
 					  "could not run code in it to patch them: %s", (int)pid, why);
@@ -242,7 +242,7 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 	}
 	free(why);
 	e = (int32_t)rd32(t, CTL_FIELD(site_errno));
-	if (cs_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
+	if (pr_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
 		return 0; /* gone meanwhile */
 	if (armed != t->session) {
 		if (e == EDEADLK)
@@ -282,7 +282,7 @@ static void restore_outside(struct cs_trace *t)
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->proc->pid);
 	cs__live_sites(t, &keep);
 	/* only those the runtime patched: an int3 on another one is another tracer's */
-	if (!cs_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
+	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
 	    (fd = open(path, O_RDWR | O_CLOEXEC)) >= 0) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
 			uint8_t b, nop = UDT_SITE_NOP;

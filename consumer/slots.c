@@ -18,12 +18,8 @@
  * and a write from outside: SystemTap's and bpftrace's users count on the
  * semaphore too); an object's dispatch pointer is cleared only when no
  * other ACTIVE session's undo lists hold it. Consumers do these
- * read-modify-writes one at a time under a lock: flock() on /proc/PID/mem
- * (the same inode for every opener while one holds it open), which only a
- * process allowed to trace the target can open, and which dies with its
- * holder. The runtime takes it too, without waiting, before it undoes a
- * session (deadman, fork). A consumer waits for it at most LOCK_WAIT_NS, and
- * then says who holds it (from /proc/locks).
+ * read-modify-writes one at a time under the process's attach lock
+ * (proc/lock.c).
  *
  * Everything read here from the target (other sessions' states, heartbeats,
  * areas and lists) is bounded by what we chose: the slot count, the area's
@@ -38,13 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#define LOCK_WAIT_NS 5000000000ull
 #define SLOT_ADDR(t, s) ((t)->ctlblk + offsetof(struct udt_ctlblock, slots) + \
 			 (uint64_t)(s) * sizeof(struct udt_control))
 #define GEN_MAX 4096 /* generations of an area followed, at most */
@@ -66,78 +59,13 @@ uint64_t cs__area_addr(const struct cs_trace *t)
 	return area_addr(t, t->slot, t->area);
 }
 
-/* The pid holding a flock on the inode of fd, from /proc/locks; 0 if not found. */
-static pid_t lock_holder(int fd)
-{
-	struct stat st;
-	char line[256];
-	pid_t pid = 0;
-	FILE *f;
-
-	if (fstat(fd, &st) || !(f = fopen("/proc/locks", "re")))
-		return 0;
-	while (!pid && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long long ino;
-		int p;
-		/* "1: FLOCK  ADVISORY  WRITE 1234 00:05:52859 0 EOF" */
-		if (sscanf(line, "%*d: FLOCK %*s %*s %d %x:%x:%llu", &p, &maj, &min, &ino) == 4 &&
-		    ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev &&
-		    p != getpid())
-			pid = p;
-	}
-	fclose(f);
-	return pid;
-}
-
-int cs_attach_lock(pid_t pid, char **ret_err)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-		*ret_err = udt__xasprintf("failed to grab pid %d: %s", (int)pid,
-					  err == EPERM || err == EACCES ? "permission denied"
-					  : err == ENOENT ? "No such process" : strerror(err));
-		return err == ENOENT ? -ESRCH : -err;
-	}
-	uint64_t t0 = cs__now_ns();
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			break; /* (a /proc that cannot lock: nothing to serialize with) */
-		if (cs__now_ns() - t0 > LOCK_WAIT_NS) {
-			pid_t holder = lock_holder(fd);
-			char who[48] = "";
-			if (holder)
-				snprintf(who, sizeof(who), " (pid %d)", (int)holder);
-			*ret_err = udt__xasprintf("failed to grab pid %d: another process%s has held "
-						  "its attach lock for %llu seconds", (int)pid, who,
-						  LOCK_WAIT_NS / 1000000000ull);
-			close(fd);
-			return -EWOULDBLOCK;
-		}
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
-	return fd;
-}
-
-void cs_attach_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd); /* (releases the lock) */
-}
-
 int cs__lock(struct cs_trace *t, char **ret_err)
 {
 	int fd;
 
 	if (t->lock_depth++)
 		return 0;
-	fd = cs_attach_lock(t->proc->pid, ret_err);
+	fd = pr_attach_lock(t->proc->pid, ret_err);
 	if (fd < 0) {
 		t->lock_depth = 0;
 		return fd;
@@ -150,7 +78,7 @@ void cs__unlock(struct cs_trace *t)
 {
 	if (!t->lock_depth || --t->lock_depth)
 		return;
-	cs_attach_unlock(t->lock_fd);
+	pr_attach_unlock(t->lock_fd);
 	t->lock_fd = -1;
 }
 
@@ -162,9 +90,9 @@ struct slots {
 
 static int read_slots(struct cs_trace *t, struct slots *s)
 {
-	int err = cs_proc_read(t->proc, t->ctlblk, &s->hdr, sizeof(s->hdr));
+	int err = pr_proc_read(t->proc, t->ctlblk, &s->hdr, sizeof(s->hdr));
 
-	return err ? err : cs_proc_read(t->proc, SLOT_ADDR(t, 0), s->c, sizeof(s->c));
+	return err ? err : pr_proc_read(t->proc, SLOT_ADDR(t, 0), s->c, sizeof(s->c));
 }
 
 /* Is slot i's session live: ACTIVE, its consumer running and heartbeating? */
@@ -174,7 +102,7 @@ static bool slot_live(const struct slots *s, uint32_t i)
 
 	return s->hdr.live[i] && c->consumer_pid > 0 &&
 	       (kill(c->consumer_pid, 0) == 0 || errno == EPERM) &&
-	       c->heartbeat_ns + c->deadman_ns > cs__now_ns();
+	       c->heartbeat_ns + c->deadman_ns > udt__now_ns();
 }
 
 /* The slot for a new session: a free one, else one whose consumer is gone; -1 none. */
@@ -226,7 +154,7 @@ static void read_list(struct cs_trace *t, uint64_t base, uint32_t off, uint32_t 
 	if (!l || off % 8 || off > UDT_AREA_SZ || n > (UDT_AREA_SZ - off) / 8)
 		return;
 	uint64_t *v = udt__xcalloc(n + 1, 8);
-	if (!cs_proc_read(t->proc, base + off, v, (size_t)n * 8))
+	if (!pr_proc_read(t->proc, base + off, v, (size_t)n * 8))
 		for (uint32_t i = 0; i < n; i++)
 			if (v[i])
 				cs__addrs_add(l, v[i]);
@@ -247,13 +175,13 @@ static void read_lists(struct cs_trace *t, uint32_t slot, uint32_t area_idx,
 	struct udt_area_hdr h;
 	struct udt_area_gen g;
 
-	if (cs_proc_read(t->proc, base, &h, sizeof(h)) || h.size != sizeof(h))
+	if (pr_proc_read(t->proc, base, &h, sizeof(h)) || h.size != sizeof(h))
 		return;
 	read_list(t, base, h.sem_off, h.sem_cnt, sems);
 	read_list(t, base, h.disp_off, h.disp_cnt, disps);
 	for (uint32_t off = h.gen_off, n = 0; off && n < GEN_MAX; n++, off = g.prev) {
 		if (off < sizeof(h) || off % 8 || off > UDT_AREA_SZ - sizeof(g) ||
-		    cs_proc_read(t->proc, base + off, &g, sizeof(g)) || g.size != sizeof(g) ||
+		    pr_proc_read(t->proc, base + off, &g, sizeof(g)) || g.size != sizeof(g) ||
 		    g.prev >= off)
 			break;
 		read_list(t, base, g.sem_off, g.sem_cnt, sems);
@@ -266,12 +194,12 @@ static void active_disps(struct cs_trace *t, struct cs_addrs *ret)
 {
 	struct udt_ctlhdr hdr;
 
-	if (cs_proc_read(t->proc, t->ctlblk, &hdr, sizeof(hdr)))
+	if (pr_proc_read(t->proc, t->ctlblk, &hdr, sizeof(hdr)))
 		return;
 	for (uint32_t i = 0; i < UDT_SLOT_MAX; i++) {
 		uint32_t area = 0;
 		if (hdr.live[i] &&
-		    !cs_proc_read(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, area),
+		    !pr_proc_read(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, area),
 				  &area, sizeof(area)))
 			read_lists(t, i, area, NULL, ret);
 	}
@@ -281,26 +209,26 @@ void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret)
 {
 	struct udt_ctlhdr hdr;
 
-	if (cs_proc_read(t->proc, t->ctlblk, &hdr, sizeof(hdr)))
+	if (pr_proc_read(t->proc, t->ctlblk, &hdr, sizeof(hdr)))
 		return;
 	for (uint32_t i = 0; i < UDT_SLOT_MAX; i++) {
 		uint32_t area = 0;
 		struct udt_area_hdr h;
 		struct udt_sites ss;
 		if (!hdr.live[i] ||
-		    cs_proc_read(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, area), &area,
+		    pr_proc_read(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, area), &area,
 				 sizeof(area)))
 			continue;
 		uint64_t base = area_addr(t, i, area);
-		if (cs_proc_read(t->proc, base, &h, sizeof(h)) || h.size != sizeof(h) ||
+		if (pr_proc_read(t->proc, base, &h, sizeof(h)) || h.size != sizeof(h) ||
 		    !h.sites_off || h.sites_off % 8 || h.sites_off > UDT_AREA_SZ - sizeof(ss) ||
-		    cs_proc_read(t->proc, base + h.sites_off, &ss, sizeof(ss)) ||
+		    pr_proc_read(t->proc, base + h.sites_off, &ss, sizeof(ss)) ||
 		    ss.size != sizeof(ss) || ss.cnt > UDT_SITES_MAX || ss.site_off % 8 ||
 		    ss.site_off > UDT_AREA_SZ ||
 		    ss.cnt > (UDT_AREA_SZ - ss.site_off) / sizeof(struct udt_site))
 			continue;
 		struct udt_site *v = udt__xcalloc(ss.cnt + 1, sizeof(*v));
-		if (!cs_proc_read(t->proc, base + ss.site_off, v, ss.cnt * sizeof(*v)))
+		if (!pr_proc_read(t->proc, base + ss.site_off, v, ss.cnt * sizeof(*v)))
 			for (uint32_t k = 0; k < ss.cnt; k++)
 				cs__addrs_add(ret, v[k].addr);
 		free(v);
@@ -315,17 +243,17 @@ void cs__undo_lists(struct cs_trace *t, const uint64_t *sems, size_t nsem, const
 	for (size_t i = 0; i < nsem; i++) {
 		uint16_t v;
 		/* never below zero: another tracer may have reset it */
-		if (!sems[i] || cs_proc_read(t->proc, sems[i], &v, 2) || !v)
+		if (!sems[i] || pr_proc_read(t->proc, sems[i], &v, 2) || !v)
 			continue;
 		v--;
-		(void)cs_proc_write(t->proc, sems[i], &v, 2);
+		(void)pr_proc_write(t->proc, sems[i], &v, 2);
 	}
 	if (ndisp)
 		active_disps(t, &keep);
 	for (size_t i = 0; i < ndisp; i++) {
 		uint64_t zero = 0;
 		if (disps[i] && !cs__addrs_has(&keep, disps[i]))
-			(void)cs_proc_write(t->proc, disps[i], &zero, 8);
+			(void)pr_proc_write(t->proc, disps[i], &zero, 8);
 	}
 	free(keep.v);
 }
@@ -341,11 +269,11 @@ static int end_stale(struct cs_trace *t, uint32_t i, const struct udt_control *c
 	struct cs_addrs sems = { 0 }, disps = { 0 };
 	uint8_t off = 0;
 	uint32_t st = UDT_STATE_DEADMAN;
-	int err = cs_proc_write(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.live) + i,
+	int err = pr_proc_write(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.live) + i,
 				&off, 1) ?:
-		  cs_proc_write(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, state), &st,
+		  pr_proc_write(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control, state), &st,
 				sizeof(st)) ?:
-		  cs_proc_write(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control,
+		  pr_proc_write(t->proc, SLOT_ADDR(t, i) + offsetof(struct udt_control,
 								    deadman_session),
 				&c->session, sizeof(c->session));
 

@@ -305,7 +305,7 @@ static void finish(struct cs_trace *t, const struct udt_spectab *tab, uint32_t i
 			return; /* finished by someone else (4: being finished) */
 		if (spin < 100)
 			continue;
-		uint64_t now = cs__now_ns();
+		uint64_t now = udt__now_ns();
 		if (!until)
 			until = now < sp->no_wait_until ? now : now + FINISH_WAIT_NS;
 		if (now >= until) {

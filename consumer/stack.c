@@ -137,10 +137,10 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 
 /* -- Naming ------------------------------------------------------------------------------- */
 
-struct cs_syms *cs__trace_syms(struct cs_trace *t)
+struct pr_syms *cs__trace_syms(struct cs_trace *t)
 {
 	if (!t->syms && t->proc)
-		t->syms = cs__syms_new(t->proc->pid);
+		t->syms = pr_syms_new(t->proc->pid);
 	return t->syms;
 }
 
@@ -149,6 +149,12 @@ void cs__stack_start(struct cs_trace *t)
 	/* the process's mappings now, while it is there: it may exit before anything prints */
 	if (t->names_addrs)
 		(void)cs__trace_syms(t);
+}
+
+/* How proc names an address of kind sym (enum cs_addrfmt). */
+static enum pr_symfmt cs__symfmt(uint8_t sym)
+{
+	return sym == CS_ADDR_UMOD ? PR_SYM_MOD : sym == CS_ADDR_USYM ? PR_SYM_FUNC : PR_SYM_ADDR;
 }
 
 /* The stack of n return addresses at pcs as dt_print_ustack() prints it. */
@@ -162,7 +168,7 @@ static void stack_text(struct cs_trace *t, struct udt_strbuf *sb, const uint8_t 
 			break;
 		/* every frame but the first is a return address */
 		udt__sb_printf(sb, "%*s%s\n", (int)t->o.stackindent, "",
-			       cs__syms_name(cs__trace_syms(t), pc, CS_ADDR_UADDR, i > 0));
+			       pr_syms_name(cs__trace_syms(t), pc, PR_SYM_ADDR, i > 0));
 	}
 }
 
@@ -177,7 +183,7 @@ char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const ui
 	}
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&pc, key + a->off, 8);
-	return udt__xstrdup(cs__syms_name(cs__trace_syms(t), pc, (enum cs_addrfmt)a->sym, false));
+	return udt__xstrdup(pr_syms_name(cs__trace_syms(t), pc, cs__symfmt(a->sym), false));
 }
 
 /* -- Folded stacks (-x aggfmt=folded) ------------------------------------------------------ */

@@ -277,7 +277,7 @@ void cs__vars_work(struct cs_trace *t, bool final)
 	if (!h)
 		return;
 	report(t, h, cv->reported);
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 	if (final || now - cv->last_clean < t->o.cleanrate_ns)
 		return;
 	cv->last_clean = now;

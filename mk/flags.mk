@@ -38,7 +38,7 @@ LIBELF_LIBS := -lelf
 endif
 
 # Zydis (Debian: libzydis-dev) decodes what a SystemTap site's jump displaces
-# (consumer/reloc.c); built without it, dtrace traps every such site.
+# (proc/reloc.c); built without it, dtrace traps every such site.
 ZYDIS_OK    := $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 ZYDIS_LIBS  := $(if $(ZYDIS_OK),-lZydis)
 # json-c writes the consumer's JSON and XML output (consumer/out_json.c)

@@ -3,7 +3,7 @@
  * The arguments of a SystemTap probe site (a "stapsdt" note: docs/notes.md),
  * as the consumer decodes them from the note's operand strings and the
  * runtime reads them at the site: one struct udt_note_arg each. Shared by
- * consumer/notes.c, which makes them, and the runtime, which reads them from
+ * proc/notes.c, which makes them, and the runtime, which reads them from
  * the interrupted thread's registers and memory. Append-only; x86-64.
  *
  * An operand "N@OP" is a value of |N| bytes (signed when N < 0; without

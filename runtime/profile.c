@@ -9,7 +9,7 @@
  * Mechanism. Nothing here exists until a session enables a profile probe.
  * Then udt__profile_sync() arms, from one of three places: the -c
  * handshake (session.c), a call the consumer injects with ptrace for -p
- * (consumer/inject.c, docs/injection.md), or the session's first
+ * (proc/inject.c, docs/injection.md), or the session's first
  * fire of any probe (fire.c). Arming installs one SIGPROF handler (the
  * application's is kept, and called for every SIGPROF that is not ours) and
  * starts:
@@ -148,7 +148,7 @@ static bool lock_wait(int32_t tid)
 	uint64_t t0 = udt__now_ns();
 
 	/* sched_yield, not a sleep: a sleep may rewrite the restart block of a system call the
-	   injected-into thread was stopped in (consumer/inject.c) */
+	   injected-into thread was stopped in (proc/inject.c) */
 	while (!try_lock(tid)) {
 		if (LOAD_RELAXED(&prof.lock) == tid)
 			return false; /* we were stopped inside a handler that holds it */

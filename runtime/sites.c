@@ -13,7 +13,7 @@
  * docs/runtime.md, "Several sessions"): it installs the handler, patches
  * the sites any of them has and restores those none has any more. It runs from udt__profile_sync(), so wherever the
  * consumer has the runtime sync (the -c handshake, the injected call of -p,
- * at the start and at the end of a session: consumer/inject.c), and at the
+ * at the start and at the end of a session: proc/inject.c), and at the
  * end of a session the runtime ends itself (the deadman, a fork child, a bad
  * session: session.c). The bytes are written through /proc/self/mem, which
  * writes a read-only private mapping by copy-on-write as ptrace would, or,

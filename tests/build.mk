@@ -10,7 +10,7 @@ $(BUILD)/tests/test_dlang: $(BUILD)/obj/tests/unit/test_dlang.o $(BUILD)/lib/lib
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/tabledump: $(BUILD)/obj/tests/tools/tabledump.o $(BUILD)/lib/libconsumer.a \
+$(BUILD)/tests/tabledump: $(BUILD)/obj/tests/tools/tabledump.o $(CONSUMER_ARCHIVES) \
 		$(BUILD)/lib/libdlang.a $(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *udt__progname = "dtrace";
 
@@ -154,4 +155,12 @@ void udt__sb_reset(struct udt_strbuf *sb)
 	free(sb->buf);
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
+}
+
+uint64_t udt__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

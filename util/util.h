@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define UDT__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -65,6 +66,9 @@ const char *udt__sb_str(const struct udt_strbuf *sb);
 /* Hand the string to the caller (free() it) and reset sb. */
 char *udt__sb_take(struct udt_strbuf *sb);
 void udt__sb_reset(struct udt_strbuf *sb);
+
+/* CLOCK_MONOTONIC, in ns. */
+uint64_t udt__now_ns(void);
 
 /* "dtrace: <message>" on stderr. */
 void udt__vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

@@ -1,6 +1,6 @@
 DTRACE_CMD_SRCS := cmd/dtrace/main.c cmd/dtrace/cpp.c cmd/dtrace/buildtool.c cmd/dtrace/trace.c \
 		   cmd/dtrace/libdir.c
-DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libconsumer.a \
+DTRACE_LIBS := $(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(CONSUMER_ARCHIVES) \
 	       $(BUILD)/lib/libdlang.a $(BUILD)/lib/libudt-util.a
 
 $(BUILD)/bin/dtrace: $(call objs_of,$(DTRACE_CMD_SRCS)) $(DTRACE_LIBS)

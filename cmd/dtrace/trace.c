@@ -237,7 +237,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 /* -- The process ---------------------------------------------------------------------------- */
 
 struct target {
-	struct cs_proc proc;
+	struct pr_proc proc;
 	bool have;
 	pid_t child;               /* -c */
 	int sync;                  /* -c: our end of the handshake, until released */
@@ -280,7 +280,7 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 {
 	int sv[2];
 	char **argv = split_command(o->command);
-	char *rt = cs_runtime_path();
+	char *rt = pr_runtime_path();
 
 	if (!argv[0]) {
 		fprintf(stderr, "%s: -c needs a command\n", udt__progname);
@@ -363,7 +363,7 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 			break;
 		}
 		if (!execd && (execd = exec_done(tg->child)))
-			why = cs_runtime_unloadable(tg->child);
+			why = pr_runtime_unloadable(tg->child);
 	}
 	if (why)
 		fprintf(stderr, "%s: failed to grab pid %d: %s\n", udt__progname, (int)tg->child,
@@ -421,7 +421,7 @@ static void target_kill(struct target *tg)
  * process's probe when the process has probes. dtrace's BEGIN, END and
  * ERROR and the tick-n probes run in dtrace.
  */
-static bool needs_runtime(struct dl_program *p, const struct cs_proc *proc)
+static bool needs_runtime(struct dl_program *p, const struct pr_proc *proc)
 {
 	size_t n;
 	struct dl_clause *const *cls = dl_program_clauses(p, &n);
@@ -430,7 +430,7 @@ static bool needs_runtime(struct dl_program *p, const struct cs_proc *proc)
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
 			enum cs_pdesc_kind k = cs_pdesc_kind(cls[i]->pdescs[d]);
 			if (k == CS_PDESC_PROFILE ||
-			    ((k == CS_PDESC_PROC || k == CS_PDESC_ID) && cs_proc_has_probes(proc)))
+			    ((k == CS_PDESC_PROC || k == CS_PDESC_ID) && pr_proc_has_probes(proc)))
 				return true;
 		}
 	}
@@ -471,7 +471,7 @@ static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program 
 	}
 	if (!pid)
 		return 0;
-	err = cs_proc_open(&tg->proc, pid);
+	err = pr_proc_open(&tg->proc, pid);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", udt__progname, tg->proc.errmsg[0] ? tg->proc.errmsg :
 			strerror(-err));
@@ -480,23 +480,23 @@ static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program 
 	}
 	tg->have = true;
 	if (p && o->pid && needs_runtime(p, &tg->proc)) {
-		char *rt = cs_runtime_path(), *why = NULL;
+		char *rt = pr_runtime_path(), *why = NULL;
 		/* (one dtrace at a time injects: another may be loading it now) */
-		int lock = cs_attach_lock(pid, &why);
-		err = lock < 0 ? lock : cs_runtime_load(&tg->proc, rt, &why);
-		cs_attach_unlock(lock);
+		int lock = pr_attach_lock(pid, &why);
+		err = lock < 0 ? lock : pr_runtime_load(&tg->proc, rt, &why);
+		pr_attach_unlock(lock);
 		free(rt);
 		if (lock < 0) {
 			fprintf(stderr, "%s: %s\n", udt__progname, why);
 			free(why);
-			cs_proc_close(&tg->proc);
+			pr_proc_close(&tg->proc);
 			tg->have = false;
 			return -1;
 		}
 		if (err < 0) {
 			fprintf(stderr, "%s: failed to grab pid %d: %s\n", udt__progname, (int)pid, why);
 			free(why);
-			cs_proc_close(&tg->proc);
+			pr_proc_close(&tg->proc);
 			tg->have = false;
 			return -1;
 		}
@@ -614,7 +614,7 @@ int cmd_list(struct cmd_opts *o)
 	cs_every_free(every);
 	target_kill(&tg);
 	if (tg.have)
-		cs_proc_close(&tg.proc);
+		pr_proc_close(&tg.proc);
 	dl_program_free(p);
 	return ret;
 }
@@ -708,7 +708,7 @@ out:
 	if (tg.sync >= 0)
 		close(tg.sync);
 	if (tg.have)
-		cs_proc_close(&tg.proc);
+		pr_proc_close(&tg.proc);
 	dl_program_free(p);
 	return ret;
 }

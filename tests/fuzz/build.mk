@@ -7,7 +7,7 @@ FUZZERS := provider dprog table elf shm
 ifeq ($(FUZZ),1)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZERS))
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/lib/libconsumer.a \
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(CONSUMER_ARCHIVES) \
 		$(BUILD)/lib/libdtrace-h.a $(BUILD)/lib/libdtrace-g.a $(BUILD)/lib/libdlang.a \
 		$(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)

@@ -4,7 +4,7 @@
  * consumer's reader, as it reads one from a file or from a process: copied
  * into a buffer of its own, checked, then every record read.
  */
-#include "consumer/table.h"
+#include "proc/table.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,23 +17,23 @@ static volatile size_t sink;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *copy = malloc(size ? size : 1);
-	struct cs_table t;
+	struct pr_table t;
 	size_t sum = 0;
 
 	memcpy(copy, data, size);
-	if (cs_table_open(&t, copy, size) == 0) {
+	if (pr_table_open(&t, copy, size) == 0) {
 		for (uint32_t i = 0; i < t.hdr.provider_cnt; i++)
-			sum += strlen(cs_table_str(&t, cs_table_provider(&t, i)->name));
+			sum += strlen(pr_table_str(&t, pr_table_provider(&t, i)->name));
 		for (uint32_t i = 0; i < t.hdr.probe_cnt; i++) {
-			const struct udt_table_probe *pr = cs_table_probe(&t, i);
-			sum += strlen(cs_table_str(&t, pr->name)) + strlen(cs_table_probe_module(&t, i));
-			sum += (size_t)pr->sem_rel + cs_table_probe_off(&t, i);
+			const struct udt_table_probe *pr = pr_table_probe(&t, i);
+			sum += strlen(pr_table_str(&t, pr->name)) + strlen(pr_table_probe_module(&t, i));
+			sum += (size_t)pr->sem_rel + pr_table_probe_off(&t, i);
 			for (uint32_t a = 0; a < pr->narg_cnt; a++)
-				sum += strlen(cs_table_str(&t, cs_table_arg(&t, pr->first_narg + a)->type));
+				sum += strlen(pr_table_str(&t, pr_table_arg(&t, pr->first_narg + a)->type));
 			for (uint32_t a = 0; a < pr->xarg_cnt; a++)
-				sum += cs_table_arg(&t, pr->first_xarg + a)->mapping;
+				sum += pr_table_arg(&t, pr->first_xarg + a)->mapping;
 			for (uint32_t f = 0; f < pr->func_cnt; f++)
-				sum += strlen(cs_table_func(&t, pr->first_func + f));
+				sum += strlen(pr_table_func(&t, pr->first_func + f));
 		}
 	}
 	free(copy);

@@ -105,7 +105,7 @@ expect_hit "shared library: gdb reads the probe" "7 library" ./uselib
 expect_hit "dlopen'ed library: gdb reads the probe" "7 library" ./dlopener "$WORK/liblnk.so"
 
 # The runtime contract, with the stand-in runtime.
-gcc -O2 -g -fPIC -shared -I"$TOP" "$D/fakert.c" "$TOP/consumer/table.c" -o libfakert.so ||
+gcc -O2 -g -fPIC -shared -I"$TOP" "$D/fakert.c" "$TOP/proc/table.c" -o libfakert.so ||
 	fail "build the stand-in runtime"
 expect_eq "no runtime: the program runs untraced" "$(./pie)" "done"
 expect_eq "LD_PRELOAD runtime: registered, enabled, dispatched, unregistered" \

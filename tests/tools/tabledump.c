@@ -5,7 +5,7 @@
  * Semaphore addresses are resolved from the self-relative fields, so in a
  * linked file they must equal the semaphore symbols' addresses.
  */
-#include "consumer/table.h"
+#include "proc/table.h"
 #include "dlang/dlang.h"
 
 #include <fcntl.h>
@@ -16,39 +16,39 @@
 
 static const char *const attr_names[] = { "provider", "module", "function", "name", "args" };
 
-static void dump(const struct cs_table *t, uint64_t addr)
+static void dump(const struct pr_table *t, uint64_t addr)
 {
 	for (uint32_t i = 0; i < t->hdr.provider_cnt; i++) {
-		const struct udt_table_provider *pv = cs_table_provider(t, i);
+		const struct udt_table_provider *pv = pr_table_provider(t, i);
 
-		printf("provider %s\n", cs_table_str(t, pv->name));
+		printf("provider %s\n", pr_table_str(t, pv->name));
 		for (int w = 0; w < UDT_ATTR_CNT; w++)
 			printf("  attributes %s: %s/%s/%s\n", attr_names[w],
 			       dl_stability_name(pv->attr[w][0]), dl_stability_name(pv->attr[w][1]),
 			       dl_class_name(pv->attr[w][2]));
 		for (uint32_t k = pv->first_probe; k < pv->first_probe + pv->probe_cnt; k++) {
-			const struct udt_table_probe *pr = cs_table_probe(t, k);
-			uint64_t field = addr + cs_table_probe_off(t, k);
+			const struct udt_table_probe *pr = pr_table_probe(t, k);
+			uint64_t field = addr + pr_table_probe_off(t, k);
 
-			printf("probe %s:%s nargs=%u semaphore=0x%llx", cs_table_str(t, pv->name),
-			       cs_table_str(t, pr->name), pr->narg_cnt,
+			printf("probe %s:%s nargs=%u semaphore=0x%llx", pr_table_str(t, pv->name),
+			       pr_table_str(t, pr->name), pr->narg_cnt,
 			       (unsigned long long)(field + (uint64_t)pr->sem_rel));
 			for (uint32_t f = 0; f < pr->func_cnt; f++)
-				printf("%s%s", f ? "," : " functions=", cs_table_func(t, pr->first_func + f));
+				printf("%s%s", f ? "," : " functions=", pr_table_func(t, pr->first_func + f));
 			printf("\n");
 			for (uint32_t a = 0; a < pr->narg_cnt; a++) {
-				const struct udt_table_arg *ar = cs_table_arg(t, pr->first_narg + a);
-				printf("  arg%u: %s%s%s kind=%u size=%u%s\n", a, cs_table_str(t, ar->type),
-				       ar->name ? " " : "", cs_table_str(t, ar->name), ar->kind,
+				const struct udt_table_arg *ar = pr_table_arg(t, pr->first_narg + a);
+				printf("  arg%u: %s%s%s kind=%u size=%u%s\n", a, pr_table_str(t, ar->type),
+				       ar->name ? " " : "", pr_table_str(t, ar->name), ar->kind,
 				       ar->size, ar->is_signed ? " signed" : "");
 			}
 			if (pr->flags & UDT_PROBE_TRANSLATED) {
 				for (uint32_t a = 0; a < pr->xarg_cnt; a++) {
 					const struct udt_table_arg *ar =
-						cs_table_arg(t, pr->first_xarg + a);
+						pr_table_arg(t, pr->first_xarg + a);
 					printf("  xarg%u: %s%s%s <- arg%u\n", a,
-					       cs_table_str(t, ar->type), ar->name ? " " : "",
-					       cs_table_str(t, ar->name), ar->mapping);
+					       pr_table_str(t, ar->type), ar->name ? " " : "",
+					       pr_table_str(t, ar->name), ar->mapping);
 				}
 			}
 		}
@@ -85,8 +85,8 @@ int main(int argc, char **argv)
 		d = elf_getdata(scn, NULL);
 		/* A linked file concatenates the tables of all its -G objects, 8-aligned. */
 		for (size_t off = 0; d && off < d->d_size;) {
-			struct cs_table t;
-			int r = cs_table_open(&t, (const char *)d->d_buf + off, d->d_size - off);
+			struct pr_table t;
+			int r = pr_table_open(&t, (const char *)d->d_buf + off, d->d_size - off);
 
 			if (r) {
 				fprintf(stderr, "tabledump: %s: bad table at offset %zu (%d)\n",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of consumer/notes.c: the operand decoder on the forms GCC and
+ * Unit tests of proc/notes.c: the operand decoder on the forms GCC and
  * hand-written assembly give, and the reading of this test's own
  * .note.stapsdt, which holds good notes (by sys/sdt.h) and hostile ones
  * written by hand below (a site outside the code, a semaphore outside the
@@ -9,7 +9,7 @@
 #define HARNESS_MAIN
 #include "tests/harness.h"
 
-#include "consumer/proc.h"
+#include "proc/proc.h"
 
 #include <errno.h>
 #include <string.h>
@@ -63,7 +63,7 @@ TEST(operands)
 		char sym[64] = "";
 		bool has_sym = false;
 
-		if (cs_note_arg_parse(good[i].s, strlen(good[i].s), &a, sym, sizeof(sym), &has_sym)) {
+		if (pr_note_arg_parse(good[i].s, strlen(good[i].s), &a, sym, sizeof(sym), &has_sym)) {
 			CHECK_STR(good[i].s, "parsed");
 			continue;
 		}
@@ -89,7 +89,7 @@ TEST(operands)
 		char sym[64];
 		bool has_sym;
 
-		if (!cs_note_arg_parse(bad[i], strlen(bad[i]), &a, sym, sizeof(sym), &has_sym))
+		if (!pr_note_arg_parse(bad[i], strlen(bad[i]), &a, sym, sizeof(sym), &has_sym))
 			CHECK_STR(bad[i], "refused");
 	}
 }
@@ -142,7 +142,7 @@ HOSTILE(noname, "notes_test_fn", "0", ".asciz \"utest\"\n.asciz \"\"\n.asciz \"\
 HOSTILE(badop, "notes_test_fn", "notes_test_semaphore",
 	".asciz \"utest\"\n.asciz \"badop\"\n.asciz \"8@%rax 8@%fs:16\"", 24 + 6 + 6 + 16);
 
-static struct cs_module *self_module(struct cs_proc *p)
+static struct pr_module *self_module(struct pr_proc *p)
 {
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -150,10 +150,10 @@ static struct cs_module *self_module(struct cs_proc *p)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	return cs_proc_module(p, exe);
+	return pr_proc_module(p, exe);
 }
 
-static const struct cs_note *find(const struct cs_module *m, const char *name)
+static const struct pr_note *find(const struct pr_module *m, const char *name)
 {
 	for (size_t i = 0; i < m->note_cnt; i++)
 		if (!strcmp(m->notes[i].prov, "utest") && !strcmp(m->notes[i].name, name))
@@ -163,12 +163,12 @@ static const struct cs_note *find(const struct cs_module *m, const char *name)
 
 TEST(self_notes)
 {
-	struct cs_proc p;
-	struct cs_module *m;
-	const struct cs_note *n;
+	struct pr_proc p;
+	struct pr_module *m;
+	const struct pr_note *n;
 
 	notes_test_fn(7);
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
 	m = self_module(&p);
 	REQUIRE(m != NULL);
 	n = find(m, "good");
@@ -195,16 +195,16 @@ TEST(self_notes)
 	for (size_t i = 0; i < m->note_cnt; i++)
 		CHECK(strlen(m->notes[i].name) > 0);
 	CHECK(strstr(p.errmsg, "SystemTap note skipped") != NULL);
-	cs_proc_close(&p);
+	pr_proc_close(&p);
 }
 
 TEST(no_notes_for_modules_with_tables)
 {
 	/* libc has no stapsdt notes on Debian; a module without notes has none */
-	struct cs_proc p;
+	struct pr_proc p;
 
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
 	for (size_t i = 0; i < p.mod_cnt; i++)
 		CHECK(!p.mods[i]->table_cnt || !p.mods[i]->note_cnt);
-	cs_proc_close(&p);
+	pr_proc_close(&p);
 }

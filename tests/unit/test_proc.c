@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of consumer/proc.c on live processes: this test process itself
+ * Unit tests of proc/proc.c on live processes: this test process itself
  * (symbols checked against dlsym and dl_iterate_phdr), and children built at
  * run time with the build tree's dtrace -h / -G from tests/unit/data/proc/
  * (probe tables in a PIE and a non-PIE executable and in libraries, dlopen
@@ -9,7 +9,7 @@
 #define HARNESS_MAIN
 #include "tests/harness.h"
 
-#include "consumer/proc.h"
+#include "proc/proc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,7 +35,7 @@
 
 #define DATA_DIR TOP_DIR "/tests/unit/data/proc"
 
-#define AUTO_PROC __attribute__((cleanup(cs_proc_close)))
+#define AUTO_PROC __attribute__((cleanup(pr_proc_close)))
 #define AUTO_CHILD __attribute__((cleanup(child_stop)))
 
 /* Known objects of this process, found by name. */
@@ -86,7 +86,7 @@ static uint64_t libc_sym(const char *name)
 /* ---- this process ---- */
 
 struct phdr_check {
-	struct cs_proc *p;
+	struct pr_proc *p;
 	int checked;
 	int bad;
 };
@@ -100,11 +100,11 @@ static int check_phdr(struct dl_phdr_info *info, size_t sz, void *data)
 	if (strstr(info->dlpi_name, "linux-vdso") || strstr(info->dlpi_name, "linux-gate"))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const struct cs_module *mod;
+		const struct pr_module *mod;
 
 		if (info->dlpi_phdr[i].p_type != PT_LOAD)
 			continue;
-		mod = cs_proc_module_at(pc->p, info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		mod = pr_proc_module_at(pc->p, info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
 		if (!mod || mod->base != info->dlpi_addr) {
 			fprintf(stderr, "object \"%s\" at %#llx: %s (base %#llx)\n",
 				info->dlpi_name, (unsigned long long)info->dlpi_addr,
@@ -120,31 +120,31 @@ static int check_phdr(struct dl_phdr_info *info, size_t sz, void *data)
 
 TEST(open_self)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	struct phdr_check pc = { &p, 0, 0 };
-	const struct cs_module *exe, *libc;
+	const struct pr_module *exe, *libc;
 	double t0, dt = 0;
 	const int rounds = 10;
 
 	for (int i = 0; i < rounds; i++) {
-		cs_proc_close(&p);
+		pr_proc_close(&p);
 		t0 = now_ms();
-		REQUIRE_OK(cs_proc_open(&p, getpid()));
+		REQUIRE_OK(pr_proc_open(&p, getpid()));
 		dt += now_ms() - t0;
 	}
-	printf("# cs_proc_open(self): %.3f ms, %zu modules\n", dt / rounds, p.mod_cnt);
+	printf("# pr_proc_open(self): %.3f ms, %zu modules\n", dt / rounds, p.mod_cnt);
 	CHECK_STR(p.errmsg, "");
 	CHECK_EQ(p.pid, getpid());
-	exe = cs_proc_module_at(&p, (uintptr_t)proc_test_fn);
+	exe = pr_proc_module_at(&p, (uintptr_t)proc_test_fn);
 	REQUIRE(exe);
 	CHECK_STR(exe->path, self_name());
 	CHECK_STR(exe->name, base_name(self_name()));
-	CHECK(cs_proc_module(&p, exe->name) == exe);
-	CHECK(cs_proc_module(&p, exe->path) == exe);
-	CHECK(cs_proc_module(&p, "no-such-module.so") == NULL);
+	CHECK(pr_proc_module(&p, exe->name) == exe);
+	CHECK(pr_proc_module(&p, exe->path) == exe);
+	CHECK(pr_proc_module(&p, "no-such-module.so") == NULL);
 	CHECK(exe->lo <= (uintptr_t)&proc_test_global && (uintptr_t)&proc_test_global < exe->hi);
 	CHECK_EQ(exe->table_cnt, 0);
-	libc = cs_proc_module_at(&p, libc_sym("gnu_get_libc_version"));
+	libc = pr_proc_module_at(&p, libc_sym("gnu_get_libc_version"));
 	REQUIRE(libc);
 	CHECK_STR(libc->name, "libc.so.6");
 	/* load biases as the dynamic linker has them */
@@ -157,12 +157,12 @@ TEST(open_self)
 		CHECK(p.mods[i]->path[0] == '/');
 		CHECK(p.mods[i]->file != NULL);
 	}
-	CHECK(cs_proc_module_at(&p, (uintptr_t)&pc) == NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)&pc) == NULL);
 }
 
 TEST(files_mapped_as_data_are_not_modules)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	int fd = open(self_name(), O_RDONLY | O_CLOEXEC);
 	int fd2 = open(DATA_DIR "/pchild.c", O_RDONLY | O_CLOEXEC);
 	struct stat st, st2;
@@ -176,14 +176,14 @@ TEST(files_mapped_as_data_are_not_modules)
 	close(fd);
 	close(fd2);
 	REQUIRE(m != MAP_FAILED && m2 != MAP_FAILED);
-	CHECK_OK(cs_proc_open(&p, getpid()));
+	CHECK_OK(pr_proc_open(&p, getpid()));
 	for (size_t i = 0; i < p.mod_cnt; i++)
 		exe_cnt += !strcmp(p.mods[i]->path, self_name());
 	CHECK_EQ(exe_cnt, 1);
-	CHECK(cs_proc_module_at(&p, (uintptr_t)m) == NULL);
-	CHECK(cs_proc_module_at(&p, (uintptr_t)m2) == NULL);
-	CHECK(cs_proc_module(&p, "pchild.c") == NULL);
-	CHECK(cs_proc_module_at(&p, (uintptr_t)proc_test_fn) != NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)m) == NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)m2) == NULL);
+	CHECK(pr_proc_module(&p, "pchild.c") == NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)proc_test_fn) != NULL);
 	munmap(m, (size_t)st.st_size);
 	munmap(m2, (size_t)st2.st_size);
 }
@@ -239,28 +239,28 @@ out:
 
 TEST(files_mapped_without_exec_are_not_modules)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	size_t len = 0, exe_cnt = 0;
 	char *m = map_like_loader(self_name(), &len);
 
 	REQUIRE(m);
-	CHECK_OK(cs_proc_open(&p, getpid()));
+	CHECK_OK(pr_proc_open(&p, getpid()));
 	for (size_t i = 0; i < p.mod_cnt; i++)
 		exe_cnt += !strcmp(p.mods[i]->path, self_name());
 	CHECK_EQ(exe_cnt, 1);
-	CHECK(cs_proc_module_at(&p, (uintptr_t)m) == NULL);
-	CHECK(cs_proc_module_at(&p, (uintptr_t)proc_test_fn) != NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)m) == NULL);
+	CHECK(pr_proc_module_at(&p, (uintptr_t)proc_test_fn) != NULL);
 	munmap(m, len);
 }
 
 TEST(lookup_self)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *mod = NULL, *libc;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *mod = NULL, *libc;
 	uint64_t addr = 0, lo = 0, hi = 0, lo2 = 0, hi2 = 0;
 
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
-	CHECK_OK(cs_proc_lookup(&p, "proc_test_fn", &addr, &mod));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
+	CHECK_OK(pr_proc_lookup(&p, "proc_test_fn", &addr, &mod));
 	CHECK_EQ(addr, (uintptr_t)proc_test_fn);
 	REQUIRE(mod);
 	CHECK_STR(mod->name, base_name(self_name()));
@@ -268,21 +268,21 @@ TEST(lookup_self)
 	for (size_t i = 1; i < mod->sym_cnt; i++)
 		if (!CHECK(mod->syms[i - 1].addr <= mod->syms[i].addr))
 			break;
-	CHECK_OK(cs_proc_lookup(&p, "proc_test_global", &addr, NULL));
+	CHECK_OK(pr_proc_lookup(&p, "proc_test_global", &addr, NULL));
 	CHECK_EQ(addr, (uintptr_t)&proc_test_global);
-	CHECK_OK(cs_module_func_range(mod, "proc_test_fn", &lo, &hi));
+	CHECK_OK(pr_module_func_range(mod, "proc_test_fn", &lo, &hi));
 	CHECK_EQ(lo, (uintptr_t)proc_test_fn);
 	CHECK(hi > lo && hi - lo < 4096);
-	CHECK_EQ(cs_module_func_range(mod, "proc_test_global", &lo, &hi), -ENOENT);
+	CHECK_EQ(pr_module_func_range(mod, "proc_test_global", &lo, &hi), -ENOENT);
 
 	/* a libc function: the address the dynamic linker gives */
 	mod = NULL;
-	CHECK_OK(cs_proc_lookup(&p, "gnu_get_libc_version", &addr, &mod));
+	CHECK_OK(pr_proc_lookup(&p, "gnu_get_libc_version", &addr, &mod));
 	CHECK_EQ(addr, (uintptr_t)dlsym(RTLD_DEFAULT, "gnu_get_libc_version"));
 	REQUIRE(mod);
 	CHECK_STR(mod->name, "libc.so.6");
 	libc = mod;
-	CHECK_OK(cs_module_func_range(libc, "malloc", &lo, &hi));
+	CHECK_OK(pr_module_func_range(libc, "malloc", &lo, &hi));
 	CHECK_EQ(lo, libc_sym("malloc"));
 	CHECK(hi > lo);
 	/*
@@ -290,61 +290,61 @@ TEST(lookup_self)
 	 * glibc on x86-64 has two pthread_cond_wait, @GLIBC_2.2.5 and @@GLIBC_2.3.2.
 	 */
 #if defined(__x86_64__) && defined(__GLIBC__)
-	CHECK_OK(cs_module_func_range(libc, "pthread_cond_wait@GLIBC_2.2.5", &lo2, &hi2));
-	CHECK_OK(cs_module_func_range(libc, "pthread_cond_wait", &lo, &hi));
+	CHECK_OK(pr_module_func_range(libc, "pthread_cond_wait@GLIBC_2.2.5", &lo2, &hi2));
+	CHECK_OK(pr_module_func_range(libc, "pthread_cond_wait", &lo, &hi));
 	CHECK_EQ(lo, libc_sym("pthread_cond_wait"));
 	CHECK_NE(lo, lo2);
-	CHECK_EQ(cs_module_func_range(libc, "pthread_cond_wait@@GLIBC_2.3.2", &lo, &hi), -ENOENT);
+	CHECK_EQ(pr_module_func_range(libc, "pthread_cond_wait@@GLIBC_2.3.2", &lo, &hi), -ENOENT);
 #endif
-	CHECK_EQ(cs_proc_lookup(&p, "no_such_symbol_anywhere", &addr, NULL), -ENOENT);
-	CHECK_EQ(cs_proc_lookup(&p, "", &addr, NULL), -ENOENT);
+	CHECK_EQ(pr_proc_lookup(&p, "no_such_symbol_anywhere", &addr, NULL), -ENOENT);
+	CHECK_EQ(pr_proc_lookup(&p, "", &addr, NULL), -ENOENT);
 }
 
 TEST(symbolize_self)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *mod = NULL;
-	const struct cs_sym *sym = NULL;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *mod = NULL;
+	const struct pr_sym *sym = NULL;
 	int on_stack = 0;
 
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
-	CHECK_OK(cs_proc_symbolize(&p, (uintptr_t)proc_test_fn + 1, &mod, &sym));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
+	CHECK_OK(pr_proc_symbolize(&p, (uintptr_t)proc_test_fn + 1, &mod, &sym));
 	REQUIRE(mod && sym);
 	CHECK_STR(sym->name, "proc_test_fn");
 	CHECK_EQ(sym->addr, (uintptr_t)proc_test_fn);
 	CHECK(sym->func);
 	CHECK_STR(mod->name, base_name(self_name()));
-	CHECK_OK(cs_proc_symbolize(&p, (uintptr_t)proc_test_fn, NULL, &sym));
+	CHECK_OK(pr_proc_symbolize(&p, (uintptr_t)proc_test_fn, NULL, &sym));
 	CHECK_STR(sym->name, "proc_test_fn");
 	/* malloc and __libc_malloc share an address: the plainer name */
-	CHECK_OK(cs_proc_symbolize(&p, libc_sym("malloc") + 4, &mod, &sym));
+	CHECK_OK(pr_proc_symbolize(&p, libc_sym("malloc") + 4, &mod, &sym));
 	CHECK_STR(sym->name, "malloc");
 	CHECK_STR(mod->name, "libc.so.6");
 	/* data is not a function; the stack is no module */
-	CHECK_EQ(cs_proc_symbolize(&p, (uintptr_t)&on_stack, &mod, &sym), -ENOENT);
-	CHECK_EQ(cs_proc_symbolize(&p, 16, &mod, &sym), -ENOENT);
+	CHECK_EQ(pr_proc_symbolize(&p, (uintptr_t)&on_stack, &mod, &sym), -ENOENT);
+	CHECK_EQ(pr_proc_symbolize(&p, 16, &mod, &sym), -ENOENT);
 }
 
 TEST(memory_self)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t v = 0, w = 0x0102030405060708ull;
 	char buf[64], *pages;
 
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
-	CHECK_OK(cs_proc_read(&p, (uintptr_t)&proc_test_global, &v, sizeof(v)));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
+	CHECK_OK(pr_proc_read(&p, (uintptr_t)&proc_test_global, &v, sizeof(v)));
 	CHECK_EQ(v, 0x1122334455667788ull);
-	CHECK_OK(cs_proc_write(&p, (uintptr_t)&proc_test_global, &w, sizeof(w)));
+	CHECK_OK(pr_proc_write(&p, (uintptr_t)&proc_test_global, &w, sizeof(w)));
 	CHECK_EQ(proc_test_global, 0x0102030405060708ull);
-	CHECK_OK(cs_proc_read(&p, 0, NULL, 0));
-	CHECK_OK(cs_proc_read_str(&p, (uintptr_t)proc_test_string, buf, sizeof(buf)));
+	CHECK_OK(pr_proc_read(&p, 0, NULL, 0));
+	CHECK_OK(pr_proc_read_str(&p, (uintptr_t)proc_test_string, buf, sizeof(buf)));
 	CHECK_STR(buf, "hello world");
-	CHECK_OK(cs_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 6));
+	CHECK_OK(pr_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 6));
 	CHECK_STR(buf, "hello"); /* truncated at max - 1 */
-	CHECK_OK(cs_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 1));
+	CHECK_OK(pr_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 1));
 	CHECK_STR(buf, "");
-	CHECK_EQ(cs_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 0), -EINVAL);
+	CHECK_EQ(pr_proc_read_str(&p, (uintptr_t)proc_test_string, buf, 0), -EINVAL);
 
 	/* [read-write][read-write][no access] */
 	pages = mmap(NULL, 3 * (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -352,25 +352,25 @@ TEST(memory_self)
 	REQUIRE(pages != MAP_FAILED);
 	REQUIRE(!mprotect(pages + 2 * ps, (size_t)ps, PROT_NONE));
 	memcpy(pages + 2 * ps - 5, "edge", 5); /* its NUL is the last mapped byte */
-	CHECK_OK(cs_proc_read_str(&p, (uintptr_t)pages + 2 * ps - 5, buf, sizeof(buf)));
+	CHECK_OK(pr_proc_read_str(&p, (uintptr_t)pages + 2 * ps - 5, buf, sizeof(buf)));
 	CHECK_STR(buf, "edge");
 	memcpy(pages + ps - 3, "across", 7); /* crosses a page boundary */
-	CHECK_OK(cs_proc_read_str(&p, (uintptr_t)pages + ps - 3, buf, sizeof(buf)));
+	CHECK_OK(pr_proc_read_str(&p, (uintptr_t)pages + ps - 3, buf, sizeof(buf)));
 	CHECK_STR(buf, "across");
 	memset(pages + 2 * ps - 4, 'x', 4); /* runs into the unmapped page */
-	CHECK_EQ(cs_proc_read_str(&p, (uintptr_t)pages + 2 * ps - 4, buf, sizeof(buf)), -EFAULT);
+	CHECK_EQ(pr_proc_read_str(&p, (uintptr_t)pages + 2 * ps - 4, buf, sizeof(buf)), -EFAULT);
 	CHECK_STR(buf, "xxxx");
-	CHECK_EQ(cs_proc_read(&p, (uintptr_t)pages + 2 * ps - 4, &v, sizeof(v)), -EFAULT);
-	CHECK_EQ(cs_proc_write(&p, (uintptr_t)pages + 2 * ps, &w, sizeof(w)), -EFAULT);
-	CHECK_EQ(cs_proc_read(&p, 0, &v, sizeof(v)), -EFAULT);
-	CHECK_EQ(cs_proc_read(&p, UINT64_MAX - 2, &v, sizeof(v)), -EFAULT);
+	CHECK_EQ(pr_proc_read(&p, (uintptr_t)pages + 2 * ps - 4, &v, sizeof(v)), -EFAULT);
+	CHECK_EQ(pr_proc_write(&p, (uintptr_t)pages + 2 * ps, &w, sizeof(w)), -EFAULT);
+	CHECK_EQ(pr_proc_read(&p, 0, &v, sizeof(v)), -EFAULT);
+	CHECK_EQ(pr_proc_read(&p, UINT64_MAX - 2, &v, sizeof(v)), -EFAULT);
 	/* a long transfer */
 	memset(pages, 'a', 2 * (size_t)ps);
 	{
 		char *big = malloc(2 * (size_t)ps);
 
 		REQUIRE(big);
-		CHECK_OK(cs_proc_read(&p, (uintptr_t)pages, big, 2 * (size_t)ps));
+		CHECK_OK(pr_proc_read(&p, (uintptr_t)pages, big, 2 * (size_t)ps));
 		CHECK(!memcmp(big, pages, 2 * (size_t)ps));
 		free(big);
 	}
@@ -379,25 +379,25 @@ TEST(memory_self)
 
 TEST(execname_self)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	char buf[64], comm[16];
 
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
 	strncpy(comm, base_name(self_name()), sizeof(comm) - 1); /* comm: 15 characters */
 	comm[sizeof(comm) - 1] = '\0';
-	CHECK_OK(cs_proc_execname(&p, buf, sizeof(buf)));
+	CHECK_OK(pr_proc_execname(&p, buf, sizeof(buf)));
 	CHECK_STR(buf, comm);
-	CHECK_OK(cs_proc_execname(&p, buf, 5));
+	CHECK_OK(pr_proc_execname(&p, buf, 5));
 	CHECK_EQ(strlen(buf), 4);
 	CHECK(!strncmp(buf, comm, 4));
-	CHECK_EQ(cs_proc_execname(&p, buf, 0), -EINVAL);
+	CHECK_EQ(pr_proc_execname(&p, buf, 0), -EINVAL);
 }
 
 /* ---- errors ---- */
 
 TEST(no_such_process)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	char want[128];
 	uint64_t v;
 	pid_t pid = fork();
@@ -406,22 +406,22 @@ TEST(no_such_process)
 	if (pid == 0)
 		_exit(0);
 	REQUIRE_EQ(waitpid(pid, NULL, 0), pid);
-	CHECK_EQ(cs_proc_open(&p, pid), -ESRCH);
+	CHECK_EQ(pr_proc_open(&p, pid), -ESRCH);
 	snprintf(want, sizeof(want), "failed to grab pid %d: No such process", (int)pid);
 	CHECK_STR(p.errmsg, want);
 	CHECK_EQ(p.mod_cnt, 0);
-	CHECK_EQ(cs_proc_read(&p, 4096, &v, sizeof(v)), -ESRCH);
-	CHECK_ERR(cs_proc_execname(&p, want, sizeof(want)));
-	CHECK_EQ(cs_proc_refresh(&p), -ESRCH);
-	CHECK_EQ(cs_proc_open(&p, -1), -ESRCH);
+	CHECK_EQ(pr_proc_read(&p, 4096, &v, sizeof(v)), -ESRCH);
+	CHECK_ERR(pr_proc_execname(&p, want, sizeof(want)));
+	CHECK_EQ(pr_proc_refresh(&p), -ESRCH);
+	CHECK_EQ(pr_proc_open(&p, -1), -ESRCH);
 	CHECK_STR(p.errmsg, "failed to grab pid -1: No such process");
-	CHECK_EQ(cs_proc_open(&p, 0), -ESRCH);
-	CHECK_EQ(cs_proc_open(NULL, getpid()), -EINVAL);
+	CHECK_EQ(pr_proc_open(&p, 0), -ESRCH);
+	CHECK_EQ(pr_proc_open(NULL, getpid()), -EINVAL);
 }
 
 TEST(zombie)
 {
-	struct cs_proc p AUTO_PROC = { 0 };
+	struct pr_proc p AUTO_PROC = { 0 };
 	pid_t pid = fork();
 
 	REQUIRE(pid >= 0);
@@ -443,7 +443,7 @@ TEST(zombie)
 			break;
 		usleep(1000);
 	}
-	CHECK_EQ(cs_proc_open(&p, pid), -ESRCH);
+	CHECK_EQ(pr_proc_open(&p, pid), -ESRCH);
 	CHECK_CONTAINS(p.errmsg, "No such process");
 	waitpid(pid, NULL, 0);
 }
@@ -462,7 +462,7 @@ TEST(permission_denied)
 	REQUIRE(pid >= 0);
 	if (pid == 0) {
 		/* the child drops to nobody and tries to inspect its root parent */
-		struct cs_proc p = { 0 };
+		struct pr_proc p = { 0 };
 		char out[600];
 
 		close(fds[0]);
@@ -470,10 +470,10 @@ TEST(permission_denied)
 		    setresuid(65534, 65534, 65534)) {
 			snprintf(out, sizeof(out), "1|cannot drop privileges: %s", strerror(errno));
 		} else {
-			int err = cs_proc_open(&p, getppid());
+			int err = pr_proc_open(&p, getppid());
 
 			snprintf(out, sizeof(out), "%d|%s", err, p.errmsg);
-			cs_proc_close(&p);
+			pr_proc_close(&p);
 		}
 		if (write(fds[1], out, strlen(out)) < 0)
 			_exit(2);
@@ -493,15 +493,15 @@ TEST(permission_denied)
 
 TEST(close_twice)
 {
-	struct cs_proc p = { 0 };
+	struct pr_proc p = { 0 };
 
-	cs_proc_close(&p);
-	cs_proc_close(NULL);
-	REQUIRE_OK(cs_proc_open(&p, getpid()));
-	cs_proc_close(&p);
+	pr_proc_close(&p);
+	pr_proc_close(NULL);
+	REQUIRE_OK(pr_proc_open(&p, getpid()));
+	pr_proc_close(&p);
 	CHECK_EQ(p.mod_cnt, 0);
 	CHECK(p.mods == NULL);
-	cs_proc_close(&p);
+	pr_proc_close(&p);
 }
 
 /* ---- child processes built with dtrace -h / -G ---- */
@@ -652,58 +652,58 @@ static const char *work_path(const char *name)
  * at its address, and each probe's semaphore is the <prov>_<probe>_semaphore
  * symbol. Appends "prov:probe " to list.
  */
-static void check_tables(struct cs_proc *p, struct cs_module *mod, char *list, size_t list_sz)
+static void check_tables(struct pr_proc *p, struct pr_module *mod, char *list, size_t list_sz)
 {
 	for (size_t k = 0; k < mod->table_cnt; k++) {
-		const struct cs_ptable *pt = mod->tables[k];
-		const struct cs_table *t = &pt->t;
+		const struct pr_ptable *pt = mod->tables[k];
+		const struct pr_table *t = &pt->t;
 		void *mem = malloc(t->hdr.total_sz);
 
 		if (!CHECK(mem))
 			return;
 		CHECK(pt->t.base == pt->copy);
 		CHECK(pt->addr >= mod->lo && pt->addr + t->hdr.total_sz <= mod->hi);
-		CHECK_OK(cs_proc_read(p, pt->addr, mem, t->hdr.total_sz));
+		CHECK_OK(pr_proc_read(p, pt->addr, mem, t->hdr.total_sz));
 		CHECK(!memcmp(mem, pt->copy, t->hdr.total_sz));
 		free(mem);
 		for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
-			const struct udt_table_probe *pr = cs_table_probe(t, i);
+			const struct udt_table_probe *pr = pr_table_probe(t, i);
 			const char *prov =
-				cs_table_str(t, cs_table_provider(t, pr->provider)->name);
-			uint64_t sem = pt->addr + cs_table_probe_off(t, i) + (uint64_t)pr->sem_rel;
+				pr_table_str(t, pr_table_provider(t, pr->provider)->name);
+			uint64_t sem = pt->addr + pr_table_probe_off(t, i) + (uint64_t)pr->sem_rel;
 			uint64_t addr = 0;
-			struct cs_module *smod = NULL;
+			struct pr_module *smod = NULL;
 			char name[256];
 			uint16_t v = 0xffff;
 
 			snprintf(name, sizeof(name), "%s_%s_semaphore", prov,
-				 cs_table_str(t, pr->name));
-			if (CHECK_OK(cs_proc_lookup(p, name, &addr, &smod))) {
+				 pr_table_str(t, pr->name));
+			if (CHECK_OK(pr_proc_lookup(p, name, &addr, &smod))) {
 				CHECK_EQ(sem, addr);
 				CHECK(smod == mod);
 			}
-			CHECK_OK(cs_proc_read(p, sem, &v, sizeof(v)));
+			CHECK_OK(pr_proc_read(p, sem, &v, sizeof(v)));
 			CHECK_EQ(v, 0);
 			snprintf(list + strlen(list), list_sz - strlen(list), "%s:%s ", prov,
-				 cs_table_str(t, pr->name));
+				 pr_table_str(t, pr->name));
 		}
 	}
 }
 
-static void set_sem(struct cs_proc *p, const char *name, uint16_t v)
+static void set_sem(struct pr_proc *p, const char *name, uint16_t v)
 {
 	uint64_t addr;
 
-	if (CHECK_OK(cs_proc_lookup(p, name, &addr, NULL)))
-		CHECK_OK(cs_proc_write(p, addr, &v, sizeof(v)));
+	if (CHECK_OK(pr_proc_lookup(p, name, &addr, NULL)))
+		CHECK_OK(pr_proc_write(p, addr, &v, sizeof(v)));
 }
 
 static void check_child(const char *variant)
 {
 	struct child c AUTO_CHILD = { -1, -1, NULL };
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *exe, *lib, *mod = NULL;
-	const struct cs_sym *sym = NULL;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *exe, *lib, *mod = NULL;
+	const struct pr_sym *sym = NULL;
 	char name[64], list[512] = "", buf[64];
 	uint64_t addr = 0, lo = 0, hi = 0;
 	double t0;
@@ -711,10 +711,10 @@ static void check_child(const char *variant)
 	snprintf(name, sizeof(name), "pchild-%s", variant);
 	REQUIRE(child_start(&c, work_path(name)));
 	t0 = now_ms();
-	REQUIRE_OK(cs_proc_open(&p, c.pid));
-	printf("# cs_proc_open(%s): %.3f ms, %zu modules\n", name, now_ms() - t0, p.mod_cnt);
+	REQUIRE_OK(pr_proc_open(&p, c.pid));
+	printf("# pr_proc_open(%s): %.3f ms, %zu modules\n", name, now_ms() - t0, p.mod_cnt);
 	CHECK_STR(p.errmsg, "");
-	exe = cs_proc_module(&p, name);
+	exe = pr_proc_module(&p, name);
 	REQUIRE(exe);
 	CHECK_STR(exe->path, work_path(name));
 	if (!strcmp(variant, "pie"))
@@ -725,13 +725,13 @@ static void check_child(const char *variant)
 	CHECK_EQ(exe->table_cnt, 2);
 	check_tables(&p, exe, list, sizeof(list));
 	CHECK_STR(list, "pexe:start pexe:two__words pextra:tick ");
-	lib = cs_proc_module(&p, "libplib.so");
+	lib = pr_proc_module(&p, "libplib.so");
 	REQUIRE(lib);
 	CHECK_EQ(lib->table_cnt, 1);
 	list[0] = '\0';
 	check_tables(&p, lib, list, sizeof(list));
 	CHECK_STR(list, "plib:fire ");
-	CHECK(cs_proc_module(&p, "libc.so.6") != NULL);
+	CHECK(pr_proc_module(&p, "libc.so.6") != NULL);
 	for (size_t i = 0; i < p.mod_cnt; i++)
 		if (p.mods[i] != exe && p.mods[i] != lib)
 			CHECK_EQ(p.mods[i]->table_cnt, 0);
@@ -746,25 +746,25 @@ static void check_child(const char *variant)
 	set_sem(&p, "plib_fire_semaphore", 0);
 
 	/* symbols of the child */
-	CHECK_OK(cs_proc_lookup(&p, "pchild_work", &addr, &mod));
+	CHECK_OK(pr_proc_lookup(&p, "pchild_work", &addr, &mod));
 	CHECK(mod == exe);
-	CHECK_OK(cs_proc_symbolize(&p, addr + 1, &mod, &sym));
+	CHECK_OK(pr_proc_symbolize(&p, addr + 1, &mod, &sym));
 	if (CHECK(sym))
 		CHECK_STR(sym->name, "pchild_work");
 	CHECK(mod == exe);
-	CHECK_OK(cs_module_func_range(exe, "pchild_work", &lo, &hi));
+	CHECK_OK(pr_module_func_range(exe, "pchild_work", &lo, &hi));
 	CHECK_EQ(lo, addr);
 	CHECK(hi > lo);
-	CHECK_OK(cs_proc_lookup(&p, "plib_work", &addr, &mod));
+	CHECK_OK(pr_proc_lookup(&p, "plib_work", &addr, &mod));
 	CHECK(mod == lib);
 	/* in .dynsym and .symtab, listed once */
 	for (size_t i = 0, n = 0; i < lib->sym_cnt; i++)
 		if (!strcmp(lib->syms[i].name, "plib_work"))
 			CHECK_EQ(++n, 1);
-	CHECK_OK(cs_proc_symbolize(&p, addr + 2, &mod, &sym));
+	CHECK_OK(pr_proc_symbolize(&p, addr + 2, &mod, &sym));
 	if (CHECK(sym))
 		CHECK_STR(sym->name, "plib_work");
-	CHECK_OK(cs_proc_execname(&p, buf, sizeof(buf)));
+	CHECK_OK(pr_proc_execname(&p, buf, sizeof(buf)));
 	CHECK_STR(buf, name);
 }
 
@@ -783,30 +783,30 @@ TEST(child_nopie)
 TEST(child_refresh_after_dlopen)
 {
 	struct child c AUTO_CHILD = { -1, -1, NULL };
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *dl, *lib;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *dl, *lib;
 	char cmd[PATH_MAX + 16], list[256] = "";
 	uint64_t sem_dl, sem_lib;
 	uint16_t one = 1;
 
 	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
-	REQUIRE_OK(cs_proc_open(&p, c.pid));
-	CHECK(cs_proc_module(&p, "libpdl.so") == NULL);
+	REQUIRE_OK(pr_proc_open(&p, c.pid));
+	CHECK(pr_proc_module(&p, "libpdl.so") == NULL);
 	snprintf(cmd, sizeof(cmd), "dlopen %s", work_path("libpdl.so"));
 	REQUIRE_STR(child_cmd(&c, cmd), "ok");
-	REQUIRE_OK(cs_proc_refresh(&p));
+	REQUIRE_OK(pr_proc_refresh(&p));
 	CHECK_EQ(p.pid, c.pid);
-	dl = cs_proc_module(&p, "libpdl.so");
-	lib = cs_proc_module(&p, "libplib.so");
+	dl = pr_proc_module(&p, "libpdl.so");
+	lib = pr_proc_module(&p, "libplib.so");
 	REQUIRE(dl && lib);
 	REQUIRE_EQ(dl->table_cnt, 1);
 	REQUIRE_EQ(lib->table_cnt, 1);
 	/* the same provider in two objects: two semaphores, each in its own object */
-	sem_dl = dl->tables[0]->addr + cs_table_probe_off(&dl->tables[0]->t, 0) +
-		 (uint64_t)cs_table_probe(&dl->tables[0]->t, 0)->sem_rel;
-	sem_lib = lib->tables[0]->addr + cs_table_probe_off(&lib->tables[0]->t, 0) +
-		  (uint64_t)cs_table_probe(&lib->tables[0]->t, 0)->sem_rel;
+	sem_dl = dl->tables[0]->addr + pr_table_probe_off(&dl->tables[0]->t, 0) +
+		 (uint64_t)pr_table_probe(&dl->tables[0]->t, 0)->sem_rel;
+	sem_lib = lib->tables[0]->addr + pr_table_probe_off(&lib->tables[0]->t, 0) +
+		  (uint64_t)pr_table_probe(&lib->tables[0]->t, 0)->sem_rel;
 	CHECK(sem_dl >= dl->lo && sem_dl < dl->hi);
 	CHECK(sem_lib >= lib->lo && sem_lib < lib->hi);
 	/* lookup finds the first in mapping order; check_tables wants it in the module */
@@ -815,9 +815,9 @@ TEST(child_refresh_after_dlopen)
 	else
 		check_tables(&p, dl, list, sizeof(list));
 	CHECK_STR(list, "plib:fire ");
-	CHECK_OK(cs_proc_write(&p, sem_dl, &one, sizeof(one)));
+	CHECK_OK(pr_proc_write(&p, sem_dl, &one, sizeof(one)));
 	CHECK_STR(child_cmd(&c, "enabled"), "0 0"); /* the linked copy is not enabled */
-	CHECK_OK(cs_proc_write(&p, sem_lib, &one, sizeof(one)));
+	CHECK_OK(pr_proc_write(&p, sem_lib, &one, sizeof(one)));
 	CHECK_STR(child_cmd(&c, "enabled"), "0 1");
 }
 
@@ -832,11 +832,11 @@ static bool copy_file(const char *from, const char *to)
 TEST(child_deleted_files)
 {
 	struct child c AUTO_CHILD = { -1, -1, NULL };
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *exe, *dl, *mod = NULL;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *exe, *dl, *mod = NULL;
 	char cmd[PATH_MAX + 16], list[256] = "", want[128];
 	uint64_t addr = 0;
-	const struct cs_sym *sym = NULL;
+	const struct pr_sym *sym = NULL;
 
 	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(copy_file(work_path("pchild-pie"), work_path("pchild-del")));
@@ -847,8 +847,8 @@ TEST(child_deleted_files)
 	REQUIRE(!unlink(work_path("pchild-del")));
 	REQUIRE(!unlink(work_path("libpdl-del.so")));
 
-	REQUIRE_OK(cs_proc_open(&p, c.pid));
-	exe = cs_proc_module(&p, "pchild-del");
+	REQUIRE_OK(pr_proc_open(&p, c.pid));
+	exe = pr_proc_module(&p, "pchild-del");
 	REQUIRE(exe);
 	CHECK_STR(exe->path, work_path("pchild-del"));
 	snprintf(want, sizeof(want), "/proc/%d/exe", (int)c.pid);
@@ -856,19 +856,19 @@ TEST(child_deleted_files)
 	CHECK_EQ(exe->table_cnt, 2);
 	check_tables(&p, exe, list, sizeof(list)); /* symbols of the deleted file */
 	CHECK_STR(list, "pexe:start pexe:two__words pextra:tick ");
-	CHECK_OK(cs_proc_lookup(&p, "pchild_work", &addr, &mod));
-	CHECK_OK(cs_proc_symbolize(&p, addr, &mod, &sym));
+	CHECK_OK(pr_proc_lookup(&p, "pchild_work", &addr, &mod));
+	CHECK_OK(pr_proc_symbolize(&p, addr, &mod, &sym));
 	if (CHECK(sym))
 		CHECK_STR(sym->name, "pchild_work");
 
 	/* a deleted library: through /proc/PID/map_files, which needs privileges */
-	dl = cs_proc_module(&p, "libpdl-del.so");
+	dl = pr_proc_module(&p, "libpdl-del.so");
 	if (geteuid() == 0) {
 		REQUIRE(dl);
 		snprintf(want, sizeof(want), "/proc/%d/map_files/", (int)c.pid);
 		CHECK(!strncmp(dl->file, want, strlen(want)));
 		CHECK_EQ(dl->table_cnt, 1);
-		CHECK_OK(cs_module_func_range(dl, "plib_work", &addr, &addr));
+		CHECK_OK(pr_module_func_range(dl, "plib_work", &addr, &addr));
 	}
 }
 
@@ -910,8 +910,8 @@ static bool corrupt_table(const char *path)
 TEST(child_bad_table_is_skipped)
 {
 	struct child c AUTO_CHILD = { -1, -1, NULL };
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *bad;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *bad;
 	char cmd[PATH_MAX + 16];
 
 	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
@@ -920,30 +920,30 @@ TEST(child_bad_table_is_skipped)
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
 	snprintf(cmd, sizeof(cmd), "dlopen %s", work_path("libbad.so"));
 	REQUIRE_STR(child_cmd(&c, cmd), "ok");
-	REQUIRE_OK(cs_proc_open(&p, c.pid));
-	bad = cs_proc_module(&p, "libbad.so");
+	REQUIRE_OK(pr_proc_open(&p, c.pid));
+	bad = pr_proc_module(&p, "libbad.so");
 	REQUIRE(bad);
 	CHECK_EQ(bad->table_cnt, 0);
 	CHECK_CONTAINS(p.errmsg, "libbad.so: bad probe table at offset 0");
 	/* the rest is there */
-	CHECK(cs_proc_module(&p, "libplib.so") && cs_proc_module(&p, "libplib.so")->table_cnt == 1);
-	CHECK(cs_proc_module(&p, "pchild-pie") && cs_proc_module(&p, "pchild-pie")->table_cnt == 2);
+	CHECK(pr_proc_module(&p, "libplib.so") && pr_proc_module(&p, "libplib.so")->table_cnt == 1);
+	CHECK(pr_proc_module(&p, "pchild-pie") && pr_proc_module(&p, "pchild-pie")->table_cnt == 2);
 }
 
 TEST(child_unpadded_tables)
 {
 	struct child c AUTO_CHILD = { -1, -1, NULL };
-	struct cs_proc p AUTO_PROC = { 0 };
-	struct cs_module *hand;
+	struct pr_proc p AUTO_PROC = { 0 };
+	struct pr_module *hand;
 	char cmd[PATH_MAX + 16], list[256] = "";
 
 	REQUIRE(build_children()); /* dtrace -h / -G of the build tree; log above */
 	REQUIRE(child_start(&c, work_path("pchild-pie")));
 	snprintf(cmd, sizeof(cmd), "dlopen %s", work_path("libhand.so"));
 	REQUIRE_STR(child_cmd(&c, cmd), "ok");
-	REQUIRE_OK(cs_proc_open(&p, c.pid));
+	REQUIRE_OK(pr_proc_open(&p, c.pid));
 	CHECK_STR(p.errmsg, "");
-	hand = cs_proc_module(&p, "libhand.so");
+	hand = pr_proc_module(&p, "libhand.so");
 	REQUIRE(hand);
 	REQUIRE_EQ(hand->table_cnt, 2);
 	CHECK_EQ(hand->tables[0]->t.hdr.total_sz, 163);

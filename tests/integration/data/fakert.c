@@ -6,7 +6,7 @@
  * semaphores, sets udt__dispatch) and prints what the sites dispatch.
  * FAKERT_QUIET=1 registers without enabling.
  */
-#include "consumer/table.h"
+#include "proc/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,24 +31,24 @@ static void dispatch(const volatile unsigned short *sem, unsigned n, uint64_t a0
 	const uint64_t *args = n <= 4 ? regs : (const uint64_t *)(uintptr_t)a0;
 
 	for (int t = 0; t < MAX_TABLES; t++) {
-		struct cs_table ct;
+		struct pr_table ct;
 
-		if (!tables[t] || cs_table_open(&ct, tables[t], tables[t]->total_sz))
+		if (!tables[t] || pr_table_open(&ct, tables[t], tables[t]->total_sz))
 			continue;
 		for (uint32_t i = 0; i < ct.hdr.probe_cnt; i++) {
-			const struct udt_table_probe *pr = cs_table_probe(&ct, i);
+			const struct udt_table_probe *pr = pr_table_probe(&ct, i);
 
 			if (resolve(&pr->sem_rel) != (const void *)sem)
 				continue;
-			printf("fakert: fire %s:%s", cs_table_str(&ct, cs_table_provider(&ct, pr->provider)->name),
-			       cs_table_str(&ct, pr->name));
+			printf("fakert: fire %s:%s", pr_table_str(&ct, pr_table_provider(&ct, pr->provider)->name),
+			       pr_table_str(&ct, pr->name));
 			for (unsigned a = 0; a < n; a++) {
-				const struct udt_table_arg *ar = cs_table_arg(&ct, pr->first_narg + a);
+				const struct udt_table_arg *ar = pr_table_arg(&ct, pr->first_narg + a);
 				if (ar->kind == UDT_ARG_INT && ar->is_signed)
 					printf(" %lld", (long long)args[a]);
 				else if (ar->kind == UDT_ARG_INT)
 					printf(" %llu", (unsigned long long)args[a]);
-				else if (ar->kind == UDT_ARG_STRING || !strcmp(cs_table_str(&ct, ar->type), "const char *"))
+				else if (ar->kind == UDT_ARG_STRING || !strcmp(pr_table_str(&ct, ar->type), "const char *"))
 					printf(" \"%s\"", (const char *)(uintptr_t)args[a]);
 				else
 					printf(" %#llx", (unsigned long long)args[a]);
@@ -66,8 +66,8 @@ void udt__unregister(const struct udt_table_hdr *h);
 
 __attribute__((visibility("default"))) void udt__register(const struct udt_table_hdr *h)
 {
-	struct cs_table ct;
-	int r = cs_table_open(&ct, h, h->total_sz);
+	struct pr_table ct;
+	int r = pr_table_open(&ct, h, h->total_sz);
 
 	if (r) {
 		printf("fakert: register: bad table (%d)\n", r);
@@ -81,14 +81,14 @@ __attribute__((visibility("default"))) void udt__register(const struct udt_table
 	}
 	for (uint32_t p = 0; p < ct.hdr.provider_cnt; p++)
 		printf("fakert: register %s (%u probes)\n",
-		       cs_table_str(&ct, cs_table_provider(&ct, p)->name),
-		       cs_table_provider(&ct, p)->probe_cnt);
+		       pr_table_str(&ct, pr_table_provider(&ct, p)->name),
+		       pr_table_provider(&ct, p)->probe_cnt);
 	fflush(stdout);
 	if (getenv("FAKERT_QUIET"))
 		return;
 	*(dispatch_fn *)resolve(&h->dispatch_rel) = dispatch;
 	for (uint32_t i = 0; i < ct.hdr.probe_cnt; i++)
-		__atomic_fetch_add((unsigned short *)resolve(&cs_table_probe(&ct, i)->sem_rel), 1,
+		__atomic_fetch_add((unsigned short *)resolve(&pr_table_probe(&ct, i)->sem_rel), 1,
 				   __ATOMIC_RELAXED);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Checking and reading probe tables; see consumer/table.h. */
-#include "consumer/table.h"
+/* Checking and reading probe tables; see proc/table.h. */
+#include "proc/table.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@ static bool range_ok(size_t total, uint64_t off, uint64_t cnt, uint64_t rec_sz)
 	return off <= total && cnt <= (total - off) / (rec_sz ? rec_sz : 1);
 }
 
-int cs_table_open(struct cs_table *t, const void *buf, size_t sz)
+int pr_table_open(struct pr_table *t, const void *buf, size_t sz)
 {
 	struct udt_table_hdr h;
 	uint32_t hsz;
@@ -52,20 +52,20 @@ int cs_table_open(struct cs_table *t, const void *buf, size_t sz)
 	t->sz = h.total_sz;
 	t->hdr = h;
 	for (uint32_t i = 0; i < h.provider_cnt; i++) {
-		const struct udt_table_provider *pv = cs_table_provider(t, i);
+		const struct udt_table_provider *pv = pr_table_provider(t, i);
 		if (pv->first_probe > h.probe_cnt || pv->probe_cnt > h.probe_cnt - pv->first_probe ||
 		    pv->name >= h.str_sz)
 			goto bad;
 	}
 	for (uint32_t i = 0; i < h.probe_cnt; i++) {
-		const struct udt_table_probe *pr = cs_table_probe(t, i);
+		const struct udt_table_probe *pr = pr_table_probe(t, i);
 		if (pr->provider >= h.provider_cnt || pr->name >= h.str_sz ||
 		    pr->first_narg > h.arg_cnt || pr->narg_cnt > h.arg_cnt - pr->first_narg ||
 		    pr->first_xarg > h.arg_cnt || pr->xarg_cnt > h.arg_cnt - pr->first_xarg ||
 		    pr->first_func > h.func_cnt || pr->func_cnt > h.func_cnt - pr->first_func)
 			goto bad;
 		for (uint32_t a = 0; a < pr->xarg_cnt; a++)
-			if (cs_table_arg(t, pr->first_xarg + a)->mapping >= pr->narg_cnt &&
+			if (pr_table_arg(t, pr->first_xarg + a)->mapping >= pr->narg_cnt &&
 			    pr->narg_cnt)
 				goto bad;
 	}
@@ -75,33 +75,33 @@ bad:
 	return -EINVAL;
 }
 
-const struct udt_table_provider *cs_table_provider(const struct cs_table *t, uint32_t i)
+const struct udt_table_provider *pr_table_provider(const struct pr_table *t, uint32_t i)
 {
 	return (const void *)(t->base + t->hdr.provider_off + (size_t)i * t->hdr.provider_sz);
 }
 
-const struct udt_table_probe *cs_table_probe(const struct cs_table *t, uint32_t i)
+const struct udt_table_probe *pr_table_probe(const struct pr_table *t, uint32_t i)
 {
 	return (const void *)(t->base + t->hdr.probe_off + (size_t)i * t->hdr.probe_sz);
 }
 
-size_t cs_table_probe_off(const struct cs_table *t, uint32_t i)
+size_t pr_table_probe_off(const struct pr_table *t, uint32_t i)
 {
 	return t->hdr.probe_off + (size_t)i * t->hdr.probe_sz +
 	       offsetof(struct udt_table_probe, sem_rel);
 }
 
-const struct udt_table_arg *cs_table_arg(const struct cs_table *t, uint32_t i)
+const struct udt_table_arg *pr_table_arg(const struct pr_table *t, uint32_t i)
 {
 	return (const void *)(t->base + t->hdr.arg_off + (size_t)i * t->hdr.arg_sz);
 }
 
-const char *cs_table_str(const struct cs_table *t, uint32_t off)
+const char *pr_table_str(const struct pr_table *t, uint32_t off)
 {
 	return off < t->hdr.str_sz ? (const char *)t->base + t->hdr.str_off + off : "";
 }
 
-const char *cs_table_probe_module(const struct cs_table *t, uint32_t i)
+const char *pr_table_probe_module(const struct pr_table *t, uint32_t i)
 {
 	uint32_t off;
 
@@ -110,13 +110,13 @@ const char *cs_table_probe_module(const struct cs_table *t, uint32_t i)
 	memcpy(&off, t->base + t->hdr.probe_off + (size_t)i * t->hdr.probe_sz +
 			     offsetof(struct udt_table_probe, module),
 	       sizeof(off));
-	return cs_table_str(t, off);
+	return pr_table_str(t, off);
 }
 
-const char *cs_table_func(const struct cs_table *t, uint32_t i)
+const char *pr_table_func(const struct pr_table *t, uint32_t i)
 {
 	uint32_t off;
 
 	memcpy(&off, t->base + t->hdr.func_off + (size_t)i * sizeof(uint32_t), sizeof(off));
-	return cs_table_str(t, off);
+	return pr_table_str(t, off);
 }

@@ -24,9 +24,9 @@
  *    others now and then.
  *
  * Both keep the set of processes known (pid and start time, sorted by pid),
- * which the scan compares with and which cs__watch_list() gives.
+ * which the scan compares with and which pr_watch_list() gives.
  */
-#include "consumer/internal.h"
+#include "proc/proc.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -48,17 +48,17 @@ struct known {
 	uint64_t start;            /* its start time (/proc/PID/stat, clock ticks since boot) */
 };
 
-struct cs_watch {
+struct pr_watch {
 	int nl;                    /* the process events' socket, or -1: scanning /proc */
 	bool resync;               /* events were lost: scan once */
 	uint64_t last_scan;
 	struct known *k;           /* sorted by pid */
 	size_t cnt, cap;
-	struct cs_pev *ev;         /* the events not taken yet */
+	struct pr_pev *ev;         /* the events not taken yet */
 	size_t ev_cnt, ev_cap;
 };
 
-int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state)
+int pr_pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state)
 {
 	char path[64], buf[1024];
 	int fd;
@@ -93,15 +93,15 @@ int cs__pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_stat
 	return 0;
 }
 
-static void push_ev(struct cs_watch *w, enum cs_pev_kind kind, pid_t pid, pid_t parent)
+static void push_ev(struct pr_watch *w, enum pr_pev_kind kind, pid_t pid, pid_t parent)
 {
-	struct cs_pev e = { kind, pid, parent };
+	struct pr_pev e = { kind, pid, parent };
 
 	UDT__PUSH(w->ev, w->ev_cnt, w->ev_cap, e);
 }
 
 /* The index of pid in the known set, or where it would go. */
-static size_t find(const struct cs_watch *w, pid_t pid, bool *ret_found)
+static size_t find(const struct pr_watch *w, pid_t pid, bool *ret_found)
 {
 	size_t lo = 0, hi = w->cnt;
 
@@ -116,7 +116,7 @@ static size_t find(const struct cs_watch *w, pid_t pid, bool *ret_found)
 	return lo;
 }
 
-static void forget(struct cs_watch *w, pid_t pid)
+static void forget(struct pr_watch *w, pid_t pid)
 {
 	bool found;
 	size_t i = find(w, pid, &found);
@@ -127,7 +127,7 @@ static void forget(struct cs_watch *w, pid_t pid)
 	w->cnt--;
 }
 
-static void learn(struct cs_watch *w, pid_t pid, uint64_t start)
+static void learn(struct pr_watch *w, pid_t pid, uint64_t start)
 {
 	bool found;
 	size_t i = find(w, pid, &found);
@@ -152,7 +152,7 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-size_t cs__proc_pids(pid_t **ret)
+size_t pr_pids(pid_t **ret)
 {
 	DIR *d = opendir("/proc");
 	pid_t *v = NULL;
@@ -181,16 +181,16 @@ size_t cs__proc_pids(pid_t **ret)
  * whose start time changed: the pid was reused) a fork of its parent, as
  * /proc/PID/stat says (0 when it is gone already).
  */
-static void scan(struct cs_watch *w)
+static void scan(struct pr_watch *w)
 {
 	pid_t *now;
-	size_t n = cs__proc_pids(&now), i = 0, j = 0;
+	size_t n = pr_pids(&now), i = 0, j = 0;
 	struct known *k = udt__xcalloc(n + 1, sizeof(*k));
 	size_t kn = 0;
 
 	while (i < w->cnt || j < n) {
 		if (j == n || (i < w->cnt && w->k[i].pid < now[j])) {
-			push_ev(w, CS_PEV_EXIT, w->k[i++].pid, 0);
+			push_ev(w, PR_PEV_EXIT, w->k[i++].pid, 0);
 			continue;
 		}
 		pid_t pid = now[j++], ppid = 0;
@@ -200,18 +200,18 @@ static void scan(struct cs_watch *w)
 			   0 was learnt from an event, and is taken as it is now) */
 			struct known was = w->k[i++];
 			k[kn++] = was;
-			if (!w->resync || cs__pid_stat(pid, &ppid, &start, NULL))
+			if (!w->resync || pr_pid_stat(pid, &ppid, &start, NULL))
 				continue;
 			k[kn - 1].start = start;
 			if (!was.start || start == was.start)
 				continue;
-			push_ev(w, CS_PEV_EXIT, pid, 0); /* the pid was reused */
+			push_ev(w, PR_PEV_EXIT, pid, 0); /* the pid was reused */
 		} else {
-			if (cs__pid_stat(pid, &ppid, &start, NULL))
+			if (pr_pid_stat(pid, &ppid, &start, NULL))
 				continue; /* (gone already) */
 			k[kn++] = (struct known){ pid, start };
 		}
-		push_ev(w, CS_PEV_FORK, pid, ppid);
+		push_ev(w, PR_PEV_FORK, pid, ppid);
 	}
 	free(w->k);
 	w->k = k;
@@ -219,7 +219,7 @@ static void scan(struct cs_watch *w)
 	w->cap = n + 1;
 	free(now);
 	w->resync = false;
-	w->last_scan = cs__now_ns();
+	w->last_scan = udt__now_ns();
 }
 
 /* Listen to the kernel's process events. The socket, or -1 where it is not allowed. */
@@ -260,7 +260,7 @@ fail:;
 }
 
 /* Take what the socket holds. */
-static void events_read(struct cs_watch *w)
+static void events_read(struct pr_watch *w)
 {
 	uint8_t buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 
@@ -294,17 +294,17 @@ static void events_read(struct cs_watch *w)
 				if (e->event_data.fork.child_pid != e->event_data.fork.child_tgid)
 					break;
 				learn(w, e->event_data.fork.child_tgid, 0);
-				push_ev(w, CS_PEV_FORK, e->event_data.fork.child_tgid,
+				push_ev(w, PR_PEV_FORK, e->event_data.fork.child_tgid,
 					e->event_data.fork.parent_tgid);
 				break;
 			case PROC_EVENT_EXEC:
-				push_ev(w, CS_PEV_EXEC, e->event_data.exec.process_tgid, 0);
+				push_ev(w, PR_PEV_EXEC, e->event_data.exec.process_tgid, 0);
 				break;
 			case PROC_EVENT_EXIT:
 				if (e->event_data.exit.process_pid != e->event_data.exit.process_tgid)
 					break;
 				forget(w, e->event_data.exit.process_tgid);
-				push_ev(w, CS_PEV_EXIT, e->event_data.exit.process_tgid, 0);
+				push_ev(w, PR_PEV_EXIT, e->event_data.exit.process_tgid, 0);
 				break;
 			default:
 				break;
@@ -313,33 +313,33 @@ static void events_read(struct cs_watch *w)
 	}
 }
 
-int cs__watch_open(struct cs_watch **ret, enum cs_procwatch how, char **ret_err)
+int pr_watch_open(struct pr_watch **ret, enum pr_watch_how how, char **ret_err)
 {
-	int nl = how == CS_PROCWATCH_SCAN ? -1 : events_open();
+	int nl = how == PR_WATCH_SCAN ? -1 : events_open();
 	pid_t *now;
 	size_t n;
 
-	if (nl < 0 && how == CS_PROCWATCH_EVENTS) {
+	if (nl < 0 && how == PR_WATCH_EVENTS) {
 		*ret_err = udt__xasprintf("the kernel's process events are not available "
 					  "(-x procwatch=events): %s", strerror(-nl));
 		return -1;
 	}
-	struct cs_watch *w = udt__xcalloc(1, sizeof(*w));
+	struct pr_watch *w = udt__xcalloc(1, sizeof(*w));
 	w->nl = nl < 0 ? -1 : nl;
 	/* the processes there are now: known, not events */
-	n = cs__proc_pids(&now);
+	n = pr_pids(&now);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t start = 0;
-		if (!cs__pid_stat(now[i], NULL, &start, NULL))
+		if (!pr_pid_stat(now[i], NULL, &start, NULL))
 			learn(w, now[i], start);
 	}
 	free(now);
-	w->last_scan = cs__now_ns();
+	w->last_scan = udt__now_ns();
 	*ret = w;
 	return 0;
 }
 
-void cs__watch_close(struct cs_watch *w)
+void pr_watch_close(struct pr_watch *w)
 {
 	if (!w)
 		return;
@@ -350,25 +350,25 @@ void cs__watch_close(struct cs_watch *w)
 	free(w);
 }
 
-int cs__watch_fd(const struct cs_watch *w)
+int pr_watch_fd(const struct pr_watch *w)
 {
 	return w ? w->nl : -1;
 }
 
-uint64_t cs__watch_due_in(const struct cs_watch *w)
+uint64_t pr_watch_due_in(const struct pr_watch *w)
 {
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 
 	if (!w || w->nl >= 0)
 		return UINT64_MAX;
 	return now - w->last_scan >= SCAN_NS ? 0 : SCAN_NS - (now - w->last_scan);
 }
 
-size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret)
+size_t pr_watch_take(struct pr_watch *w, struct pr_pev **ret)
 {
 	if (w->nl >= 0)
 		events_read(w);
-	if (w->resync || (w->nl < 0 && cs__now_ns() - w->last_scan >= SCAN_NS))
+	if (w->resync || (w->nl < 0 && udt__now_ns() - w->last_scan >= SCAN_NS))
 		scan(w);
 	*ret = w->ev;
 	size_t n = w->ev_cnt;
@@ -377,12 +377,12 @@ size_t cs__watch_take(struct cs_watch *w, struct cs_pev **ret)
 	return n;
 }
 
-size_t cs__watch_count(const struct cs_watch *w)
+size_t pr_watch_count(const struct pr_watch *w)
 {
 	return w ? w->cnt : 0;
 }
 
-size_t cs__watch_list(const struct cs_watch *w, pid_t **ret)
+size_t pr_watch_list(const struct pr_watch *w, pid_t **ret)
 {
 	pid_t *v = udt__xcalloc(w->cnt + 1, sizeof(*v));
 

@@ -62,8 +62,9 @@
  * SIGTERM, SIGHUP and SIGQUIT meanwhile: a ^C then waits for the thread to be
  * put back; a SIGKILL of dtrace mid-call leaves the thread parked for good.
  */
-#include "consumer/inject_stub.h"
-#include "consumer/internal.h"
+#include "proc/inject_stub.h"
+#include "runtime/abi.h"
+#include "proc/proc.h"
 #include "udtrace_paths.h"
 #include "util/util.h"
 
@@ -117,7 +118,7 @@ static int auxv_get(pid_t pid, uint64_t type, uint64_t *ret)
 	return err;
 }
 
-char *cs_runtime_unloadable(pid_t pid)
+char *pr_runtime_unloadable(pid_t pid)
 {
 	char path[64], *status = NULL;
 	size_t len;
@@ -176,7 +177,7 @@ static bool same_file_there(pid_t pid, const char *path)
 /* The mapping of step 3: code, control block and data, stack. */
 #define SCR_CODE 0
 #define SCR_CTL 4096
-#define SCR_DATA (SCR_CTL + CS_INJ_SLOTS * 8)
+#define SCR_DATA (SCR_CTL + PR_INJ_SLOTS * 8)
 #define SCR_STACK 8192
 #define SCR_STACK_SZ (512 * 1024)
 #define SCR_SZ (SCR_STACK + SCR_STACK_SZ)
@@ -187,7 +188,7 @@ static bool same_file_there(pid_t pid, const char *path)
 	 (1ull << (SIGFPE - 1)) | (1ull << (SIGTRAP - 1)) | (1ull << (SIGSYS - 1)))
 
 struct inj {
-	struct cs_proc *p;
+	struct pr_proc *p;
 	pid_t tid;                /* the seized thread, 0 none */
 	struct user_regs_struct regs;  /* as we found it */
 	uint8_t xstate[XSTATE_MAX];
@@ -269,14 +270,14 @@ static bool in_rseq_cs(const struct inj *in, const struct user_regs_struct *r)
 
 	if (!in->rseq_off || (int64_t)r->orig_rax >= 0) /* in a system call: not in a section */
 		return false;
-	if (cs_proc_read(in->p, r->fs_base + (uint64_t)in->rseq_off + 8, &cs, sizeof(cs)) || !cs ||
-	    cs_proc_read(in->p, cs, &d, sizeof(d)))
+	if (pr_proc_read(in->p, r->fs_base + (uint64_t)in->rseq_off + 8, &cs, sizeof(cs)) || !cs ||
+	    pr_proc_read(in->p, cs, &d, sizeof(d)))
 		return false;
 	return r->rip >= d.start_ip && r->rip - d.start_ip < d.post_commit_offset;
 }
 
 /* The C library, its threads and dl libraries, the dynamic linker, the unwinders. */
-static bool runtime_of_c(const struct cs_module *m)
+static bool runtime_of_c(const struct pr_module *m)
 {
 	static const char *const prefixes[] = { "libc.", "libc-", "ld-linux", "ld-musl", "ld.so",
 						"libpthread.", "libdl.", "libgcc_s.", "libunwind" };
@@ -288,7 +289,7 @@ static bool runtime_of_c(const struct cs_module *m)
 }
 
 /* The system calls applications wait in: a thread blocked in one holds none of libc's locks. */
-static bool waiting_call(struct cs_proc *p, const struct user_regs_struct *r)
+static bool waiting_call(struct pr_proc *p, const struct user_regs_struct *r)
 {
 	switch ((long)r->orig_rax) {
 	case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_preadv2:
@@ -303,7 +304,7 @@ static bool waiting_call(struct cs_proc *p, const struct user_regs_struct *r)
 		return true;
 	case SYS_futex: {
 		/* a lock or condition of the application's, not of the C library's own data */
-		struct cs_module *m = cs_proc_module_at(p, r->rdi);
+		struct pr_module *m = pr_proc_module_at(p, r->rdi);
 		return !m || !runtime_of_c(m);
 	}
 	default:
@@ -314,7 +315,7 @@ static bool waiting_call(struct cs_proc *p, const struct user_regs_struct *r)
 /* May this stopped thread call the dynamic linker (see above)? */
 static bool safe_point(struct inj *in, const struct user_regs_struct *r)
 {
-	struct cs_module *m = cs_proc_module_at(in->p, r->rip);
+	struct pr_module *m = pr_proc_module_at(in->p, r->rip);
 
 	if (in->delivered)
 		return false; /* it may be in a handler that interrupted anything */
@@ -467,11 +468,11 @@ static int find_syscall_insn(struct inj *in)
 	uint64_t fn;
 
 	if ((int64_t)in->regs.orig_rax >= 0 &&
-	    !cs_proc_read(in->p, in->regs.rip - 2, b, 2) && b[0] == 0x0f && b[1] == 0x05) {
+	    !pr_proc_read(in->p, in->regs.rip - 2, b, 2) && b[0] == 0x0f && b[1] == 0x05) {
 		in->sysinsn = in->regs.rip - 2;
 		return 0;
 	}
-	if (cs_proc_lookup(in->p, "syscall", &fn, NULL) || cs_proc_read(in->p, fn, b, sizeof(b)))
+	if (pr_proc_lookup(in->p, "syscall", &fn, NULL) || pr_proc_read(in->p, fn, b, sizeof(b)))
 		return -ENOENT;
 	for (size_t i = 0; i + 1 < sizeof(b); i++) {
 		if (b[i] == 0x0f && b[i + 1] == 0x05) {
@@ -533,7 +534,7 @@ static int inj_syscall(struct inj *in, long nr, uint64_t a0, uint64_t a1, uint64
 static int map_scratch(struct inj *in)
 {
 	uint64_t addr, r;
-	size_t code_sz = (size_t)(cs__inject_stub_end - cs__inject_stub);
+	size_t code_sz = (size_t)(pr__inject_stub_end - pr__inject_stub);
 	int err = inj_syscall(in, SYS_mmap, 0, SCR_SZ, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, &addr);
 
@@ -543,7 +544,7 @@ static int map_scratch(struct inj *in)
 		return (int)addr;
 	in->scratch = addr;
 	err = inj_syscall(in, SYS_madvise, addr, SCR_SZ, MADV_DONTFORK, 0, &r) ?:
-	      cs_proc_write(in->p, addr + SCR_CODE, cs__inject_stub, code_sz) ?:
+	      pr_proc_write(in->p, addr + SCR_CODE, pr__inject_stub, code_sz) ?:
 	      inj_syscall(in, SYS_mprotect, addr + SCR_CODE, 4096, PROT_READ | PROT_EXEC, 0, &r);
 	if (!err && r)
 		err = (int)r; /* mprotect refused (an LSM forbidding executable memory) */
@@ -597,8 +598,8 @@ static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 	struct user_regs_struct r = in->regs;
 	int err;
 
-	ctl[CS_INJ_DONE] = 0;
-	err = cs_proc_write(in->p, ctl_addr, ctl, CS_INJ_SLOTS * 8);
+	ctl[PR_INJ_DONE] = 0;
+	err = pr_proc_write(in->p, ctl_addr, ctl, PR_INJ_SLOTS * 8);
 	if (err)
 		return err;
 	r.rip = in->scratch + SCR_CODE;
@@ -609,7 +610,7 @@ static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 	if (ptrace(PTRACE_SETREGS, in->tid, 0, &r) || ptrace(PTRACE_CONT, in->tid, 0, 0))
 		return -errno;
 
-	uint64_t t0 = cs__now_ns(), done = 0;
+	uint64_t t0 = udt__now_ns(), done = 0;
 	for (long us = 20;; us = us < 500 ? us * 2 : 500) {
 		int st;
 		sleep_us(us);
@@ -617,10 +618,10 @@ static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 		if (w == in->tid)
 			/* it stopped by itself: a fault in the call (or it died) */
 			return WIFSTOPPED(st) ? -EFAULT : -ESRCH;
-		err = cs_proc_read(in->p, ctl_addr + CS_INJ_DONE * 8, &done, sizeof(done));
+		err = pr_proc_read(in->p, ctl_addr + PR_INJ_DONE * 8, &done, sizeof(done));
 		if (err)
 			return err;
-		if (done || cs__now_ns() - t0 > wait_ns)
+		if (done || udt__now_ns() - t0 > wait_ns)
 			break;
 	}
 	err = interrupt(in);
@@ -630,10 +631,10 @@ static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 		return -ETIMEDOUT;
 	if (ptrace(PTRACE_GETREGS, in->tid, 0, &r))
 		return -errno;
-	if (r.rip < in->scratch + (uint64_t)(cs__inject_park - cs__inject_stub) ||
-	    r.rip > in->scratch + (uint64_t)(cs__inject_stub_end - cs__inject_stub))
+	if (r.rip < in->scratch + (uint64_t)(pr__inject_park - pr__inject_stub) ||
+	    r.rip > in->scratch + (uint64_t)(pr__inject_stub_end - pr__inject_stub))
 		return -EFAULT;
-	return cs_proc_read(in->p, ctl_addr, ctl, CS_INJ_SLOTS * 8);
+	return pr_proc_read(in->p, ctl_addr, ctl, PR_INJ_SLOTS * 8);
 }
 
 /*
@@ -648,7 +649,7 @@ static bool image_changed(struct inj *in)
 	if (auxv_get(in->p->pid, AT_BASE, &ld) || auxv_get(in->p->pid, AT_PHDR, &phdr))
 		return true;
 	if (!ld)
-		return !cs_proc_module_at(in->p, phdr);
+		return !pr_proc_module_at(in->p, phdr);
 	for (size_t i = 0; i < in->p->mod_cnt; i++)
 		if (!in->p->mods[i]->gone && in->p->mods[i]->base == ld)
 			return false;
@@ -698,7 +699,7 @@ static char *ptrace_refused(pid_t pid)
  * bytes, copied into our mapping) as its first when data_sz is not 0. Fills
  * ctl[] with the control block as the call left it.
  */
-static int call_in(struct cs_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
+static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
 		   uint64_t wait_ns, char **ret_err)
 {
 	struct inj *in = udt__xcalloc(1, sizeof(*in));
@@ -707,8 +708,8 @@ static int call_in(struct cs_proc *p, bool safe, uint64_t *ctl, const void *data
 	int err;
 
 	in->p = p;
-	if (!cs_proc_lookup(p, "__rseq_offset", &rseq_addr, NULL))
-		(void)cs_proc_read(p, rseq_addr, &in->rseq_off, sizeof(in->rseq_off));
+	if (!pr_proc_lookup(p, "__rseq_offset", &rseq_addr, NULL))
+		(void)pr_proc_read(p, rseq_addr, &in->rseq_off, sizeof(in->rseq_off));
 	hold_signals(&old);
 	err = seize(in, safe);
 	if (!err && image_changed(in))
@@ -729,9 +730,9 @@ static int call_in(struct cs_proc *p, bool safe, uint64_t *ctl, const void *data
 	}
 	err = set_mask(in, ~FAULT_SIGS) ?: map_scratch(in);
 	if (!err && data_sz) {
-		ctl[CS_INJ_A0] = in->scratch + SCR_DATA;
+		ctl[PR_INJ_A0] = in->scratch + SCR_DATA;
 		err = data_sz > SCR_STACK - SCR_DATA ? -E2BIG
-						      : cs_proc_write(p, ctl[CS_INJ_A0], data, data_sz);
+						      : pr_proc_write(p, ctl[PR_INJ_A0], data, data_sz);
 	}
 	if (err) {
 		*ret_err = udt__xasprintf("could not make memory for the call in it: %s",
@@ -762,33 +763,33 @@ out:
 	return err;
 }
 
-int cs__inject_sync(struct cs_proc *p, char **ret_err)
+int pr_inject_sync(struct pr_proc *p, char **ret_err)
 {
-	uint64_t ctl[CS_INJ_SLOTS] = { 0 };
+	uint64_t ctl[PR_INJ_SLOTS] = { 0 };
 
-	if (cs_proc_lookup(p, "udt__profile_sync", &ctl[CS_INJ_FN], NULL)) {
+	if (pr_proc_lookup(p, "udt__profile_sync", &ctl[PR_INJ_FN], NULL)) {
 		*ret_err = udt__xstrdup("its udtrace runtime has no profile provider");
 		return -ENOENT;
 	}
-	ctl[CS_INJ_A0] = 1; /* wait for a sync another thread is making */
+	ctl[PR_INJ_A0] = 1; /* wait for a sync another thread is making */
 	return call_in(p, false, ctl, NULL, 0, SYNC_WAIT_NS, ret_err);
 }
 
-int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err)
+int pr_runtime_load(struct pr_proc *p, const char *path, char **ret_err)
 {
-	uint64_t ctl[CS_INJ_SLOTS] = { 0 }, addr;
+	uint64_t ctl[PR_INJ_SLOTS] = { 0 }, addr;
 	char *why;
 	int err;
 
-	if (!cs_proc_lookup(p, "udt__runtime_id", &addr, NULL))
-		return cs__runtime_check(p, ret_err); /* it has one (loaded before, linked or
+	if (!pr_proc_lookup(p, "udt__runtime_id", &addr, NULL))
+		return pr_runtime_check(p, ret_err); /* it has one (loaded before, linked or
 							 preloaded): reused, if we speak its protocol */
 	if (!path) {
 		*ret_err = udt__xstrdup("dtrace has no runtime to load into it (UDTRACE_RUNTIME is "
 					"empty)");
 		return -ENOENT;
 	}
-	why = cs_runtime_unloadable(p->pid);
+	why = pr_runtime_unloadable(p->pid);
 	if (why) {
 		*ret_err = why;
 		return -EPERM;
@@ -799,16 +800,16 @@ int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err)
 					  "process can open", path);
 		return -ENOENT;
 	}
-	if (cs_proc_lookup(p, "dlopen", &ctl[CS_INJ_FN], NULL) &&
-	    cs_proc_lookup(p, "__libc_dlopen_mode", &ctl[CS_INJ_FN], NULL)) {
+	if (pr_proc_lookup(p, "dlopen", &ctl[PR_INJ_FN], NULL) &&
+	    pr_proc_lookup(p, "__libc_dlopen_mode", &ctl[PR_INJ_FN], NULL)) {
 		*ret_err = udt__xstrdup("it has no dlopen() to load the udtrace runtime with");
 		return -ENOENT;
 	}
-	(void)cs_proc_lookup(p, "__errno_location", &ctl[CS_INJ_ERRNO_FN], NULL);
-	(void)cs_proc_lookup(p, "dlerror", &ctl[CS_INJ_ERR_FN], NULL);
+	(void)pr_proc_lookup(p, "__errno_location", &ctl[PR_INJ_ERRNO_FN], NULL);
+	(void)pr_proc_lookup(p, "dlerror", &ctl[PR_INJ_ERR_FN], NULL);
 	/* global, so that the libraries it loads later find the runtime (their -G objects'
 	   references); never unloaded (docs/injection.md) */
-	ctl[CS_INJ_A1] = RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE;
+	ctl[PR_INJ_A1] = RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE;
 	err = call_in(p, true, ctl, path, strlen(path) + 1, DLOPEN_WAIT_NS, &why);
 	if (err) {
 		/* (without ptrace, a runtime started with the process still works) */
@@ -819,44 +820,44 @@ int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err)
 		free(why);
 		return err;
 	}
-	if (!ctl[CS_INJ_RET]) {
+	if (!ctl[PR_INJ_RET]) {
 		char msg[512] = "";
-		if (ctl[CS_INJ_ERR_RET])
-			(void)cs_proc_read_str(p, ctl[CS_INJ_ERR_RET], msg, sizeof(msg));
+		if (ctl[PR_INJ_ERR_RET])
+			(void)pr_proc_read_str(p, ctl[PR_INJ_ERR_RET], msg, sizeof(msg));
 		*ret_err = udt__xasprintf("could not load the udtrace runtime into it: dlopen: %s",
 					  msg[0] ? msg : "failed");
 		return -ENOENT;
 	}
-	err = cs_proc_refresh(p);
+	err = pr_proc_refresh(p);
 	if (err) {
 		*ret_err = udt__xstrdup(p->errmsg[0] ? p->errmsg : strerror(-err));
 		return err;
 	}
-	if (cs_proc_lookup(p, "udt__runtime_id", &addr, NULL)) {
+	if (pr_proc_lookup(p, "udt__runtime_id", &addr, NULL)) {
 		*ret_err = udt__xasprintf("dlopen(%s) succeeded, and it has no udtrace runtime "
 					  "(is that file one?)", path);
 		return -ENOENT;
 	}
-	err = cs__runtime_check(p, ret_err);
+	err = pr_runtime_check(p, ret_err);
 	return err ? err : 1;
 }
 
 #else
 
-int cs__inject_sync(struct cs_proc *p, char **ret_err)
+int pr_inject_sync(struct pr_proc *p, char **ret_err)
 {
 	(void)p;
 	*ret_err = udt__xstrdup("running code in a process is only done on x86-64");
 	return -ENOTSUP;
 }
 
-int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err)
+int pr_runtime_load(struct pr_proc *p, const char *path, char **ret_err)
 {
 	uint64_t addr;
 
 	(void)path;
-	if (!cs_proc_lookup(p, "udt__runtime_id", &addr, NULL))
-		return cs__runtime_check(p, ret_err);
+	if (!pr_proc_lookup(p, "udt__runtime_id", &addr, NULL))
+		return pr_runtime_check(p, ret_err);
 	*ret_err = udt__xstrdup("loading the udtrace runtime into a process is only done on "
 				"x86-64");
 	return -ENOTSUP;
@@ -864,19 +865,19 @@ int cs_runtime_load(struct cs_proc *p, const char *path, char **ret_err)
 
 #endif
 
-int cs__runtime_check(struct cs_proc *p, char **ret_err)
+int pr_runtime_check(struct pr_proc *p, char **ret_err)
 {
 	struct udt_runtime_id id = { 0 };
-	struct cs_module *mod = NULL;
+	struct pr_module *mod = NULL;
 	uint64_t addr;
 
-	if (cs_proc_lookup(p, "udt__runtime_id", &addr, &mod)) {
+	if (pr_proc_lookup(p, "udt__runtime_id", &addr, &mod)) {
 		*ret_err = udt__xstrdup("the process has no udtrace runtime");
 		return -ENOENT;
 	}
 	/* (its loader maps the file whole, then its segments: between the two, the identity's
 	   address may hold other bytes of the file, or none) */
-	if (cs_proc_read(p, addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC) {
+	if (pr_proc_read(p, addr, &id, sizeof(id)) || id.magic != UDT_CONTROL_MAGIC) {
 		*ret_err = udt__xasprintf("its runtime (%s) is not loaded yet",
 					  mod->path ? mod->path : mod->name);
 		return -EAGAIN;
@@ -891,7 +892,7 @@ int cs__runtime_check(struct cs_proc *p, char **ret_err)
 	return 0;
 }
 
-char *cs_runtime_path(void)
+char *pr_runtime_path(void)
 {
 	const char *env = getenv("UDTRACE_RUNTIME");
 	char exe[PATH_MAX];

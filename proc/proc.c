@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inspecting a live target process for the consumer (consumer/proc.h): the
+ * Inspecting a live target process for the consumer (proc/proc.h): the
  * permission check, memory reads and writes, the ELF objects it has mapped,
  * their symbols and their probe tables. The target is never stopped.
  *
- * Mechanism. cs_proc_open() checks that /proc/PID exists, reads
+ * Mechanism. pr_proc_open() checks that /proc/PID exists, reads
  * /proc/PID/maps and reads a few bytes of the target with process_vm_readv():
  * the kernel allows both exactly when we may ptrace the target
  * (PTRACE_MODE_ATTACH_REALCREDS for the read: same uid or CAP_SYS_PTRACE,
@@ -35,14 +35,14 @@
  * objects linked into the file, each starting at the previous one's
  * total_sz rounded up to 8 (docs/format.md §2). Each is copied out of the
  * file into its own malloc'ed buffer (aligned, and outliving the file) and
- * checked by cs_table_open(); its address in the target is base + sh_addr +
+ * checked by pr_table_open(); its address in the target is base + sh_addr +
  * offset. A bad table ends the walk of its section with a note in errmsg:
  * the object and the open still succeed. The tables come from the file, not
  * from memory, so a process without the runtime can be listed; they are
  * read-only data without relocations, so the bytes are the same.
  *
- * Symbols are loaded on first use per module (cs_proc_lookup(),
- * cs_proc_symbolize(), cs_module_func_range()): the defined symbols of
+ * Symbols are loaded on first use per module (pr_proc_lookup(),
+ * pr_proc_symbolize(), pr_module_func_range()): the defined symbols of
  * .symtab and .dynsym merged, duplicates dropped, sorted by address. A
  * dynamic symbol of a non-default version is named "name@VERSION" (as nm -D
  * shows it), so a lookup by plain name finds the default version, as dlsym()
@@ -51,14 +51,14 @@
  * resolver's address, not the implementation the resolver picks.
  *
  * What can go wrong: the target maps and unmaps concurrently (a dlopen
- * after open is seen after cs_proc_refresh(); a read of memory unmapped
+ * after open is seen after pr_proc_refresh(); a read of memory unmapped
  * meanwhile fails with -EFAULT); the target exits (-ESRCH from memory
  * accesses, and lazy symbol loads of a deleted file fail: those modules
  * then have no symbols); a file replaced on disk after the target mapped it
  * (an upgrade) shows as deleted, so the old contents are read through
  * map_files, never the new file.
  */
-#include "consumer/proc.h"
+#include "proc/proc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -95,7 +95,7 @@ struct group {
 	size_t first, last; /* its mappings are among maps[first..last] */
 };
 
-/* What cs_proc_open() works with while it reads the mappings. */
+/* What pr_proc_open() works with while it reads the mappings. */
 struct scan {
 	struct mapping *maps;
 	size_t map_cnt;
@@ -120,7 +120,7 @@ static uint64_t align_down(uint64_t v, uint64_t a)
 	return v & ~(a - 1);
 }
 
-static int grab_fail(struct cs_proc *p, int err)
+static int grab_fail(struct pr_proc *p, int err)
 {
 	const char *why;
 
@@ -135,7 +135,7 @@ static int grab_fail(struct cs_proc *p, int err)
 }
 
 /* A non-fatal note for errmsg; the first one is kept. */
-__attribute__((format(printf, 2, 3))) static void note(struct cs_proc *p, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void note(struct pr_proc *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -296,7 +296,7 @@ static int group_maps(struct scan *s)
 }
 
 /* Open the file of a group (see the design comment); *ret_file names what opened. */
-static int open_group_file(const struct cs_proc *p, struct scan *s, const struct group *g,
+static int open_group_file(const struct pr_proc *p, struct scan *s, const struct group *g,
 			   int *ret_fd, char **ret_file)
 {
 	char cand[2][PATH_SZ];
@@ -459,7 +459,7 @@ static bool all_zero(const uint8_t *b, size_t n)
 }
 
 /* Copy and check the probe tables of section .udtrace.table (docs/format.md §2). */
-static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, const GElf_Shdr *sh)
+static int read_tables(struct pr_proc *p, struct pr_module *mod, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	const uint8_t *buf;
@@ -472,7 +472,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 	buf = d->d_buf;
 	while (off < d->d_size) {
 		size_t rest = d->d_size - off, sz = rest;
-		struct cs_ptable pt = { .from_file = true };
+		struct pr_ptable pt = { .from_file = true };
 		uint32_t total;
 		int err;
 
@@ -489,7 +489,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 		if (!pt.copy)
 			return -ENOMEM;
 		memcpy(pt.copy, buf + off, sz);
-		err = cs_table_open(&pt.t, pt.copy, sz);
+		err = pr_table_open(&pt.t, pt.copy, sz);
 		if (err) {
 			free(pt.copy);
 			note(p, "%s: bad probe table at offset %zu of section %s (%s); skipped",
@@ -497,7 +497,7 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 			break;
 		}
 		pt.addr = mod->base + sh->sh_addr + off;
-		err = cs__module_add_table(mod, &pt);
+		err = pr__module_add_table(mod, &pt);
 		if (err) {
 			free(pt.copy);
 			return err;
@@ -507,10 +507,10 @@ static int read_tables(struct cs_proc *p, struct cs_module *mod, Elf_Scn *scn, c
 	return 0;
 }
 
-int cs__module_add_table(struct cs_module *mod, const struct cs_ptable *pt)
+int pr__module_add_table(struct pr_module *mod, const struct pr_ptable *pt)
 {
-	struct cs_ptable **nt = udt__reallocarray(mod->tables, mod->table_cnt + 1, sizeof(*nt));
-	struct cs_ptable *copy = malloc(sizeof(*copy));
+	struct pr_ptable **nt = udt__reallocarray(mod->tables, mod->table_cnt + 1, sizeof(*nt));
+	struct pr_ptable *copy = malloc(sizeof(*copy));
 
 	if (nt)
 		mod->tables = nt;
@@ -523,13 +523,13 @@ int cs__module_add_table(struct cs_module *mod, const struct cs_ptable *pt)
 	return 0;
 }
 
-int cs__proc_add_module(struct cs_proc *p, struct cs_module *mod)
+int pr__add_module(struct pr_proc *p, struct pr_module *mod)
 {
-	struct cs_module *copy;
+	struct pr_module *copy;
 
 	if (p->mod_cnt == p->mod_cap) {
 		size_t ncap = p->mod_cap ? 2 * p->mod_cap : 16;
-		struct cs_module **nm = udt__reallocarray(p->mods, ncap, sizeof(*nm));
+		struct pr_module **nm = udt__reallocarray(p->mods, ncap, sizeof(*nm));
 
 		if (!nm)
 			return -ENOMEM;
@@ -545,7 +545,7 @@ int cs__proc_add_module(struct cs_proc *p, struct cs_module *mod)
 }
 
 /* Free what mod holds (not mod itself). */
-static void module_free(struct cs_module *mod)
+static void module_free(struct pr_module *mod)
 {
 	for (size_t i = 0; i < mod->table_cnt; i++) {
 		free(mod->tables[i]->copy);
@@ -561,7 +561,7 @@ static void module_free(struct cs_module *mod)
 }
 
 /* Forget every module of p. */
-static void modules_free(struct cs_proc *p)
+static void modules_free(struct pr_proc *p)
 {
 	for (size_t i = 0; p->mods && i < p->mod_cnt; i++) {
 		module_free(p->mods[i]);
@@ -576,10 +576,10 @@ static void modules_free(struct cs_proc *p)
  * Make a module of group gi when its file is an ELF object loaded as mapped.
  * Return: 0 (added or skipped), or -ENOMEM.
  */
-static int add_object(struct cs_proc *p, struct scan *s, size_t gi)
+static int add_object(struct pr_proc *p, struct scan *s, size_t gi)
 {
 	const struct group *g = &s->grps[gi];
-	struct cs_module mod = { 0 };
+	struct pr_module mod = { 0 };
 	unsigned char ident[SELFMAG];
 	Elf *e = NULL;
 	GElf_Ehdr eh;
@@ -617,13 +617,13 @@ static int add_object(struct cs_proc *p, struct scan *s, size_t gi)
 	   its tables' (the SDT(9) ones the runtime registers); the others', their notes' */
 	mod.sdt = find_section(e, UDT_SDT_SECTION, &sh) != NULL;
 	if (!scn && !mod.sdt) {
-		err = cs__notes_read(p, &mod, e);
+		err = pr__notes_read(p, &mod, e);
 		if (err)
 			goto out;
 	}
 	mod.ino = g->ino;
 	mod.map_start = s->maps[g->low].start;
-	err = cs__proc_add_module(p, &mod);
+	err = pr__add_module(p, &mod);
 	if (err)
 		goto out;
 	memset(&mod, 0, sizeof(mod));
@@ -635,7 +635,7 @@ out:
 	return err;
 }
 
-bool cs_proc_has_probes(const struct cs_proc *p)
+bool pr_proc_has_probes(const struct pr_proc *p)
 {
 	for (size_t i = 0; i < p->mod_cnt; i++)
 		if (p->mods[i]->table_cnt || p->mods[i]->sdt || p->mods[i]->note_cnt)
@@ -643,10 +643,10 @@ bool cs_proc_has_probes(const struct cs_proc *p)
 	return false;
 }
 
-int cs_file_providers(const char *path, char ***ret_names)
+int pr_file_providers(const char *path, char ***ret_names)
 {
-	struct cs_proc p = { 0 };
-	struct cs_module mod = { 0 };
+	struct pr_proc p = { 0 };
+	struct pr_module mod = { 0 };
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	unsigned char ident[SELFMAG];
@@ -670,15 +670,15 @@ int cs_file_providers(const char *path, char ***ret_names)
 	if (scn && (err = read_tables(&p, &mod, scn, &sh)))
 		goto out;
 	for (size_t k = 0; k < mod.table_cnt; k++) {
-		const struct cs_table *t = &mod.tables[k]->t;
+		const struct pr_table *t = &mod.tables[k]->t;
 		for (uint32_t i = 0; i < t->hdr.provider_cnt; i++)
-			UDT__PUSH(v, n, cap, udt__xstrdup(cs_table_str(t, cs_table_provider(t, i)->name)));
+			UDT__PUSH(v, n, cap, udt__xstrdup(pr_table_str(t, pr_table_provider(t, i)->name)));
 	}
 	/* SDT(9) providers (their names are the runtime's to give) and the runtime itself (whose
 	   registry holds dynamic providers): any name */
 	if (find_section(e, UDT_SDT_SECTION, &sh) || strstr(path, "libudtrace"))
 		UDT__PUSH(v, n, cap, udt__xstrdup("*"));
-	else if (!scn && (err = cs__notes_read(&p, &mod, e)) == 0)
+	else if (!scn && (err = pr__notes_read(&p, &mod, e)) == 0)
 		for (size_t i = 0; i < mod.note_cnt; i++)
 			if (!i || strcmp(mod.notes[i].prov, mod.notes[i - 1].prov))
 				UDT__PUSH(v, n, cap, udt__xstrdup(mod.notes[i].prov));
@@ -712,7 +712,7 @@ static int check_access(pid_t pid, uint64_t addr)
 	return -errno;
 }
 
-int cs_proc_open(struct cs_proc *p, pid_t pid)
+int pr_proc_open(struct pr_proc *p, pid_t pid)
 {
 	struct scan s = { 0 };
 	char path[64], *maps = NULL;
@@ -764,12 +764,12 @@ out:
 }
 
 /* Is group gi of s the object of a module p already has (the same load of the same file)? */
-static struct cs_module *known_object(struct cs_proc *p, const struct scan *s, size_t gi)
+static struct pr_module *known_object(struct pr_proc *p, const struct scan *s, size_t gi)
 {
 	const struct group *g = &s->grps[gi];
 
 	for (size_t i = 0; i < p->mod_cnt; i++) {
-		struct cs_module *m = p->mods[i];
+		struct pr_module *m = p->mods[i];
 		if (!m->gone && m->ino == g->ino && m->map_start == s->maps[g->low].start &&
 		    m->path && !strcmp(m->path, g->path))
 			return m;
@@ -777,7 +777,7 @@ static struct cs_module *known_object(struct cs_proc *p, const struct scan *s, s
 	return NULL;
 }
 
-int cs_proc_rescan(struct cs_proc *p)
+int pr_proc_rescan(struct pr_proc *p)
 {
 	struct scan s = { 0 };
 	char path[64], *maps = NULL;
@@ -798,7 +798,7 @@ int cs_proc_rescan(struct cs_proc *p)
 	if (err)
 		goto out;
 	for (size_t g = 0; g < s.grp_cnt && !err; g++) {
-		struct cs_module *m = known_object(p, &s, g);
+		struct pr_module *m = known_object(p, &s, g);
 		if (!m) {
 			err = add_object(p, &s, g);
 			continue;
@@ -807,7 +807,7 @@ int cs_proc_rescan(struct cs_proc *p)
 			seen[i] |= p->mods[i] == m;
 	}
 	/* the objects that were mapped from a file and are no more (fileless ones live
-	   and die with their tables: consumer/registry.c) */
+	   and die with their tables: proc/registry.c) */
 	for (size_t i = 0; i < old_cnt && !err; i++)
 		if (!seen[i] && p->mods[i]->ino)
 			p->mods[i]->gone = true;
@@ -818,18 +818,18 @@ out:
 	return err;
 }
 
-int cs_proc_refresh(struct cs_proc *p)
+int pr_proc_refresh(struct pr_proc *p)
 {
 	pid_t pid;
 
 	if (!p)
 		return -EINVAL;
 	pid = p->pid;
-	cs_proc_close(p);
-	return cs_proc_open(p, pid);
+	pr_proc_close(p);
+	return pr_proc_open(p, pid);
 }
 
-void cs_proc_close(struct cs_proc *p)
+void pr_proc_close(struct pr_proc *p)
 {
 	if (!p)
 		return;
@@ -837,7 +837,7 @@ void cs_proc_close(struct cs_proc *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int xfer(const struct cs_proc *p, uint64_t addr, void *buf, size_t len, bool write)
+static int xfer(const struct pr_proc *p, uint64_t addr, void *buf, size_t len, bool write)
 {
 	uint8_t *b = buf;
 
@@ -865,17 +865,17 @@ static int xfer(const struct cs_proc *p, uint64_t addr, void *buf, size_t len, b
 	return 0;
 }
 
-int cs_proc_read(const struct cs_proc *p, uint64_t addr, void *buf, size_t len)
+int pr_proc_read(const struct pr_proc *p, uint64_t addr, void *buf, size_t len)
 {
 	return xfer(p, addr, buf, len, false);
 }
 
-int cs_proc_write(const struct cs_proc *p, uint64_t addr, const void *buf, size_t len)
+int pr_proc_write(const struct pr_proc *p, uint64_t addr, const void *buf, size_t len)
 {
 	return xfer(p, addr, (void *)buf, len, true);
 }
 
-int cs_proc_read_str(const struct cs_proc *p, uint64_t addr, char *buf, size_t max)
+int pr_proc_read_str(const struct pr_proc *p, uint64_t addr, char *buf, size_t max)
 {
 	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t got = 0;
@@ -892,7 +892,7 @@ int cs_proc_read_str(const struct cs_proc *p, uint64_t addr, char *buf, size_t m
 
 		if (chunk > max - 1 - got)
 			chunk = max - 1 - got;
-		err = cs_proc_read(p, a, buf + got, chunk);
+		err = pr_proc_read(p, a, buf + got, chunk);
 		if (err) {
 			buf[got] = '\0';
 			return err;
@@ -906,7 +906,7 @@ int cs_proc_read_str(const struct cs_proc *p, uint64_t addr, char *buf, size_t m
 	return 0;
 }
 
-struct cs_module *cs_proc_module_at(struct cs_proc *p, uint64_t addr)
+struct pr_module *pr_proc_module_at(struct pr_proc *p, uint64_t addr)
 {
 	for (size_t i = 0; p && i < p->mod_cnt; i++)
 		if (!p->mods[i]->gone && addr >= p->mods[i]->lo && addr < p->mods[i]->hi)
@@ -914,7 +914,7 @@ struct cs_module *cs_proc_module_at(struct cs_proc *p, uint64_t addr)
 	return NULL;
 }
 
-struct cs_module *cs_proc_module(struct cs_proc *p, const char *name)
+struct pr_module *pr_proc_module(struct pr_proc *p, const char *name)
 {
 	for (size_t i = 0; p && name && i < p->mod_cnt; i++)
 		if (!p->mods[i]->gone &&
@@ -1070,7 +1070,7 @@ static size_t leading_underscores(const char *s)
  */
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct cs_sym *x = a, *y = b;
+	const struct pr_sym *x = a, *y = b;
 	size_t ux, uy;
 	bool vx, vy;
 
@@ -1091,8 +1091,8 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The module's file, as cs_proc_open() opened it (or the plain path, if the target is gone). */
-int cs_module_open(const struct cs_module *mod)
+/* The module's file, as pr_proc_open() opened it (or the plain path, if the target is gone). */
+int pr_module_open(const struct pr_module *mod)
 {
 	int fd = udt__open_regular(mod->file, O_RDONLY, NULL);
 	size_t fl, pl;
@@ -1108,10 +1108,10 @@ int cs_module_open(const struct cs_module *mod)
 }
 
 /* Load a module's symbols (see the design comment). 0, or -ENOMEM; a missing file gives none. */
-static int load_syms(struct cs_module *mod)
+static int load_syms(struct pr_module *mod)
 {
 	struct symload sl = { 0 };
-	struct cs_sym *syms = NULL;
+	struct pr_sym *syms = NULL;
 	Elf_Scn *scn = NULL;
 	Elf *e = NULL;
 	GElf_Shdr sh;
@@ -1122,7 +1122,7 @@ static int load_syms(struct cs_module *mod)
 	if (mod->syms_loaded)
 		return 0;
 	(void)elf_version(EV_CURRENT);
-	if (!mod->file || (fd = cs_module_open(mod)) < 0)
+	if (!mod->file || (fd = pr_module_open(mod)) < 0)
 		goto done;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
@@ -1152,7 +1152,7 @@ static int load_syms(struct cs_module *mod)
 		const struct tsym *t = &sl.v[i];
 		size_t nl = strlen(t->name);
 
-		syms[i] = (struct cs_sym){
+		syms[i] = (struct pr_sym){
 			.addr = t->addr, .size = t->size, .name = names, .func = t->func
 		};
 		memcpy(names, t->name, nl);
@@ -1189,13 +1189,13 @@ out:
 	return err;
 }
 
-int cs_proc_lookup(struct cs_proc *p, const char *sym, uint64_t *ret_addr,
-		   struct cs_module **ret_mod)
+int pr_proc_lookup(struct pr_proc *p, const char *sym, uint64_t *ret_addr,
+		   struct pr_module **ret_mod)
 {
 	if (!p || !sym || !ret_addr)
 		return -EINVAL;
 	for (size_t m = 0; m < p->mod_cnt; m++) {
-		struct cs_module *mod = p->mods[m];
+		struct pr_module *mod = p->mods[m];
 		int err;
 
 		if (mod->gone)
@@ -1216,23 +1216,23 @@ int cs_proc_lookup(struct cs_proc *p, const char *sym, uint64_t *ret_addr,
 	return -ENOENT;
 }
 
-int cs_proc_symbolize(struct cs_proc *p, uint64_t addr, struct cs_module **ret_mod,
-		      const struct cs_sym **ret_sym)
+int pr_proc_symbolize(struct pr_proc *p, uint64_t addr, struct pr_module **ret_mod,
+		      const struct pr_sym **ret_sym)
 {
-	struct cs_module *mod = cs_proc_module_at(p, addr);
+	struct pr_module *mod = pr_proc_module_at(p, addr);
 	int err;
 
 	if (!mod)
 		return -ENOENT;
-	err = cs_module_symbolize(mod, addr, ret_sym);
+	err = pr_module_symbolize(mod, addr, ret_sym);
 	if (!err && ret_mod)
 		*ret_mod = mod;
 	return err;
 }
 
-int cs_module_symbolize(struct cs_module *mod, uint64_t addr, const struct cs_sym **ret_sym)
+int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sym **ret_sym)
 {
-	const struct cs_sym *unsized = NULL;
+	const struct pr_sym *unsized = NULL;
 	size_t lo = 0, hi, i;
 	uint64_t at;
 	bool sized = false;
@@ -1261,7 +1261,7 @@ int cs_module_symbolize(struct cs_module *mod, uint64_t addr, const struct cs_sy
 	while (i > 0 && mod->syms[i - 1].addr == at)
 		i--;
 	for (; i < hi && mod->syms[i].addr == at; i++) {
-		const struct cs_sym *s = &mod->syms[i];
+		const struct pr_sym *s = &mod->syms[i];
 
 		if (!s->func)
 			continue;
@@ -1283,7 +1283,7 @@ found:
 	return 0;
 }
 
-int cs_module_sym_addr(struct cs_module *mod, const char *name, uint64_t *ret_addr)
+int pr_module_sym_addr(struct pr_module *mod, const char *name, uint64_t *ret_addr)
 {
 	int err;
 
@@ -1301,7 +1301,7 @@ int cs_module_sym_addr(struct cs_module *mod, const char *name, uint64_t *ret_ad
 	return -ENOENT;
 }
 
-int cs_module_func_range(struct cs_module *mod, const char *name, uint64_t *ret_lo,
+int pr_module_func_range(struct pr_module *mod, const char *name, uint64_t *ret_lo,
 			 uint64_t *ret_hi)
 {
 	int err;
@@ -1312,7 +1312,7 @@ int cs_module_func_range(struct cs_module *mod, const char *name, uint64_t *ret_
 	if (err)
 		return err;
 	for (size_t i = 0; i < mod->sym_cnt; i++) {
-		const struct cs_sym *s = &mod->syms[i];
+		const struct pr_sym *s = &mod->syms[i];
 		uint64_t end = mod->hi;
 
 		if (!s->func || strcmp(s->name, name))
@@ -1335,7 +1335,7 @@ int cs_module_func_range(struct cs_module *mod, const char *name, uint64_t *ret_
 	return -ENOENT;
 }
 
-int cs_proc_execname(const struct cs_proc *p, char *buf, size_t sz)
+int pr_proc_execname(const struct pr_proc *p, char *buf, size_t sz)
 {
 	char path[64], comm[64];
 	ssize_t n;

@@ -4,7 +4,7 @@
  * (docs/profile.md, "Stacks"), for ustack(), uaddr(), usym(), ufunc() and
  * umod().
  *
- * The symbolizer keeps a process handle of its own (consumer/proc.c reads
+ * The symbolizer keeps a process handle of its own (proc/proc.c reads
  * the mappings and the ELF symbol tables; the probes' handle is never
  * touched, so its modules stay where the probes point). An address in no
  * module it knows makes it read /proc/PID/maps again, and when the mappings
@@ -20,7 +20,7 @@
  * return) leaves a return address past the function's end. The offset
  * printed is the address's own, as DTrace prints it.
  */
-#include "consumer/internal.h"
+#include "proc/proc.h"
 #include "util/util.h"
 
 #include <fcntl.h>
@@ -36,9 +36,9 @@ struct entry {
 	char *text;
 };
 
-struct cs_syms {
+struct pr_syms {
 	pid_t pid;
-	struct cs_proc proc;
+	struct pr_proc proc;
 	bool open;
 	bool gone;                 /* the process exited: no more reopening */
 	char *maps;                /* /proc/PID/maps as last read */
@@ -68,23 +68,23 @@ static char *read_maps(pid_t pid)
 	return udt__sb_take(&sb);
 }
 
-struct cs_syms *cs__syms_new(pid_t pid)
+struct pr_syms *pr_syms_new(pid_t pid)
 {
-	struct cs_syms *s = udt__xcalloc(1, sizeof(*s));
+	struct pr_syms *s = udt__xcalloc(1, sizeof(*s));
 
 	s->pid = pid;
 	s->maps = read_maps(pid);
-	s->maps_at = cs__now_ns();
-	s->open = !cs_proc_open(&s->proc, pid);
+	s->maps_at = udt__now_ns();
+	s->open = !pr_proc_open(&s->proc, pid);
 	return s;
 }
 
-void cs__syms_free(struct cs_syms *s)
+void pr_syms_free(struct pr_syms *s)
 {
 	if (!s)
 		return;
 	if (s->open)
-		cs_proc_close(&s->proc);
+		pr_proc_close(&s->proc);
 	for (size_t i = 0; i < s->cache_cap; i++)
 		free(s->cache[i].text);
 	free(s->cache);
@@ -93,9 +93,9 @@ void cs__syms_free(struct cs_syms *s)
 }
 
 /* The mappings changed since we read them: open the process again (the old handle goes). */
-static bool refresh(struct cs_syms *s)
+static bool refresh(struct pr_syms *s)
 {
-	uint64_t now = cs__now_ns();
+	uint64_t now = udt__now_ns();
 
 	if (s->gone || now - s->maps_at < MAPS_EVERY_NS)
 		return false;
@@ -109,13 +109,13 @@ static bool refresh(struct cs_syms *s)
 		free(maps);
 		return false;
 	}
-	struct cs_proc p;
-	if (cs_proc_open(&p, s->pid)) {
+	struct pr_proc p;
+	if (pr_proc_open(&p, s->pid)) {
 		free(maps);
 		return false;
 	}
 	if (s->open)
-		cs_proc_close(&s->proc);
+		pr_proc_close(&s->proc);
 	s->proc = p;
 	s->open = true;
 	free(s->maps);
@@ -131,7 +131,7 @@ static uint64_t hash64(uint64_t k)
 	return k;
 }
 
-static struct entry *cache_slot(struct cs_syms *s, uint64_t key)
+static struct entry *cache_slot(struct pr_syms *s, uint64_t key)
 {
 	size_t mask = s->cache_cap - 1;
 
@@ -140,7 +140,7 @@ static struct entry *cache_slot(struct cs_syms *s, uint64_t key)
 			return &s->cache[i];
 }
 
-static void cache_put(struct cs_syms *s, uint64_t key, char *text)
+static void cache_put(struct pr_syms *s, uint64_t key, char *text)
 {
 	if (2 * (s->cache_cnt + 1) > s->cache_cap) {
 		struct entry *old = s->cache;
@@ -157,32 +157,32 @@ static void cache_put(struct cs_syms *s, uint64_t key, char *text)
 }
 
 /* The name of pc: uncached. */
-static char *name_of(struct cs_syms *s, uint64_t pc, enum cs_addrfmt kind, bool ret)
+static char *name_of(struct pr_syms *s, uint64_t pc, enum pr_symfmt kind, bool ret)
 {
-	struct cs_module *mod = NULL;
-	const struct cs_sym *sym = NULL;
+	struct pr_module *mod = NULL;
+	const struct pr_sym *sym = NULL;
 	uint64_t at = ret && pc ? pc - 1 : pc;
 
 	if (s && s->open) {
-		mod = cs_proc_module_at(&s->proc, at);
+		mod = pr_proc_module_at(&s->proc, at);
 		if (!mod && refresh(s))
-			mod = cs_proc_module_at(&s->proc, at);
-		if (mod && kind != CS_ADDR_UMOD && cs_proc_symbolize(&s->proc, at, &mod, &sym))
+			mod = pr_proc_module_at(&s->proc, at);
+		if (mod && kind != PR_SYM_MOD && pr_proc_symbolize(&s->proc, at, &mod, &sym))
 			sym = NULL;
 	}
 	if (!mod)
 		return udt__xasprintf("0x%llx", (unsigned long long)pc);
-	if (kind == CS_ADDR_UMOD)
+	if (kind == PR_SYM_MOD)
 		return udt__xstrdup(mod->name);
 	if (!sym)
 		return udt__xasprintf("%s`0x%llx", mod->name, (unsigned long long)pc);
-	if (kind == CS_ADDR_USYM || pc == sym->addr)
+	if (kind == PR_SYM_FUNC || pc == sym->addr)
 		return udt__xasprintf("%s`%s", mod->name, sym->name);
 	return udt__xasprintf("%s`%s+0x%llx", mod->name, sym->name,
 			      (unsigned long long)(pc - sym->addr));
 }
 
-const char *cs__syms_name(struct cs_syms *s, uint64_t pc, enum cs_addrfmt kind, bool ret)
+const char *pr_syms_name(struct pr_syms *s, uint64_t pc, enum pr_symfmt kind, bool ret)
 {
 	static char *uncached;
 	uint64_t key = (pc << 3) | ((uint64_t)kind << 1) | ret;

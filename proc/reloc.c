@@ -40,7 +40,8 @@
  * The file is another program's: every read is bounded by its section or
  * segment, a function is decoded up to MAX_FUNC bytes.
  */
-#include "consumer/internal.h"
+#include "proc/proc.h"
+#include "runtime/abi.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -377,7 +378,7 @@ static const char *scan_function(const struct obj *o, const ZydisDecoder *dec, u
 	return why;
 }
 
-bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
+bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
 {
 	struct obj o = { .fd = -1, .base = mod->base };
 	uint8_t b[UDT_SITE_BYTES_MAX + 15];
@@ -385,10 +386,10 @@ bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, con
 	const char *why = NULL;
 	ZydisDecoder dec;
 	uint64_t lo, hi;
-	const struct cs_sym *sym;
+	const struct pr_sym *sym;
 	size_t got;
 
-	o.fd = cs_module_open(mod);
+	o.fd = pr_module_open(mod);
 	o.e = o.fd >= 0 ? elf_begin(o.fd, ELF_C_READ_MMAP, NULL) : NULL;
 	if (!o.e || elf_kind(o.e) != ELF_K_ELF) {
 		why = "its object's file could not be read";
@@ -434,7 +435,7 @@ bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, con
 	 */
 	uint64_t v = site->addr - mod->base, next = UINT64_MAX, fnext;
 	bool fde = fde_range(o.e, v, &lo, &hi, &fnext);
-	if (!cs_module_symbolize(mod, site->addr, &sym) && sym->size) {
+	if (!pr_module_symbolize(mod, site->addr, &sym) && sym->size) {
 		lo = sym->addr - mod->base;
 		hi = lo + sym->size;
 	} else if (!fde) {
@@ -471,7 +472,7 @@ out:
 
 #else
 
-bool cs__site_plan(struct cs_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
+bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
 {
 	(void)mod;
 	(void)site;

@@ -8,13 +8,13 @@
  * (runtime/internal.h: size, a count that only grows, slots zeroed when a
  * table is unregistered). A table that a module's .udtrace.table section
  * already gave (a -G object's) is skipped by its address. Any other is read
- * from the target's memory and checked like a file's (cs_table_open); it
+ * from the target's memory and checked like a file's (pr_table_open); it
  * belongs to the module that holds its dispatch pointer (an SDT provider's
  * object, whose name is then the probes' module), or, when no module
  * readable here holds it (a dynamic provider's in-memory object, a mapping
  * of a memfd), to a module of its own without a file, named by the table.
  *
- * A session follows the registry while it runs (cs_proc_sync(), for the
+ * A session follows the registry while it runs (pr_proc_sync(), for the
  * libraries loaded after the attach: docs/runtime.md): every registration
  * and unregistration bumps its gen. A table only the registry gave and that
  * it no longer holds is marked gone (its probes stay, for the records
@@ -26,7 +26,7 @@
  * loaded whole. An object unloaded and loaded again at the same place
  * between two looks at the registry leaves the same addresses in it; the
  * session tells it by the entries of its undo lists that the runtime struck
- * (cs_proc_forget_dispatch()).
+ * (pr_proc_forget_dispatch()).
  *
  * The target changes its registry while we read it: a table may be
  * unregistered and freed between reading its slot and reading it. Reading
@@ -35,7 +35,7 @@
  * which the consumer reports); it never gives the consumer a table it has
  * not checked.
  */
-#include "consumer/proc.h"
+#include "proc/proc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -52,12 +52,12 @@ struct reg_hdr {
 #define TABLE_MAX_SZ (16u << 20)
 
 /* A table and its module are live until they are marked gone (unloaded, unregistered). */
-static bool live(const struct cs_module *m, const struct cs_ptable *pt)
+static bool live(const struct pr_module *m, const struct pr_ptable *pt)
 {
 	return !m->gone && !pt->gone;
 }
 
-static bool known_table(const struct cs_proc *p, uint64_t addr)
+static bool known_table(const struct pr_proc *p, uint64_t addr)
 {
 	for (size_t m = 0; m < p->mod_cnt; m++)
 		for (size_t k = 0; k < p->mods[m]->table_cnt; k++)
@@ -67,20 +67,20 @@ static bool known_table(const struct cs_proc *p, uint64_t addr)
 	return false;
 }
 
-uint64_t cs_ptable_dispatch(const struct cs_ptable *pt)
+uint64_t pr_ptable_dispatch(const struct pr_ptable *pt)
 {
 	return pt->addr + offsetof(struct udt_table_hdr, dispatch_rel) +
 	       (uint64_t)pt->t.hdr.dispatch_rel;
 }
 
 /* Read and check the table at addr; 0 and *ret, or a negative errno (-EINVAL: not a table). */
-static int read_table(const struct cs_proc *p, uint64_t addr, struct cs_ptable *ret)
+static int read_table(const struct pr_proc *p, uint64_t addr, struct pr_ptable *ret)
 {
 	struct udt_table_hdr h;
 	void *copy;
 	int err;
 
-	err = cs_proc_read(p, addr, &h, sizeof(h));
+	err = pr_proc_read(p, addr, &h, sizeof(h));
 	if (err)
 		return err;
 	if (h.magic != UDT_TABLE_MAGIC || h.total_sz < sizeof(h) || h.total_sz > TABLE_MAX_SZ)
@@ -88,9 +88,9 @@ static int read_table(const struct cs_proc *p, uint64_t addr, struct cs_ptable *
 	copy = malloc(h.total_sz);
 	if (!copy)
 		return -ENOMEM;
-	err = cs_proc_read(p, addr, copy, h.total_sz);
+	err = pr_proc_read(p, addr, copy, h.total_sz);
 	if (!err)
-		err = cs_table_open(&ret->t, copy, h.total_sz);
+		err = pr_table_open(&ret->t, copy, h.total_sz);
 	if (err) {
 		free(copy);
 		return err;
@@ -101,22 +101,22 @@ static int read_table(const struct cs_proc *p, uint64_t addr, struct cs_ptable *
 }
 
 /* A module without a file for a table no mapped object holds, named by its provider. */
-static int add_fileless(struct cs_proc *p, struct cs_ptable *pt)
+static int add_fileless(struct pr_proc *p, struct pr_ptable *pt)
 {
-	struct cs_module mod = { 0 };
+	struct pr_module mod = { 0 };
 	const char *name = "";
 	int err;
 
 	if (pt->t.hdr.probe_cnt)
-		name = cs_table_probe_module(&pt->t, 0);
+		name = pr_table_probe_module(&pt->t, 0);
 	mod.path = strdup(name);
 	if (!mod.path)
 		return -ENOMEM;
 	mod.name = mod.path;
 	mod.syms_loaded = true; /* none */
-	err = cs__module_add_table(&mod, pt);
+	err = pr__module_add_table(&mod, pt);
 	if (!err)
-		err = cs__proc_add_module(p, &mod);
+		err = pr__add_module(p, &mod);
 	if (err) {
 		if (mod.table_cnt)
 			free(mod.tables[0]);
@@ -132,16 +132,16 @@ static int add_fileless(struct cs_proc *p, struct cs_ptable *pt)
  * addresses in its slots (*ret_slots, malloc'ed; 0 for an empty one).
  * Return: 0, -ENOENT (no runtime, or a registry never written), -ENOMEM.
  */
-static int read_registry(struct cs_proc *p, uint32_t *ret_gen, uint64_t **ret_slots,
+static int read_registry(struct pr_proc *p, uint32_t *ret_gen, uint64_t **ret_slots,
 			 uint32_t *ret_n)
 {
 	struct reg_hdr rh;
 	uint64_t *slots;
 	uint32_t n;
 
-	if (!p->reg_addr && cs_proc_lookup(p, "udt__registry", &p->reg_addr, NULL))
+	if (!p->reg_addr && pr_proc_lookup(p, "udt__registry", &p->reg_addr, NULL))
 		return -ENOENT;
-	if (cs_proc_read(p, p->reg_addr, &rh, sizeof(rh)) || rh.size < sizeof(rh))
+	if (pr_proc_read(p, p->reg_addr, &rh, sizeof(rh)) || rh.size < sizeof(rh))
 		return -ENOENT; /* not written yet: no table registered */
 	n = rh.cnt;
 	if (n > (rh.size - sizeof(rh)) / 8)
@@ -151,7 +151,7 @@ static int read_registry(struct cs_proc *p, uint32_t *ret_gen, uint64_t **ret_sl
 	slots = calloc(n + 1, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
-	if (n && cs_proc_read(p, p->reg_addr + sizeof(rh), slots, (size_t)n * 8)) {
+	if (n && pr_proc_read(p, p->reg_addr + sizeof(rh), slots, (size_t)n * 8)) {
 		free(slots);
 		return -ENOENT;
 	}
@@ -162,13 +162,13 @@ static int read_registry(struct cs_proc *p, uint32_t *ret_gen, uint64_t **ret_sl
 }
 
 /* Read the tables of slots we do not know, each into the module holding its dispatch pointer. */
-static int load_new(struct cs_proc *p, const uint64_t *slots, uint32_t n)
+static int load_new(struct pr_proc *p, const uint64_t *slots, uint32_t n)
 {
 	int err = 0;
 
 	for (uint32_t i = 0; i < n && !err; i++) {
-		struct cs_ptable pt = { 0 };
-		struct cs_module *mod;
+		struct pr_ptable pt = { 0 };
+		struct pr_module *mod;
 
 		if (!slots[i] || known_table(p, slots[i]))
 			continue;
@@ -177,8 +177,8 @@ static int load_new(struct cs_proc *p, const uint64_t *slots, uint32_t n)
 			err = err == -ENOMEM ? err : 0; /* unregistered meanwhile, or not a table */
 			continue;
 		}
-		mod = cs_proc_module_at(p, cs_ptable_dispatch(&pt));
-		err = mod ? cs__module_add_table(mod, &pt) : add_fileless(p, &pt);
+		mod = pr_proc_module_at(p, pr_ptable_dispatch(&pt));
+		err = mod ? pr__module_add_table(mod, &pt) : add_fileless(p, &pt);
 		if (err)
 			free(pt.copy);
 	}
@@ -186,11 +186,11 @@ static int load_new(struct cs_proc *p, const uint64_t *slots, uint32_t n)
 }
 
 /* Mark each live table registered or not, by the slots. */
-static void mark_registered(struct cs_proc *p, const uint64_t *slots, uint32_t n)
+static void mark_registered(struct pr_proc *p, const uint64_t *slots, uint32_t n)
 {
 	for (size_t m = 0; m < p->mod_cnt; m++) {
 		for (size_t k = 0; k < p->mods[m]->table_cnt; k++) {
-			struct cs_ptable *pt = p->mods[m]->tables[k];
+			struct pr_ptable *pt = p->mods[m]->tables[k];
 			pt->registered = false;
 			for (uint32_t i = 0; i < n && !pt->registered; i++)
 				pt->registered = slots[i] == pt->addr;
@@ -198,7 +198,7 @@ static void mark_registered(struct cs_proc *p, const uint64_t *slots, uint32_t n
 	}
 }
 
-int cs_proc_load_registry(struct cs_proc *p)
+int pr_proc_load_registry(struct pr_proc *p)
 {
 	uint64_t *slots = NULL;
 	uint32_t n = 0, gen;
@@ -212,15 +212,15 @@ int cs_proc_load_registry(struct cs_proc *p)
 	return err;
 }
 
-int cs_proc_registry_gen(struct cs_proc *p, uint32_t *ret_gen)
+int pr_proc_registry_gen(struct pr_proc *p, uint32_t *ret_gen)
 {
-	if (!p->reg_addr && cs_proc_lookup(p, "udt__registry", &p->reg_addr, NULL))
+	if (!p->reg_addr && pr_proc_lookup(p, "udt__registry", &p->reg_addr, NULL))
 		return -ENOENT;
-	return cs_proc_read(p, p->reg_addr + offsetof(struct reg_hdr, gen), ret_gen,
+	return pr_proc_read(p, p->reg_addr + offsetof(struct reg_hdr, gen), ret_gen,
 			    sizeof(*ret_gen));
 }
 
-int cs_proc_sync(struct cs_proc *p, uint32_t *ret_gen)
+int pr_proc_sync(struct pr_proc *p, uint32_t *ret_gen)
 {
 	uint64_t *slots = NULL;
 	uint32_t n = 0;
@@ -232,10 +232,10 @@ int cs_proc_sync(struct cs_proc *p, uint32_t *ret_gen)
 	/* the tables only the registry gave, and no longer in it: gone (with their
 	   module when it has no file: nothing else holds it) */
 	for (size_t m = 0; m < p->mod_cnt; m++) {
-		struct cs_module *mod = p->mods[m];
+		struct pr_module *mod = p->mods[m];
 		bool any = false;
 		for (size_t k = 0; k < mod->table_cnt; k++) {
-			struct cs_ptable *pt = mod->tables[k];
+			struct pr_ptable *pt = mod->tables[k];
 			bool in = false;
 			for (uint32_t i = 0; i < n && !in; i++)
 				in = slots[i] == pt->addr;
@@ -250,7 +250,7 @@ int cs_proc_sync(struct cs_proc *p, uint32_t *ret_gen)
 		unknown = slots[i] && !known_table(p, slots[i]);
 	/* an object loaded since: its module (and the tables of its file) first */
 	if (unknown)
-		err = cs_proc_rescan(p);
+		err = pr_proc_rescan(p);
 	if (!err)
 		err = load_new(p, slots, n);
 	mark_registered(p, slots, n);
@@ -258,13 +258,13 @@ int cs_proc_sync(struct cs_proc *p, uint32_t *ret_gen)
 	return err;
 }
 
-void cs_proc_forget_dispatch(struct cs_proc *p, uint64_t disp)
+void pr_proc_forget_dispatch(struct pr_proc *p, uint64_t disp)
 {
 	for (size_t m = 0; m < p->mod_cnt; m++) {
-		struct cs_module *mod = p->mods[m];
+		struct pr_module *mod = p->mods[m];
 		for (size_t k = 0; k < mod->table_cnt; k++) {
-			struct cs_ptable *pt = mod->tables[k];
-			if (pt->gone || cs_ptable_dispatch(pt) != disp)
+			struct pr_ptable *pt = mod->tables[k];
+			if (pt->gone || pr_ptable_dispatch(pt) != disp)
 				continue;
 			pt->gone = true;
 			if (pt->from_file)

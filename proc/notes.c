@@ -24,7 +24,7 @@
  * first one said in p->errmsg); an operand this version cannot read keeps
  * its site, marked bad (listed, but refused when enabled).
  */
-#include "consumer/proc.h"
+#include "proc/proc.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -230,7 +230,7 @@ static bool parse_mem(const char *s, const char *end, struct udt_note_arg *a, ch
 	return !*ret_sym;
 }
 
-int cs_note_arg_parse(const char *s, size_t len, struct udt_note_arg *ret, char *symbuf,
+int pr_note_arg_parse(const char *s, size_t len, struct udt_note_arg *ret, char *symbuf,
 		      size_t symbuf_sz, bool *ret_sym)
 {
 	const char *end = s + len, *at = memchr(s, '@', len), *op = s;
@@ -305,15 +305,15 @@ static bool in_segment(const struct segs *s, uint64_t addr, uint64_t len, bool e
 
 /* What reading an object's notes collects: its sites and their strings, in one allocation. */
 struct noteread {
-	struct cs_proc *p;
-	struct cs_module *mod;
+	struct pr_proc *p;
+	struct pr_module *mod;
 	struct segs segs;
 	uint64_t base_adj;        /* prelink: .stapsdt.base's address minus the note's */
 	bool have_base;           /* the object has .stapsdt.base */
 	uint64_t base_sec;
 	char *strs;               /* the strings of every note kept */
 	size_t strs_len, strs_cap;
-	struct cs_note *notes;
+	struct pr_note *notes;
 	size_t cnt, cap;
 	bool noted;               /* a skipped note was said in errmsg */
 };
@@ -363,7 +363,7 @@ static bool desc_str(const char *desc, size_t sz, size_t *off, size_t *ret_len)
 /* One note's descriptor: a site, appended (strings as offsets until the end). */
 static int read_note(struct noteread *r, const char *desc, size_t sz)
 {
-	struct cs_note n = { 0 };
+	struct pr_note n = { 0 };
 	uint64_t pc, base, sem;
 	size_t off = 24, plen, nlen, alen, poff, noff, aoff;
 
@@ -427,7 +427,7 @@ static int read_note(struct noteread *r, const char *desc, size_t sz)
 			n.bad = true;
 			break;
 		}
-		if (cs_note_arg_parse(s, (size_t)(e - s), &n.args[n.arg_cnt], symbuf,
+		if (pr_note_arg_parse(s, (size_t)(e - s), &n.args[n.arg_cnt], symbuf,
 				      sizeof(symbuf), &sym)) {
 			n.bad = true;
 			n.args[n.arg_cnt] = (struct udt_note_arg){ .kind = UDT_NARG_NONE, .size = 8 };
@@ -483,7 +483,7 @@ static int read_section(struct noteread *r, Elf_Scn *scn)
 	return 0;
 }
 
-int cs__notes_read(struct cs_proc *p, struct cs_module *mod, Elf *e)
+int pr__notes_read(struct pr_proc *p, struct pr_module *mod, Elf *e)
 {
 	struct noteread r = { .p = p, .mod = mod };
 	Elf_Scn *scn = NULL;
@@ -519,7 +519,7 @@ int cs__notes_read(struct cs_proc *p, struct cs_module *mod, Elf *e)
 		goto out;
 	/* the strings are where they stay: offsets to pointers */
 	for (size_t i = 0; i < r.cnt; i++) {
-		struct cs_note *n = &r.notes[i];
+		struct pr_note *n = &r.notes[i];
 		n->prov = r.strs + (uintptr_t)n->prov;
 		n->name = r.strs + (uintptr_t)n->name;
 		n->argstr = r.strs + (uintptr_t)n->argstr;
