@@ -30,6 +30,7 @@ include util/build.mk
 include dlang/build.mk
 include dtrace-h/build.mk
 include dtrace-g/build.mk
+include vm/build.mk
 include runtime/build.mk
 include proc/build.mk
 include consumer/build.mk

@@ -7,14 +7,14 @@
  * runtime (its aggid), whose key holds only the components that are not
  * constants for that probe: `@[probefunc] = count()` has an empty key, and
  * the function's name is ours to fill in. Each thread of the target keeps a
- * table of its own in the shared memory (runtime/agg.c); BEGIN and END
+ * table of its own in the shared memory (vm/agg.c); BEGIN and END
  * aggregate into a table here with the same code. At exit we read every
  * table, merge entries of the same variable and key, sort them as DTrace
  * does (by variable, then value, then key, integers unsigned) and print them
  * as dtrace(1) prints them.
  */
 #include "consumer/internal.h"
-#include "runtime/agg.h"
+#include "vm/agg.h"
 #include "util/util.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * snapshots of the threads' tables into them, and what printa() and the end
  * hand to the output (output.h), sorted as DTrace sorts.
  *
- * Each thread of the target has two tables (runtime/agg.c) and updates the
+ * Each thread of the target has two tables (vm/agg.c) and updates the
  * one its buffer's agg_active names. A snapshot (at aggrate, before records
  * that print or change aggregations, and at the end) flips agg_active of
  * every thread, waits for threads still in the other table (agg_busy, with
@@ -17,7 +17,7 @@
  * and so does the printing at exit.
  */
 #include "consumer/internal.h"
-#include "runtime/agg.h"
+#include "vm/agg.h"
 #include "util/util.h"
 
 #include <sched.h>

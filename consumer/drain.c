@@ -21,9 +21,9 @@
  * recorded is still here to print.
  */
 #include "consumer/internal.h"
-#include "runtime/spec.h"
-#include "runtime/subr.h"
-#include "runtime/vm_mem.h"
+#include "vm/spec.h"
+#include "vm/subr.h"
+#include "vm/vm_mem.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -437,7 +437,7 @@ static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
  * timestamp, the runtime's clock reading, in ns (but for the records of
  * dtrace's own clauses, in a speculation: ns already); its strings zeroed
  * past their NUL: the target writes a string and its NUL only, leaving the
- * rest of its slot as the buffer held it (runtime/vm_str.c,
+ * rest of its slot as the buffer held it (vm/vm_str.c,
  * udt__vm_str_out()).
  */
 static void take_rec(struct cs_trace *t, struct udt_rec *r)

@@ -5,8 +5,9 @@
 
 #include "consumer/consumer.h"
 #include "consumer/output.h"
-#include "runtime/abi.h"
-#include "runtime/bytecode.h"
+#include "abi/abi.h"
+#include "abi/bytecode.h"
+#include "vm/vm.h"
 
 /* What one action of an ECB prints. */
 enum cs_act_kind {

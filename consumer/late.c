@@ -25,7 +25,7 @@
  *     after all the session's (drain.c finds an ECB by its EPID).
  *  5. A generation. The ECBs, their hash and undo lists are appended to the
  *     session's area after everything it holds and written into the target,
- *     then published by the header's gen_off (runtime/abi.h). What does not
+ *     then published by the header's gen_off (abi/abi.h). What does not
  *     fit is laid out object by object; an object that does not fit is said
  *     once ("enabling area full") and left alone.
  *  6. Objects gone meanwhile. A table unregistered after step 2 and before

@@ -5,7 +5,7 @@
  * switchrate 1hz, bufpolicy switch, bufresize auto).
  */
 #include "consumer/consumer.h"
-#include "runtime/abi.h"
+#include "abi/abi.h"
 #include "util/util.h"
 
 #include <ctype.h>

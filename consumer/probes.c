@@ -17,7 +17,7 @@
  * arguments are typed from the operands' sizes (int32_t for "-4@...").
  */
 #include "consumer/internal.h"
-#include "runtime/abi.h"
+#include "abi/abi.h"
 #include "util/util.h"
 
 #include <fnmatch.h>

@@ -27,7 +27,7 @@
  *    out before they are parsed (drain.c), so a value read twice is the same.
  */
 #include "consumer/internal.h"
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 #include "util/util.h"
 
 #include <assert.h>

@@ -4,7 +4,7 @@
  * discard() with DTrace's rules, running them in BEGIN and END, finishing
  * the commits and discards the target left busy, and DTrace's reports.
  *
- * The speculations live in the session's shared memory (runtime/spec.c has
+ * The speculations live in the session's shared memory (vm/spec.c has
  * the protocol, docs/runtime.md the layout). BEGIN runs before the target
  * has made that memory, so it speculates into a table of dtrace's own with
  * the same code; the speculations it hands out stay handed out in the
@@ -19,7 +19,7 @@
  * left busy is finished by the cleaner at the next round.
  */
 #include "consumer/internal.h"
-#include "runtime/spec.h"
+#include "vm/spec.h"
 #include "util/util.h"
 
 #include <sched.h>

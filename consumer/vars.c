@@ -12,7 +12,7 @@
  *    global strings and the live elements go into the area, and the runtime
  *    copies them into the shared memory it makes. END works on the shared
  *    memory's, which outlives the target;
- *  - the cleaning of the target's dynamic variables (runtime/dynvar.c has
+ *  - the cleaning of the target's dynamic variables (vm/dynvar.c has
  *    the protocol): at cleanrate, unlink the deleted elements, then, once
  *    every thread that was inside the space at the unlink has moved on,
  *    give them back. DTrace does this with a cross-call to every CPU; here
@@ -20,7 +20,7 @@
  *  - the drops, reported as DTrace reports them.
  */
 #include "consumer/internal.h"
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 #include "util/util.h"
 
 #include <stdlib.h>

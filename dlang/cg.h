@@ -16,8 +16,8 @@
 #include <setjmp.h>
 
 #include "dlang/internal.h"
-#include "runtime/abi.h"
-#include "runtime/bytecode.h"
+#include "abi/abi.h"
+#include "abi/bytecode.h"
 #include "util/util.h"
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Compiling D expressions to bytecode (runtime/bytecode.h).
+ * Compiling D expressions to bytecode (abi/bytecode.h).
  *
  * One expression (a predicate, or the argument of an action) is compiled for
  * one probe at a time: the probe variables (probeprov, probemod, probefunc,

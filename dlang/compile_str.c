@@ -3,7 +3,7 @@
  * D strings in the compiler, and the subroutines: their prototypes (as
  * DTrace's dt_open.c declares them), the checks of their arguments with
  * DTrace's messages, and their calls (the runtime's UDT_OP_CALL, run in the
- * traced process at fire time: runtime/vm_str.c).
+ * traced process at fire time: vm/vm_str.c).
  *
  * A string value is one of:
  *  - a constant (struct val's cstr): folded where it can be, else the

@@ -24,7 +24,7 @@
  * DL_MAX_ARGS of them, and every translated argument must name a native one.
  */
 #include "dlang/internal.h"
-#include "runtime/bytecode.h"
+#include "abi/bytecode.h"
 #include "util/util.h"
 
 #include <ctype.h>

@@ -19,7 +19,7 @@
  * Every probe site in the objects (a .note.stapsdt note) whose provider is
  * one of p's must fire a declared probe with the declared number of
  * arguments. The object defines the semaphores, udt__dispatch and the probe
- * table (runtime/probe_table.h), with a constructor and a destructor that
+ * table (abi/probe_table.h), with a constructor and a destructor that
  * register it with the runtime when one is loaded.
  *
  * Return: 0, or -1 with *ret_err set.

@@ -11,7 +11,7 @@
  *                    global, hidden (each executable or library its own), 2-aligned
  *   .bss             udt__dispatch, the runtime's entry point for this object:
  *                    weak and hidden, so several -G objects in one link share one
- *   .udtrace.table   the probe table (runtime/probe_table.h), read-only; its only
+ *   .udtrace.table   the probe table (abi/probe_table.h), read-only; its only
  *                    outward references are PC-relative (R_X86_64_PC64), so it
  *                    needs no dynamic relocation in PIE or shared libraries
  *   .text            a constructor and a destructor, 22 bytes each:
@@ -38,7 +38,7 @@
  * clear error rather than a wrong object.
  */
 #include "dtrace-g/internal.h"
-#include "runtime/probe_table.h"
+#include "abi/probe_table.h"
 
 #include <gelf.h>
 #include <stdlib.h>

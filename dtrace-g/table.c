@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Building the probe table blob (layout: runtime/probe_table.h and
+ * Building the probe table blob (layout: abi/probe_table.h and
  * docs/format.md). The blob is position-independent: the only references
  * out of it, to the semaphores and to udt__dispatch, are 64-bit self-relative
  * fields listed in t->relocs for the ELF writer to relocate.
  */
 #include "dtrace-g/internal.h"
-#include "runtime/probe_table.h"
+#include "abi/probe_table.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -63,7 +63,7 @@
  * put back; a SIGKILL of dtrace mid-call leaves the thread parked for good.
  */
 #include "proc/inject_stub.h"
-#include "runtime/abi.h"
+#include "abi/abi.h"
 #include "proc/proc.h"
 #include "udtrace_paths.h"
 #include "util/util.h"

@@ -10,7 +10,7 @@
  * adjustment), the address of its semaphore (0: none), then three strings:
  * the provider, the probe's name and its operands ("8@%r14 8@%rax
  * -4@%ebp"). This file reads them from the object's file and decodes the
- * operands into struct udt_note_arg (runtime/note_arg.h), which the runtime
+ * operands into struct udt_note_arg (abi/note_arg.h), which the runtime
  * reads at the site.
  *
  * The file is another program's: hostile input. Each note section is read

@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #include "proc/table.h"
-#include "runtime/note_arg.h"
+#include "abi/note_arg.h"
 
 /* One probe table of a mapped object. */
 struct pr_ptable {

@@ -41,7 +41,7 @@
  * segment, a function is decoded up to MAX_FUNC bytes.
  */
 #include "proc/proc.h"
-#include "runtime/abi.h"
+#include "abi/abi.h"
 #include "util/util.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading probe tables (runtime/probe_table.h) found in a traced program's
+ * Reading probe tables (abi/probe_table.h) found in a traced program's
  * memory or files. Every offset, count and string is checked against the
  * table's size before it is used: a table is data from another program.
  */
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/probe_table.h"
+#include "abi/probe_table.h"
 
 struct pr_table {
 	const uint8_t *base;

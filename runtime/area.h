@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/abi.h"
+#include "abi/abi.h"
 
 /* Is [off, off + len) within an area? */
 static inline bool udt__in_area(uint64_t off, uint64_t len)

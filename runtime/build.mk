@@ -3,17 +3,14 @@
 # `make check` the shared library is built without sanitizers (an ASan
 # library cannot be preloaded into the uninstrumented programs it traces);
 # tests/unit/test_runtime links the same sources into an ASan binary.
-RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/agg.c runtime/fire.c \
-		runtime/spec.c runtime/subr.c runtime/area.c \
-		runtime/vm.c runtime/safe.c runtime/tables.c runtime/sdt.c \
+RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/fire.c \
+		runtime/area.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c \
-		runtime/vm_str.c runtime/vm_net.c runtime/dynvar.c runtime/vars.c runtime/sigchain.c \
-		runtime/string.c \
-		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c,runtime/sites_none.c)
-# The runtime's assembly (x86-64 only): the direct loads of safe.c (which the
-# consumer's copy of the VM has too), the SystemTap sites' trampolines' stub
-RUNTIME_SAFE_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/safe_x86_64.S)
-RUNTIME_ASM := $(RUNTIME_SAFE_ASM) $(if $(filter x86_64,$(shell uname -m)),runtime/tramp_x86_64.S)
+		runtime/vars.c runtime/sigchain.c runtime/string.c \
+		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c,runtime/sites_none.c) \
+		$(VM_SRCS)
+# The runtime's assembly (x86-64 only): the SystemTap sites' trampolines' stub, and the VM's
+RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/tramp_x86_64.S) $(VM_ASM)
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(RUNTIME_SRCS)) \
 		    $(patsubst %.S,$(BUILD)/obj-pic/%.o,$(RUNTIME_ASM))
 RUNTIME_SONAME := libudtrace.so.1
@@ -43,7 +40,7 @@ $(BUILD)/obj-pic/runtime/string.o: RUNTIME_CFLAGS += -fno-builtin $(NO_LOOP_CALL
 # (and the interpreter's clearing of the few registers a DIFO uses, a call of
 # udt__memset() for each DIFO run otherwise: 28 instructions where the loop's stores are
 # a few; benchmark 8)
-$(BUILD)/obj-pic/runtime/vm.o: RUNTIME_CFLAGS += $(NO_LOOP_CALLS)
+$(BUILD)/obj-pic/vm/vm.o: RUNTIME_CFLAGS += $(NO_LOOP_CALLS)
 
 $(BUILD)/obj-pic/%.o: %.S
 	$(call msg,AS,$< [pic])

@@ -25,11 +25,11 @@
  * memory (safe.c: three checks per fire that loads, or a process_vm_readv per
  * load where direct loads are not possible).
  */
-#include "runtime/agg.h"
+#include "vm/agg.h"
 #include "runtime/area.h"
 #include "runtime/record.h"
-#include "runtime/safe.h"
-#include "runtime/subr.h"
+#include "vm/safe.h"
+#include "vm/subr.h"
 #include "runtime/vars.h"
 
 #include <errno.h>

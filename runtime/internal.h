@@ -8,11 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/abi.h"
-#include "runtime/bytecode.h"
-#include "runtime/probe_table.h"
-#include "runtime/safe.h"
-#include "runtime/spec.h"
+#include "abi/abi.h"
+#include "abi/bytecode.h"
+#include "vm/vm.h"
+#include "abi/probe_table.h"
+#include "vm/safe.h"
+#include "vm/spec.h"
 
 #define UDT_EXPORT __attribute__((visibility("default")))
 
@@ -324,7 +325,7 @@ void udt__ustack(uint64_t *pcs, uint32_t n, uint64_t site_pc);
 /*
  * ustack.c: ucaller, ustackdepth and uregs[] (UDT_SUBR_*) of the fire at
  * the probe site whose return address is site (or of the profile fire), for
- * runtime/subr.c. Async-signal-safe.
+ * vm/subr.c. Async-signal-safe.
  */
 uint32_t udt__site_subr(uint64_t site, uint32_t which, uint64_t arg, uint64_t *ret);
 

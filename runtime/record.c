@@ -40,7 +40,7 @@
  * policy.
  */
 #include "runtime/record.h"
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/probe_table.h"
+#include "abi/probe_table.h"
 
 /* An argument of a probe being put into a table. */
 struct rt_targ {

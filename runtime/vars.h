@@ -8,7 +8,7 @@
 #define UDT_RUNTIME_VARS_H
 
 #include "runtime/internal.h"
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 
 /* The area's struct udt_vars, checked; NULL when it has none (or a bad one: *ret_bad). */
 const struct udt_vars *udt__vars_of(const uint8_t *area, bool *ret_bad);

@@ -14,8 +14,8 @@
  * variable space's header.
  */
 #include "consumer/internal.h"
-#include "runtime/agg.h"
-#include "runtime/vm_mem.h"
+#include "vm/agg.h"
+#include "vm/vm_mem.h"
 
 #include <stdint.h>
 #include <stdio.h>

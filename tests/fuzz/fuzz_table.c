@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness: a probe table (runtime/probe_table.h) through the
+ * libFuzzer harness: a probe table (abi/probe_table.h) through the
  * consumer's reader, as it reads one from a file or from a process: copied
  * into a buffer of its own, checked, then every record read.
  */

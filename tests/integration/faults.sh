@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Loads from the traced process's memory (runtime/safe.c): direct where a
+# Loads from the traced process's memory (vm/safe.c): direct where a
 # fault can be recovered, through the kernel where it cannot, never a crash,
 # and the application's own fault handling untouched (docs/runtime.md,
 # "Reading the process's memory"). The programs are data/faultprog.c and

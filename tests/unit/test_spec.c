@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the speculative buffers (runtime/spec.c): speculation(),
+ * Unit tests of the speculative buffers (vm/spec.c): speculation(),
  * speculate(), commit() and discard() one at a time, their states and
  * failures as DTrace counts them, and threads speculating into a
  * speculation while another commits it.
@@ -8,7 +8,7 @@
 #define HARNESS_MAIN
 #include "tests/harness.h"
 
-#include "runtime/spec.h"
+#include "vm/spec.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the bytecode verifier and interpreter (runtime/vm.c) and of
- * the fault-safe copy (runtime/safe.c): every opcode at its edge values,
+ * Unit tests of the bytecode verifier and interpreter (vm/vm.c) and of
+ * the fault-safe copy (vm/safe.c): every opcode at its edge values,
  * every verifier rule, loads from memory that cannot be read.
  */
 #define HARNESS_MAIN
 #include "tests/harness.h"
 
-#include "runtime/bytecode.h"
-#include "runtime/safe.h"
-#include "runtime/vm_mem.h"
+#include "abi/bytecode.h"
+#include "vm/safe.h"
+#include "vm/vm_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1845,7 +1845,7 @@ TEST(registers_within_nregs_start_at_zero)
 	CHECK_EQ(v, 0);
 }
 
-/* -- Strings, subroutines, dynamic variables (runtime/vm_str.c, runtime/dynvar.c) ---------- */
+/* -- Strings, subroutines, dynamic variables (vm/vm_str.c, vm/dynvar.c) ---------- */
 
 /* A fire's memory as the runtime gives it: strsize 16, 2 string slots per scope, a scratch
    space, a dynamic variable space. */

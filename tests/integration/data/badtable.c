@@ -7,7 +7,7 @@
  *                misaligned for its 64-bit field
  *   -DHUGE_CNT   counts that would read far past the table
  */
-#include "runtime/probe_table.h"
+#include "abi/probe_table.h"
 
 #define SECTION __attribute__((section(UDT_TABLE_SECTION), used, retain, aligned(8)))
 

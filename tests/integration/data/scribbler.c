@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "rt.h"
-#include "runtime/abi.h"
+#include "abi/abi.h"
 
 static const char *what(void)
 {

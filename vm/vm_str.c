@@ -27,8 +27,8 @@
  * Async-signal-safe: no allocation, no lock; the only system call is the
  * fault-safe copy.
  */
-#include "runtime/vm_mem.h"
-#include "runtime/safe.h"
+#include "vm/vm_mem.h"
+#include "vm/safe.h"
 
 #include <errno.h>
 #include <string.h>

@@ -12,15 +12,15 @@
  * copied into the scratch space with fault-safe copies first. So a
  * subroutine never faults the process, whatever address a DIFO gives it.
  */
-#ifndef UDT_RUNTIME_VM_MEM_H
-#define UDT_RUNTIME_VM_MEM_H
+#ifndef UDT_VM_VM_MEM_H
+#define UDT_VM_VM_MEM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/abi.h"
-#include "runtime/bytecode.h"
+#include "abi/abi.h"
+#include "vm/vm.h"
 
 struct udt_vm_region {
 	const uint8_t *p;
@@ -193,4 +193,4 @@ static inline void udt__dyn_leave(struct udt_tbuf *tb)
 	__atomic_store_n(&tb->dyn_gen, (g | 1) + 1, __ATOMIC_RELEASE);
 }
 
-#endif /* UDT_RUNTIME_VM_MEM_H */
+#endif /* UDT_VM_VM_MEM_H */

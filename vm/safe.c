@@ -57,7 +57,7 @@
  * kernel for the pid. Nothing runs at load time: an untraced process pays
  * nothing for this file.
  */
-#include "runtime/safe.h"
+#include "vm/safe.h"
 
 #include <errno.h>
 #include <signal.h>

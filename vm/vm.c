@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bytecode verifier and interpreter: udt_difo_verify() checks a DIFO
- * once, udt_difo_run() runs it at every fire (runtime/bytecode.h,
+ * once, udt_difo_run() runs it at every fire (abi/bytecode.h,
  * docs/bytecode.md).
  *
  * Mechanism. A DIFO is one contiguous block:
@@ -48,10 +48,10 @@
  * check the interpreter keeps is its loop bound and an ILLOP for an unknown
  * opcode, which cost nothing.
  */
-#include "runtime/bytecode.h"
-#include "runtime/safe.h"
-#include "runtime/subr.h"
-#include "runtime/vm_mem.h"
+#include "abi/bytecode.h"
+#include "vm/safe.h"
+#include "vm/subr.h"
+#include "vm/vm_mem.h"
 
 #include <errno.h>
 #include <stdbool.h>

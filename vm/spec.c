@@ -38,7 +38,7 @@
  *
  * Async-signal-safe: no locks, no allocation, no system call.
  */
-#include "runtime/spec.h"
+#include "vm/spec.h"
 
 #include <string.h>
 

@@ -8,9 +8,9 @@
  * END), so they keep its rules: no lock, no allocation, errno left as it
  * was; the only system calls are progenyof()'s (below).
  */
-#include "runtime/bytecode.h"
-#include "runtime/spec.h"
-#include "runtime/subr.h"
+#include "abi/bytecode.h"
+#include "vm/spec.h"
+#include "vm/subr.h"
 
 #include <arpa/inet.h>
 #include <endian.h>

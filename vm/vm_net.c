@@ -18,7 +18,7 @@
  *
  * Async-signal-safe: no allocation, no library call.
  */
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 
 /* Linux's values, as Oracle's DTrace takes them (provider-support/net.d names them) */
 #define AF_INET_LINUX 2

@@ -19,8 +19,8 @@
  * The value is then cut to |N| bytes and extended to 64 bits, with its sign
  * when N < 0, as DTrace's arguments are.
  */
-#ifndef UDT_RUNTIME_NOTE_ARG_H
-#define UDT_RUNTIME_NOTE_ARG_H
+#ifndef UDT_ABI_NOTE_ARG_H
+#define UDT_ABI_NOTE_ARG_H
 
 #include <stdint.h>
 
@@ -72,4 +72,4 @@ static inline uint64_t udt_note_arg_value(int8_t size, uint64_t v)
 	return v;
 }
 
-#endif /* UDT_RUNTIME_NOTE_ARG_H */
+#endif /* UDT_ABI_NOTE_ARG_H */

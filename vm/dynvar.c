@@ -59,7 +59,7 @@
  * chunk_cnt and every chain walk is bounded by it, so a corrupted space can
  * lose variables but never take a thread outside it or into a loop.
  */
-#include "runtime/vm_mem.h"
+#include "vm/vm_mem.h"
 
 #include <errno.h>
 #include <string.h>

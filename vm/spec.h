@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Speculative buffers (runtime/spec.c): the table of a session's
+ * Speculative buffers (vm/spec.c): the table of a session's
  * speculations, and the operations on it that the probe path (fire.c), the
  * VM (speculation()) and the consumer (BEGIN and END, and the commits it
  * finishes) share. Async-signal-safe, lock-free; docs/runtime.md,
  * "Speculations", specifies the protocol.
  */
-#ifndef UDT_RUNTIME_SPEC_H
-#define UDT_RUNTIME_SPEC_H
+#ifndef UDT_VM_SPEC_H
+#define UDT_VM_SPEC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/abi.h"
+#include "abi/abi.h"
 
 /* Where a session's speculations are: in the shared memory, or the consumer's own. */
 struct udt_spectab {
@@ -92,4 +92,4 @@ void udt__spec_abort_commit(const struct udt_spectab *t, uint32_t i);
  */
 uint64_t udt__spec_complete(const struct udt_spectab *t, uint32_t i);
 
-#endif /* UDT_RUNTIME_SPEC_H */
+#endif /* UDT_VM_SPEC_H */

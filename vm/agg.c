@@ -6,8 +6,8 @@
  * and merges them. A key is looked up in the table's hash; a new one is
  * appended (and dropped, counted in `drops`, when the table is full).
  */
-#include "runtime/agg.h"
-#include "runtime/internal.h"
+#include "vm/agg.h"
+#include <stdbool.h>
 
 #include <string.h>
 
@@ -83,7 +83,7 @@ uint8_t *udt__agg_ready(uint8_t *table, uint64_t aggsize)
 		if (!bits)
 			return NULL;
 		h->entries_off = (uint32_t)start;
-		STORE_RELEASE(&h->hash_bits, bits);
+		__atomic_store_n(&h->hash_bits, bits, __ATOMIC_RELEASE);
 	}
 	return table + sizeof(*h) + ((uint64_t)4 << h->hash_bits);
 }

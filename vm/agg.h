@@ -3,10 +3,10 @@
  * An aggregation table (abi.h, struct udt_agghdr): the runtime keeps one per
  * thread, the consumer one for BEGIN and END. One writer per table, no lock.
  */
-#ifndef UDT_RUNTIME_AGG_H
-#define UDT_RUNTIME_AGG_H
+#ifndef UDT_VM_AGG_H
+#define UDT_VM_AGG_H
 
-#include "runtime/abi.h"
+#include "abi/abi.h"
 
 #include <string.h>
 
@@ -70,4 +70,4 @@ void udt__agg_update(uint8_t *table, uint64_t aggsize, const struct udt_aggdesc 
 		     const uint8_t *key, const struct udt_aggpart *parts, uint32_t nparts,
 		     int64_t v, int64_t incr);
 
-#endif /* UDT_RUNTIME_AGG_H */
+#endif /* UDT_VM_AGG_H */

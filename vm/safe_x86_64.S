@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Direct fault-safe loads (x86-64): the copies of runtime/safe.c that read
+ * Direct fault-safe loads (x86-64): the copies of vm/safe.c that read
  * application memory without a system call. Every instruction that may
  * fault on the application's address lies between udt__safe_text_begin and
  * udt__safe_text_end; on a fault there, safe.c's SIGSEGV/SIGBUS handler

@@ -5,8 +5,8 @@
  * here. Private to libudtrace (and linked into the consumer, which runs BEGIN
  * and END clauses itself).
  */
-#ifndef UDT_RUNTIME_SAFE_H
-#define UDT_RUNTIME_SAFE_H
+#ifndef UDT_VM_SAFE_H
+#define UDT_VM_SAFE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,4 +125,4 @@ int udt__safe_getpid(void);
 /* Tell udt__safe_copy() our pid (at a session's start, and in a fork child). */
 void udt__safe_set_pid(int pid);
 
-#endif /* UDT_RUNTIME_SAFE_H */
+#endif /* UDT_VM_SAFE_H */

@@ -12,7 +12,7 @@
  *    which the kernel allows exactly when the consumer may ptrace the target.
  *    It has UDT_SLOT_MAX slots, one per session (consumer) at a time: each
  *    holds its session's parameters and, in one of its two areas, its
- *    enablings: ECBs with their bytecode (runtime/bytecode.h). Whether each
+ *    enablings: ECBs with their bytecode (abi/bytecode.h). Whether each
  *    slot's session is live is a byte of one word, which the probe path
  *    reads first.
  *  - The consumer sets the probes' semaphores and the objects' udt__dispatch
@@ -31,13 +31,13 @@
  * Everything is append-only: new fields at the end, readers check sizes.
  * Integers are native-endian; addresses are the target's.
  */
-#ifndef UDT_RUNTIME_ABI_H
-#define UDT_RUNTIME_ABI_H
+#ifndef UDT_ABI_H
+#define UDT_ABI_H
 
 #include <stdint.h>
 
-#include "runtime/bytecode.h"
-#include "runtime/note_arg.h"
+#include "abi/bytecode.h"
+#include "abi/note_arg.h"
 
 #define UDT_ABI_VERSION 18
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
@@ -892,7 +892,7 @@ struct udt_aggent {
  * compare-and-swap on off and announces itself in writers while it writes;
  * commit() copies the records into the committing thread's principal buffer
  * once no thread is writing. docs/runtime.md, "Speculations", has the
- * protocol and its memory-ordering argument; runtime/spec.c implements it.
+ * protocol and its memory-ordering argument; vm/spec.c implements it.
  */
 enum udt_spec_state {
 	UDT_SPEC_INACTIVE = 0,    /* free for speculation() */
@@ -921,7 +921,7 @@ struct udt_area_spec {
 /* -- Dynamic variables ----------------------------------------------------------------- */
 
 /*
- * The dynamic variable space (runtime/dynvar.c has the design and the
+ * The dynamic variable space (vm/dynvar.c has the design and the
  * memory-ordering argument; docs/runtime.md, "Dynamic variables"): this
  * header, a hash of 1 << hash_bits chains (uint32_t: index + 1 of the first
  * element, 0 for none), then chunk_cnt elements of chunk_sz bytes. Threads
@@ -995,4 +995,4 @@ struct udt_err {
 	uint64_t addr;            /* the bad address, for UDT_FAULT_BADADDR */
 };
 
-#endif /* UDT_RUNTIME_ABI_H */
+#endif /* UDT_ABI_H */

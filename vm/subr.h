@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* D's subroutines behind UDT_OP_SUBR (runtime/subr.c). */
-#ifndef UDT_RUNTIME_SUBR_H
-#define UDT_RUNTIME_SUBR_H
+/* D's subroutines behind UDT_OP_SUBR (vm/subr.c). */
+#ifndef UDT_VM_SUBR_H
+#define UDT_VM_SUBR_H
 
-#include "runtime/bytecode.h"
+#include "vm/vm.h"
 
 #include <stdbool.h>
 
@@ -23,4 +23,4 @@ int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, ui
  */
 bool udt__chill(uint64_t ns, uint64_t *mark, uint64_t *chilled);
 
-#endif /* UDT_RUNTIME_SUBR_H */
+#endif /* UDT_VM_SUBR_H */
