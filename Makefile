@@ -33,6 +33,7 @@ include dtrace-g/build.mk
 include vm/build.mk
 include runtime/build.mk
 include proc/build.mk
+include output/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk

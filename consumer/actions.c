@@ -295,10 +295,10 @@ void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, co
 		if (boolean_value(value, &on)) {
 			why = "Invalid value for specified option";
 		} else {
-			bool *opt = !strcmp(name, "quiet") ? &t->o.quiet
+			bool *opt = !strcmp(name, "quiet") ? &t->o.out.quiet
 				    : !strcmp(name, "aggsortkey") ? &t->o.aggsortkey
 				    : !strcmp(name, "aggsortrev") ? &t->o.aggsortrev
-				    : !strcmp(name, "rawbytes") ? &t->o.rawbytes : &t->o.flowindent;
+				    : !strcmp(name, "rawbytes") ? &t->o.out.rawbytes : &t->o.flowindent;
 			*opt = on;
 		}
 	} else {
@@ -311,4 +311,113 @@ void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, co
 	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): couldn't set "
 		"option \"%s\" to \"%s\": %s\n", e->epid, pr->id, pr->prov, pr->mod, pr->func,
 		pr->name, name, value ? value : "1", why);
+}
+
+/* -- print(), and trace() of an object -------------------------------------------------- */
+
+/* Bytes of a record print() takes at most (tracemem()'s bound). */
+#define PRINT_MAX (1u << 19)
+
+bool cs__print_is(const char *fn)
+{
+	return !strcmp(fn, "print");
+}
+
+/*
+ * The action of fn( )'s object d (a struct, union or array, argument #1 of
+ * call): its bytes, as tracemem() records them, into *a. d is a's after.
+ */
+static int object_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+			 const char *fn, struct dl_difo d, struct cs_action *a, char **ret_err)
+{
+	uint64_t size = dl_type_resolve(d.type).t->size;
+
+	a->difo = d;
+	if (cs__check_difo(t, &a->difo, call, ret_err)) {
+		dl_difo_free(&a->difo);
+		return -1;
+	}
+	if (!size || size > PRINT_MAX) {
+		*ret_err = cs__at_err(call->args[0],
+				      udt__xasprintf("%s( ) argument #1 reference has invalid "
+						     "size: %s is %llu bytes (1 to %u)", fn,
+						     dl_type_cdecl(t->prog, d.type, NULL),
+						     (unsigned long long)size, PRINT_MAX));
+		dl_difo_free(&a->difo);
+		return -1;
+	}
+	a->kind = CS_ACT_TRACEMEM;
+	a->is_object = true;
+	a->size = (unsigned)size;
+	a->off = e->rec_size;
+	e->rec_size += (a->size + 7) & ~7u;
+	return 0;
+}
+
+int cs__trace_object(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		     const struct dl_probe_ctx *ctx, bool *ret_done, char **ret_err)
+{
+	struct cs_action a = { 0 };
+	struct dl_difo d;
+	char *msg = NULL;
+
+	*ret_done = false;
+	if (dl_compile_object(t->prog, call->args[0], ctx, &d, &msg)) {
+		free(msg); /* (trace()'s own compile says it) */
+		return 0;
+	}
+	struct dl_qtype rt = dl_type_resolve(d.type);
+	const struct dl_type *el = rt.t && rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t
+								 : NULL;
+	if (!d.is_object || (el && el->kind == DL_INT && el->size == 1)) {
+		/* a scalar, a string or a char array (a string): trace()'s own */
+		dl_difo_free(&d);
+		return 0;
+	}
+	*ret_done = true;
+	if (object_action(t, e, call, "trace", d, &a, ret_err))
+		return -1;
+	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
+	return 0;
+}
+
+int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
+		      const struct dl_probe_ctx *ctx, char **ret_err)
+{
+	struct cs_action a = { 0 };
+	struct dl_difo d;
+
+	if (call->arg_cnt != 1) {
+		*ret_err = cs__at_err(call, udt__xasprintf("print( ) prototype mismatch: %zu args "
+							   "passed, 1 expected", call->arg_cnt));
+		return -1;
+	}
+	if (dl_compile_object(t->prog, call->args[0], ctx, &d, ret_err))
+		return -1;
+	if (!d.is_object) {
+		/* a scalar or a string: recorded as trace() records it */
+		dl_difo_free(&d);
+		if (cs__compile_expr(t, call->args[0], call, ctx, &a, ret_err))
+			return -1;
+		a.from_hdr = false; /* (recorded: print.c reads it there) */
+		cs__place(&a, &e->rec_size);
+		if (a.sym) {
+			*ret_err = cs__at_err(call->args[0], udt__xstrdup("print( ) argument #1 is "
+									  "incompatible with prototype: a "
+									  "stack or a symbol is printed by "
+									  "trace( )"));
+			dl_difo_free(&a.difo);
+			return -1;
+		}
+		a.print_type = a.difo.is_string || a.kind == CS_ACT_TRACE_STR
+				       ? (struct dl_qtype){ dl_lookup_typedef(t->prog, "string"), 0 }
+				       : a.difo.type;
+	} else {
+		if (object_action(t, e, call, "print", d, &a, ret_err))
+			return -1;
+		a.print_type = a.difo.type;
+	}
+	a.is_print = true;
+	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
+	return 0;
 }

@@ -60,7 +60,7 @@ static const struct dl_node *agg_node(const struct dl_node *x)
 	return x->a->kind == DL_N_INDEX ? x->a->a : x->a;
 }
 
-static struct cs_aggvar *find_var(struct cs_trace *t, const char *name)
+static struct out_aggvar *find_var(struct cs_trace *t, const char *name)
 {
 	for (size_t i = 0; i < t->aggvar_cnt; i++)
 		if (!strcmp(t->aggvars[i]->name, name))
@@ -83,7 +83,7 @@ static int declare(struct cs_trace *t, const struct dl_node *x, char **ret_err)
 							"aggregating function", name));
 		return -1;
 	}
-	struct cs_aggvar *v = find_var(t, name);
+	struct out_aggvar *v = find_var(t, name);
 	if (!v) {
 		v = udt__xcalloc(1, sizeof(*v));
 		v->name = name;
@@ -171,7 +171,7 @@ static bool quant_param(struct cs_trace *t, const struct dl_node *call, size_t i
 }
 
 /* lquantize(value, base, limit[, step[, increment]]): the constants, checked as DTrace checks them. */
-static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
+static int lquantize_args(struct cs_trace *t, struct out_aggvar *v, const struct dl_node *call,
 			  const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	int64_t base, limit, step = 1;
@@ -240,7 +240,7 @@ static int lquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct 
  * as DTrace checks them. (The runtime also takes factor^(high + 1) in 64
  * signed bits: see udt_llquantize_ok().)
  */
-static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct dl_node *call,
+static int llquantize_args(struct cs_trace *t, struct out_aggvar *v, const struct dl_node *call,
 			   const struct dl_probe_ctx *ctx, char **ret_err)
 {
 	static const char *const names[] = { "factor", "low magnitude", "high magnitude",
@@ -308,7 +308,7 @@ static int llquantize_args(struct cs_trace *t, struct cs_aggvar *v, const struct
 	return 0;
 }
 
-static const char *key_type_name(const struct cs_aggkey *k)
+static const char *key_type_name(const struct out_aggkey *k)
 {
 	static const char *const addr[] = { "", "uaddr( )", "usym( )", "umod( )", "stack" };
 
@@ -333,10 +333,10 @@ char *cs__agg_alone(struct cs_trace *t, const struct dl_node *x)
 static int compile_keys(struct cs_trace *t, struct cs_aggact *ag, const struct dl_node *x,
 			const struct dl_probe_ctx *ctx, char **ret_err)
 {
-	struct cs_aggvar *v = ag->var;
+	struct out_aggvar *v = ag->var;
 	const struct dl_node *ix = x->a->kind == DL_N_INDEX ? x->a : NULL;
 	size_t n = ix ? ix->arg_cnt : 0;
-	struct cs_aggkey *proto = udt__xcalloc(n + 1, sizeof(*proto));
+	struct out_aggkey *proto = udt__xcalloc(n + 1, sizeof(*proto));
 
 	ag->keys = udt__xcalloc(n + 1, sizeof(*ag->keys));
 	for (size_t k = 0; k < n; k++) {
@@ -398,7 +398,7 @@ fail:
 int cs__agg_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *x,
 		    const struct dl_probe_ctx *ctx, char **ret_err)
 {
-	struct cs_aggvar *v = find_var(t, agg_node(x)->name);
+	struct out_aggvar *v = find_var(t, agg_node(x)->name);
 	const struct dl_node *call = x->b;
 	const struct aggfunc *f = find_func(call->a->name);
 	struct cs_aggact *ag = udt__xcalloc(1, sizeof(*ag));
@@ -486,7 +486,7 @@ bool cs__agg_is_op(const char *fn)
 }
 
 /* The aggregation argument i of call (for fn); NULL with a message. */
-static struct cs_aggvar *agg_arg(struct cs_trace *t, const char *fn, const struct dl_node *call,
+static struct out_aggvar *agg_arg(struct cs_trace *t, const char *fn, const struct dl_node *call,
 				 size_t i, char **ret_err)
 {
 	const struct dl_node *x = call->args[i];
@@ -499,7 +499,7 @@ static struct cs_aggvar *agg_arg(struct cs_trace *t, const char *fn, const struc
 									       : "expression"));
 		return NULL;
 	}
-	struct cs_aggvar *v = find_var(t, x->name);
+	struct out_aggvar *v = find_var(t, x->name);
 	if (!v)
 		*ret_err = cs__at_err(x, udt__xasprintf("failed to resolve @%s: Unknown variable "
 							"name", x->name));
@@ -507,8 +507,8 @@ static struct cs_aggvar *agg_arg(struct cs_trace *t, const char *fn, const struc
 }
 
 /* printa(format, @a): the format's conversions against the keys (and %@ the value). */
-static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
-			 struct cs_printf *pf, char **ret_err)
+static int printa_format(const struct dl_node *call, struct out_aggvar *v,
+			 struct out_printf *pf, char **ret_err)
 {
 	const struct dl_node *fmt = call->args[0];
 	char *msg = NULL;
@@ -519,7 +519,7 @@ static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
 							"\n\t argument: expression"));
 		return -1;
 	}
-	if (cs_printf_parse(fmt->sval, pf, &msg)) {
+	if (out_printf_parse(fmt->sval, pf, &msg)) {
 		*ret_err = cs__at_err(fmt, msg);
 		return -1;
 	}
@@ -527,17 +527,17 @@ static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
 		return 0; /* (its keys are checked where it is assigned) */
 	/* the values it takes, in order: the keys, and the aggregation for %@ */
 	size_t n = 0, k = 0;
-	struct cs_pfval *vals = udt__xcalloc(pf->nvals + 1, sizeof(*vals));
+	struct out_pfval *vals = udt__xcalloc(pf->nvals + 1, sizeof(*vals));
 	for (size_t c = 0; c < pf->cnt && pf->v[c].conv; c++) {
-		const struct cs_pfconv *cv = &pf->v[c];
-		size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
+		const struct out_pfconv *cv = &pf->v[c];
+		size_t take = 1 + (cv->width == OUT_PF_STAR) + (cv->prec == OUT_PF_STAR);
 		for (size_t j = 0; j < take; j++, n++) {
 			/* (the keys' D types are not kept: a length's size is not checked) */
 			if (cv->agg && j + 1 == take) {
-				vals[n] = (struct cs_pfval){ .kind = CS_PFV_INT, .name = "aggregation" };
+				vals[n] = (struct out_pfval){ .kind = OUT_PFV_INT, .name = "aggregation" };
 			} else if (k < v->nkeys) {
-				vals[n] = (struct cs_pfval){
-					.kind = v->keys[k].is_str ? CS_PFV_STR : CS_PFV_INT,
+				vals[n] = (struct out_pfval){
+					.kind = v->keys[k].is_str ? OUT_PFV_STR : OUT_PFV_INT,
 					.name = key_type_name(&v->keys[k]) };
 				k++;
 			} else {
@@ -545,7 +545,7 @@ static int printa_format(const struct dl_node *call, struct cs_aggvar *v,
 			}
 		}
 	}
-	int err = cs_printf_check("printa", pf, vals, n, &msg);
+	int err = out_printf_check("printa", pf, vals, n, &msg);
 	free(vals);
 	if (err) {
 		*ret_err = cs__at_err(call, msg);
@@ -562,13 +562,13 @@ static int printa_joined(struct cs_trace *t, const struct dl_node *call, bool fm
 			 struct cs_action *a, char **ret_err)
 {
 	size_t first = fmt ? 1 : 0, n = call->arg_cnt - first;
-	struct cs_aggvar *l = a->aggvar;
+	struct out_aggvar *l = a->aggvar;
 
 	a->aggvars = udt__xcalloc(n, sizeof(*a->aggvars));
 	a->naggvars = n;
 	a->aggvars[0] = l;
 	for (size_t i = 1; i < n; i++) {
-		struct cs_aggvar *r = agg_arg(t, "printa", call, first + i, ret_err);
+		struct out_aggvar *r = agg_arg(t, "printa", call, first + i, ret_err);
 		if (!r)
 			return -1;
 		a->aggvars[i] = r;
@@ -631,7 +631,7 @@ int cs__agg_compile_op(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 	if (fmt) {
 		a.pf = udt__xcalloc(1, sizeof(*a.pf));
 		if (printa_format(call, a.aggvar, a.pf, ret_err)) {
-			cs_printf_free(a.pf);
+			out_printf_free(a.pf);
 			free(a.pf);
 			free(a.aggvars);
 			return -1;
@@ -694,7 +694,7 @@ static int local_value(const struct cs_action *a, struct udt_vm_ctx *vm, uint64_
 
 int cs__agg_local(struct cs_trace *t, const struct cs_aggact *ag, struct udt_vm_ctx *vm)
 {
-	const struct cs_aggvar *v = ag->var;
+	const struct out_aggvar *v = ag->var;
 	struct udt_aggdesc ad = { .aggid = ag->aggid, .func = v->func, .key_size = ag->key_size,
 				  .lq_base = v->lq_base, .lq_step = v->lq_step,
 				  .lq_levels = v->lq_levels, .llq_factor = v->llq_factor,

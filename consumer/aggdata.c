@@ -29,7 +29,7 @@
 
 /* The totals: the lead's, whatever process (or dtrace itself) aggregated into them. */
 struct cs_aggstate {
-	struct cs_aggent *v;
+	struct out_aggent *v;
 	size_t cnt, cap;
 	uint32_t *slots;           /* index + 1 into v, open addressing */
 	size_t nslots;
@@ -65,7 +65,7 @@ static uint64_t cut(uint64_t v, unsigned size)
 	return size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
 }
 
-static void combine(struct cs_aggent *e, const int64_t *val, size_t vcnt)
+static void combine(struct out_aggent *e, const int64_t *val, size_t vcnt)
 {
 	switch (e->var->func) {
 	case UDT_AGG_MIN:
@@ -99,11 +99,11 @@ static void combine(struct cs_aggent *e, const int64_t *val, size_t vcnt)
  * string key may fill its strsize bytes with no NUL), and its canonical form:
  * the variable, then each component, for merging.
  */
-static struct cs_aggkv *entry_key(struct cs_trace *t, const struct cs_aggact *ag, const uint8_t *key,
+static struct out_aggkv *entry_key(struct cs_trace *t, const struct cs_aggact *ag, const uint8_t *key,
 			      uint8_t **ret_ck, size_t *ret_cklen)
 {
-	const struct cs_aggvar *var = ag->var;
-	struct cs_aggkv *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
+	const struct out_aggvar *var = ag->var;
+	struct out_aggkv *keys = udt__xcalloc(var->nkeys + 1, sizeof(*keys));
 	size_t cklen = 4;
 
 	for (size_t k = 0; k < var->nkeys; k++) {
@@ -151,7 +151,7 @@ static struct cs_aggkv *entry_key(struct cs_trace *t, const struct cs_aggact *ag
 	return keys;
 }
 
-static void free_keys(struct cs_aggkv *keys, size_t n)
+static void free_keys(struct out_aggkv *keys, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
 		free((char *)keys[k].s);
@@ -172,7 +172,7 @@ static void rehash(struct cs_aggstate *m, size_t nslots)
 	}
 }
 
-static void init_value(const struct cs_aggvar *var, int64_t *val, size_t vcnt)
+static void init_value(const struct out_aggvar *var, int64_t *val, size_t vcnt)
 {
 	memset(val, 0, vcnt * sizeof(*val));
 	if (var->func == UDT_AGG_MIN)
@@ -182,8 +182,8 @@ static void init_value(const struct cs_aggvar *var, int64_t *val, size_t vcnt)
 }
 
 /* The entry of variable var and key keys (canonically ck), made if new. */
-static struct cs_aggent *lookup(struct cs_aggstate *m, const struct cs_aggvar *var, const uint8_t *ck,
-			     size_t cklen, const struct cs_aggkv *keys, size_t vcnt)
+static struct out_aggent *lookup(struct cs_aggstate *m, const struct out_aggvar *var, const uint8_t *ck,
+			     size_t cklen, const struct out_aggkv *keys, size_t vcnt)
 {
 	uint64_t h = hash_bytes(ck, cklen);
 
@@ -191,11 +191,11 @@ static struct cs_aggent *lookup(struct cs_aggstate *m, const struct cs_aggvar *v
 		rehash(m, m->nslots ? m->nslots * 2 : 256);
 	size_t s = h & (m->nslots - 1);
 	for (; m->slots[s]; s = (s + 1) & (m->nslots - 1)) {
-		struct cs_aggent *e = &m->v[m->slots[s] - 1];
+		struct out_aggent *e = &m->v[m->slots[s] - 1];
 		if (e->hash == h && e->cklen == cklen && !memcmp(e->ck, ck, cklen))
 			return e;
 	}
-	struct cs_aggent e = { .var = var, .cklen = cklen, .hash = h, .vcnt = vcnt };
+	struct out_aggent e = { .var = var, .cklen = cklen, .hash = h, .vcnt = vcnt };
 	e.ck = udt__xmalloc(cklen);
 	memcpy(e.ck, ck, cklen);
 	e.keys = udt__xcalloc(var->nkeys + 1, sizeof(*e.keys));
@@ -211,7 +211,7 @@ static struct cs_aggent *lookup(struct cs_aggstate *m, const struct cs_aggvar *v
 	return &m->v[m->cnt - 1];
 }
 
-static void free_entry(struct cs_aggent *e)
+static void free_entry(struct out_aggent *e)
 {
 	free_keys(e->keys, e->var->nkeys);
 	free(e->val);
@@ -247,7 +247,7 @@ static bool take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 		if (!e->aggid || e->aggid > t->aggact_cnt)
 			continue;
 		const struct cs_aggact *ag = t->aggacts[e->aggid - 1];
-		const struct cs_aggvar *var = ag->var;
+		const struct out_aggvar *var = ag->var;
 		uint32_t vs = udt_agg_valsize(var->func, var->lq_levels);
 		if (e->size != sizeof(*e) + ag->key_size + vs || ag->nkeys != var->nkeys)
 			continue;
@@ -257,7 +257,7 @@ static bool take_table(struct cs_trace *t, uint8_t *table, uint64_t size)
 
 		uint8_t *ck;
 		size_t cklen;
-		struct cs_aggkv *keys = entry_key(t, ag, key, &ck, &cklen);
+		struct out_aggkv *keys = entry_key(t, ag, key, &ck, &cklen);
 		combine(lookup(m, var, ck, cklen, keys, vs / 8), val, vs / 8);
 		free_keys(keys, var->nkeys);
 		free(ck);
@@ -276,7 +276,7 @@ static void report_drops(struct cs_trace *t, const uint8_t *table, int32_t tid)
 {
 	uint32_t n = ((const struct udt_agghdr *)(const void *)table)->drops;
 
-	cs__out_drop(t, CS_DROP_AGG, tid, n);
+	out_drop(cs__out(t), OUT_DROP_AGG, tid, n);
 }
 
 uint64_t cs__agg_last_snap(struct cs_trace *t)
@@ -416,176 +416,6 @@ void cs__agg_take_thread(struct cs_trace *t, uint32_t i)
 
 /* -- Sorting, as dt_aggregate.c sorts: variable, value, key ---------------------------------------- */
 
-static long double quantized_sum(const int64_t *b)
-{
-	long double total = 0;
-
-	for (int i = 0; i < UDT_QUANTIZE_NBUCKETS; i++) {
-		long double bv = i < UDT_QUANTIZE_ZEROBUCKET ? -(long double)(1ull << (62 - i))
-				 : i == UDT_QUANTIZE_ZEROBUCKET ? 0
-								: (long double)(1ull << (i - 64));
-		total += bv * (long double)b[i];
-	}
-	return total;
-}
-
-static long double lquantized_sum(const struct cs_aggvar *v, const int64_t *b)
-{
-	int64_t base = v->lq_base;
-	long double total = (long double)b[0] * (long double)(base - 1);
-
-	for (uint32_t i = 0; i < v->lq_levels; base += v->lq_step, i++)
-		total += (long double)b[i + 1] * (long double)base;
-	return total + (long double)b[v->lq_levels + 1] * (long double)(base + 1);
-}
-
-static int64_t lquantized_zero(const struct cs_aggvar *v, const int64_t *b)
-{
-	int64_t base = v->lq_base;
-
-	if (base - 1 == 0)
-		return b[0];
-	for (uint32_t i = 0; i < v->lq_levels; base += v->lq_step, i++)
-		if (base == 0)
-			return b[i + 1];
-	return base + 1 == 0 ? b[v->lq_levels + 1] : 0;
-}
-
-/* floor(sqrt(x)) */
-static uint64_t isqrt128(unsigned __int128 x)
-{
-	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
-
-	while (bit > x)
-		bit >>= 2;
-	while (bit) {
-		if (x >= r + bit) {
-			x -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
-	}
-	return (uint64_t)r;
-}
-
-/* stddev(): sqrt(average of the squares - square of the average), in integers, as DTrace. */
-static uint64_t stddev_of(const int64_t *val, int64_t normal)
-{
-	if (!val[0])
-		return 0;
-	unsigned __int128 sq = ((unsigned __int128)(uint64_t)val[3] << 64) | (uint64_t)val[2];
-	unsigned __int128 avg_sq = sq / (uint64_t)normal / (uint64_t)val[0];
-	int64_t avg = val[1] / normal / val[0];
-	uint64_t m = avg < 0 ? (uint64_t)0 - (uint64_t)avg : (uint64_t)avg;
-	unsigned __int128 sq_avg = (unsigned __int128)m * m;
-	return isqrt128(avg_sq > sq_avg ? avg_sq - sq_avg : 0);
-}
-
-/*
- * The lowest value of each of the n buckets of a distribution of var; for
- * lquantize() and llquantize() the first bucket is "< lo[0]" and the last
- * ">= lo[n - 1]".
- */
-static int64_t *bucket_bounds(const struct cs_aggvar *v, int n)
-{
-	int64_t *lo = udt__xcalloc((size_t)n + 1, sizeof(*lo));
-
-	if (v->func == UDT_AGG_QUANTIZE) {
-		for (int i = 0; i < n; i++)
-			lo[i] = i < UDT_QUANTIZE_ZEROBUCKET ? -(int64_t)(1ull << (62 - i))
-				: i == UDT_QUANTIZE_ZEROBUCKET ? 0 : (int64_t)(1ull << (i - 64));
-	} else if (v->func == UDT_AGG_LQUANTIZE) {
-		for (int i = 0; i < n; i++)
-			lo[i] = v->lq_base + (int64_t)(i ? i - 1 : 0) * v->lq_step;
-		lo[n - 1] = v->lq_base + (int64_t)v->lq_levels * v->lq_step;
-	} else {
-		/* as dt_print_llquantize() walks them */
-		int64_t value = 1, next, step;
-		int bin = 1;
-		for (uint32_t o = 0; o < v->llq_low; o++)
-			value *= v->llq_factor;
-		lo[0] = value;
-		next = value * v->llq_factor;
-		step = next > v->llq_nsteps ? next / v->llq_nsteps : 1;
-		for (uint32_t order = v->llq_low; order <= v->llq_high && bin < n;) {
-			lo[bin++] = value;
-			value += step;
-			if (value != next)
-				continue;
-			if (__builtin_mul_overflow(value, (int64_t)v->llq_factor, &next))
-				next = INT64_MAX;
-			step = next > v->llq_nsteps ? next / v->llq_nsteps : 1;
-			order++;
-		}
-		if (bin < n)
-			lo[bin] = value;
-	}
-	return lo;
-}
-
-static int dist_buckets(const struct cs_aggvar *v)
-{
-	switch (v->func) {
-	case UDT_AGG_QUANTIZE:
-		return UDT_QUANTIZE_NBUCKETS;
-	case UDT_AGG_LQUANTIZE:
-		return (int)v->lq_levels + 2;
-	default:
-		return (int)v->lq_levels;
-	}
-}
-
-static long double llquantized_sum(const struct cs_aggvar *v, const int64_t *b)
-{
-	int n = dist_buckets(v);
-	int64_t *lo = bucket_bounds(v, n);
-	long double total = (long double)b[0] * (long double)(lo[0] - 1);
-
-	for (int i = 1; i < n; i++)
-		total += (long double)b[i] * (long double)lo[i];
-	free(lo);
-	return total;
-}
-
-#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
-
-static int valcmp(const struct cs_aggent *x, const struct cs_aggent *y)
-{
-	const int64_t *a = x->val, *b = y->val;
-	const struct cs_aggvar *v = x->var;
-
-	switch (v->func) {
-	case UDT_AGG_AVG: {
-		int64_t aa = a[0] ? a[1] / a[0] : 0, ba = b[0] ? b[1] / b[0] : 0;
-		return CMP(aa, ba);
-	}
-	case UDT_AGG_QUANTIZE: {
-		long double as = quantized_sum(a), bs = quantized_sum(b);
-		if (as != bs)
-			return CMP(as, bs);
-		return CMP(a[UDT_QUANTIZE_ZEROBUCKET], b[UDT_QUANTIZE_ZEROBUCKET]);
-	}
-	case UDT_AGG_LQUANTIZE: {
-		long double as = lquantized_sum(v, a), bs = lquantized_sum(v, b);
-		if (as != bs)
-			return CMP(as, bs);
-		return CMP(lquantized_zero(v, a), lquantized_zero(v, b));
-	}
-	case UDT_AGG_LLQUANTIZE: {
-		long double as = llquantized_sum(v, a), bs = llquantized_sum(v, b);
-		if (as != bs)
-			return CMP(as, bs);
-		return CMP(a[0], b[0]);
-	}
-	case UDT_AGG_STDDEV:
-		return CMP(stddev_of(a, 1), stddev_of(b, 1));
-	default:
-		return CMP(a[0], b[0]);
-	}
-}
-
 /* The sorting options: aggsortkey, aggsortkeypos, aggsortrev. */
 struct sortopts {
 	bool bykey;
@@ -593,93 +423,28 @@ struct sortopts {
 	bool rev;
 };
 
-/* Keys compared component by component, from keypos round to it. */
-static int keycmp(const struct cs_aggent *x, const struct cs_aggent *y, unsigned keypos)
-{
-	size_t n = x->var->nkeys;
-
-	for (size_t j = 0; j < n; j++) {
-		size_t k = (j + keypos) % n;
-		int r = x->keys[k].s ? strcmp(x->keys[k].s, y->keys[k].s)
-				     : CMP(x->keys[k].v, y->keys[k].v);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 /* As dt_aggregate.c sorts: variable, then value and key (or key and value), reversed with rev. */
 static int entcmp(const void *pa, const void *pb, void *arg)
 {
-	const struct cs_aggent *x = *(const struct cs_aggent *const *)pa;
-	const struct cs_aggent *y = *(const struct cs_aggent *const *)pb;
+	const struct out_aggent *x = *(const struct out_aggent *const *)pa;
+	const struct out_aggent *y = *(const struct out_aggent *const *)pb;
 	const struct sortopts *so = arg;
-	int r = CMP(x->var->id, y->var->id);
+	int r = x->var->id < y->var->id ? -1 : x->var->id > y->var->id;
 
 	if (!r && so->bykey)
-		r = keycmp(x, y, so->keypos);
+		r = out_agg_keycmp(x, y, so->keypos);
 	if (!r)
-		r = valcmp(x, y);
+		r = out_agg_valcmp(x, y);
 	if (!r && !so->bykey)
-		r = keycmp(x, y, so->keypos);
+		r = out_agg_keycmp(x, y, so->keypos);
 	return so->rev ? -r : r;
-}
-
-/* -- Printing (the backends: output.h) ---------------------------------------------------- */
-
-bool cs__agg_is_dist(const struct cs_aggvar *var)
-{
-	return var->func == UDT_AGG_QUANTIZE || var->func == UDT_AGG_LQUANTIZE ||
-	       var->func == UDT_AGG_LLQUANTIZE;
-}
-
-uint64_t cs__agg_value(const struct cs_aggent *e)
-{
-	int64_t normal = e->var->normal ? e->var->normal : 1;
-
-	switch (e->var->func) {
-	case UDT_AGG_AVG:
-		return (uint64_t)(e->val[0] ? e->val[1] / normal / e->val[0] : 0);
-	case UDT_AGG_STDDEV:
-		return stddev_of(e->val, normal);
-	default:
-		return (uint64_t)(e->val[0] / normal);
-	}
-}
-
-void cs__agg_dist_range(const struct cs_aggent *e, int *ret_n, int *ret_first, int *ret_last,
-			int64_t **ret_lo)
-{
-	const struct cs_aggvar *v = e->var;
-	const int64_t *b = e->val;
-	int n = dist_buckets(v);
-	int first = 0, last = n - 1;
-
-	while (first < n - 1 && !b[first])
-		first++;
-	if (first == n - 1 && !b[first]) {
-		/* nothing: the buckets around zero (quantize) or the first ones */
-		first = v->func == UDT_AGG_QUANTIZE ? UDT_QUANTIZE_ZEROBUCKET - 1 : 0;
-		last = v->func == UDT_AGG_LLQUANTIZE ? 1 : first + 2;
-	} else {
-		if (first > 0)
-			first--;
-		while (last > 0 && !b[last])
-			last--;
-		if (last < n - 1)
-			last++;
-	}
-	*ret_n = n;
-	*ret_first = first;
-	*ret_last = last;
-	*ret_lo = bucket_bounds(v, n);
 }
 
 /*
  * The entries of var (all variables when NULL), sorted as the options say
  * (by value when by_value); *ret_n of them.
  */
-static struct cs_aggent **sorted(struct cs_trace *t, const struct cs_aggvar *var, bool by_value,
+static struct out_aggent **sorted(struct cs_trace *t, const struct out_aggvar *var, bool by_value,
 				 size_t *ret_n)
 {
 	struct sortopts so = { 0 };
@@ -687,7 +452,7 @@ static struct cs_aggent **sorted(struct cs_trace *t, const struct cs_aggvar *var
 		so = (struct sortopts){ .bykey = t->o.aggsortkey, .keypos = t->o.aggsortkeypos,
 					.rev = t->o.aggsortrev };
 	struct cs_aggstate *m = state(t);
-	struct cs_aggent **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
+	struct out_aggent **v = udt__xcalloc(m->cnt + 1, sizeof(*v));
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->cnt; i++)
@@ -702,34 +467,36 @@ static struct cs_aggent **sorted(struct cs_trace *t, const struct cs_aggvar *var
 void cs__agg_print_all(struct cs_trace *t)
 {
 	size_t n;
-	struct cs_aggent **v = sorted(t, NULL, false, &n);
+	struct out_aggent **v = sorted(t, NULL, false, &n);
 
 	/* (sorted by variable first: each one's entries are together) */
 	for (size_t i = 0; i < n;) {
-		struct cs_aggvar *var = (struct cs_aggvar *)v[i]->var;
+		struct out_aggvar *var = (struct out_aggvar *)v[i]->var;
 		size_t j = i + 1;
 		while (j < n && v[j]->var == var)
 			j++;
 		if (!var->printed) {
-			struct cs_aggprint ap = { .vars = &var, .nvars = 1,
-						  .ents = (const struct cs_aggent *const *)v + i,
-						  .nrows = j - i, .at_exit = true };
-			cs__out_agg(t, &ap);
+			struct out_aggprint ap = { .vars = &var, .nvars = 1,
+						   .ents = (const struct out_aggent *const *)v + i,
+						   .nrows = j - i, .at_exit = true,
+						   .namer = cs__namer(t) };
+			out_agg(cs__out(t), &ap);
 		}
 		i = j;
 	}
 	free(v);
 }
 
-void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt)
+void cs__agg_printa(struct cs_trace *t, struct out_aggvar *var, const struct out_printf *fmt)
 {
 	size_t n;
-	struct cs_aggent **v = sorted(t, var, false, &n);
-	struct cs_aggprint ap = { .vars = &var, .nvars = 1, .fmt = fmt,
-				  .ents = (const struct cs_aggent *const *)v, .nrows = n };
+	struct out_aggent **v = sorted(t, var, false, &n);
+	struct out_aggprint ap = { .vars = &var, .nvars = 1, .fmt = fmt,
+				   .ents = (const struct out_aggent *const *)v, .nrows = n,
+				   .namer = cs__namer(t) };
 
 	var->printed = true;
-	cs__out_agg(t, &ap);
+	out_agg(cs__out(t), &ap);
 	free(v);
 }
 
@@ -741,7 +508,7 @@ void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_p
  */
 struct row {
 	size_t n;
-	struct cs_aggent *ent[];      /* [n] */
+	struct out_aggent *ent[];      /* [n] */
 };
 
 struct joinsort {
@@ -758,18 +525,18 @@ static int rowcmp(const void *pa, const void *pb, void *arg)
 	int r = 0;
 
 	if (js->so.bykey)
-		r = keycmp(x->ent[0], y->ent[0], js->so.keypos);
+		r = out_agg_keycmp(x->ent[0], y->ent[0], js->so.keypos);
 	for (size_t i = 0; i < js->n && !r; i++) {
 		size_t j = (js->first + i) % js->n;
-		r = valcmp(x->ent[j], y->ent[j]);
+		r = out_agg_valcmp(x->ent[j], y->ent[j]);
 	}
 	if (!r && !js->so.bykey)
-		r = keycmp(x->ent[0], y->ent[0], js->so.keypos);
+		r = out_agg_keycmp(x->ent[0], y->ent[0], js->so.keypos);
 	return js->so.rev ? -r : r;
 }
 
-void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, size_t n,
-			   const struct cs_printf *fmt)
+void cs__agg_printa_joined(struct cs_trace *t, struct out_aggvar *const *vars, size_t n,
+			   const struct out_printf *fmt)
 {
 	struct cs_aggstate *m = state(t);
 	struct row **rows = NULL;
@@ -777,14 +544,14 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 
 	/* the rows: the keys any of them has, matched by the key's bytes (after the variable) */
 	for (size_t i = 0; i < m->cnt; i++) {
-		struct cs_aggent *e = &m->v[i];
+		struct out_aggent *e = &m->v[i];
 		size_t j = 0, r;
 		while (j < n && e->var != vars[j])
 			j++;
 		if (j == n)
 			continue;
 		for (r = 0; r < nrows; r++) {
-			const struct cs_aggent *k = NULL;
+			const struct out_aggent *k = NULL;
 			for (size_t q = 0; q < n && !k; q++)
 				k = rows[r]->ent[q];
 			if (k->cklen == e->cklen && !memcmp(k->ck + 4, e->ck + 4, e->cklen - 4))
@@ -800,15 +567,15 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 				rows[r]->ent[j] = e;
 	}
 	/* and a zero-valued entry where an aggregation has none, as DTrace prints them */
-	struct cs_aggent *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));
+	struct out_aggent *zeros = udt__xcalloc(nrows * n + 1, sizeof(*zeros));
 	for (size_t r = 0; r < nrows; r++) {
-		const struct cs_aggent *k = NULL;
+		const struct out_aggent *k = NULL;
 		for (size_t q = 0; q < n && !k; q++)
 			k = rows[r]->ent[q];
 		for (size_t j = 0; j < n; j++) {
 			if (rows[r]->ent[j])
 				continue;
-			struct cs_aggent *z = &zeros[r * n + j];
+			struct out_aggent *z = &zeros[r * n + j];
 			z->var = vars[j];
 			z->keys = k->keys;
 			z->vcnt = udt_agg_valsize(vars[j]->func, vars[j]->lq_levels) / 8;
@@ -824,12 +591,12 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
 	};
 	if (nrows > 1)
 		qsort_r(rows, nrows, sizeof(*rows), rowcmp, &js);
-	const struct cs_aggent **ents = udt__xcalloc(nrows * n + 1, sizeof(*ents));
+	const struct out_aggent **ents = udt__xcalloc(nrows * n + 1, sizeof(*ents));
 	for (size_t r = 0; r < nrows; r++)
 		memcpy(ents + r * n, rows[r]->ent, n * sizeof(*ents));
-	struct cs_aggprint ap = { .vars = vars, .nvars = n, .fmt = fmt, .ents = ents,
-				  .nrows = nrows };
-	cs__out_agg(t, &ap);
+	struct out_aggprint ap = { .vars = vars, .nvars = n, .fmt = fmt, .ents = ents,
+				   .nrows = nrows, .namer = cs__namer(t) };
+	out_agg(cs__out(t), &ap);
 	free(ents);
 	for (size_t j = 0; j < n; j++)
 		vars[j]->printed = true;
@@ -845,7 +612,7 @@ void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, si
  * clear(): every value of var zeroed, its keys kept. As in DTrace, a min()
  * or max() is zeroed too, and later values are compared with that 0.
  */
-void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var)
+void cs__agg_clear(struct cs_trace *t, const struct out_aggvar *var)
 {
 	struct cs_aggstate *m = state(t);
 
@@ -854,11 +621,11 @@ void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var)
 			memset(m->v[i].val, 0, m->v[i].vcnt * sizeof(*m->v[i].val));
 }
 
-void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep)
+void cs__agg_trunc(struct cs_trace *t, const struct out_aggvar *var, bool all, int64_t keep)
 {
 	struct cs_aggstate *m = state(t);
 	size_t n;
-	struct cs_aggent **v = sorted(t, var, true, &n);
+	struct out_aggent **v = sorted(t, var, true, &n);
 	uint64_t want = all ? 0 : keep < 0 ? (uint64_t)0 - (uint64_t)keep : (uint64_t)keep;
 	bool *drop = udt__xcalloc(m->cnt + 1, sizeof(*drop));
 

@@ -13,19 +13,20 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "proc/proc.h"
 #include "dlang/dlang.h"
+#include "output/output.h"
+#include "proc/proc.h"
 
 /* -- Options (options.c) ---------------------------------------------------------- */
 
 struct cs_opts {
+	struct out_opts out;        /* how things look (output/output.h; docs/output.md) */
 	uint64_t bufsize;          /* bytes per buffer half, per thread (bufsize, -b) */
 	uint64_t switchrate_ns;    /* how often buffers are switched and read */
 	uint64_t deadman_ns;       /* how long the target waits for a silent consumer */
 	uint32_t policy;           /* enum udt_policy */
 	bool bufresize_manual;     /* bufresize=manual: fail instead of shrinking */
 	bool temporal;             /* merge the threads' records in timestamp order */
-	bool quiet;                /* -q */
 	bool zdefs;                /* -Z: descriptions matching no probe are not errors */
 	bool destructive;          /* -w */
 	bool flowindent;           /* -F (accepted) */
@@ -48,18 +49,12 @@ struct cs_opts {
 	uint64_t scratchsize;      /* bytes of each thread's scratch space (subroutines' results) */
 	uint32_t prof_clock;       /* profclock: enum cs_profclock */
 	uint32_t ustackframes;     /* ustack()'s frames when not given (ustackframes) */
-	bool agg_folded;           /* aggfmt=folded: stack-keyed aggregations as folded lines */
-	bool rawbytes;             /* trace() of a string prints its bytes, as tracemem() */
 	bool argref;               /* macro arguments no clause uses are not an error */
 	uint32_t maxframes;        /* the most frames any ustack() records */
-	uint32_t stackindent;      /* the indent of a stack's frames in trace() output */
 	uint32_t version;          /* -x version, encoded as DTrace's (major << 24 | minor << 12
 				      | micro); 0: not set */
 	bool compile_only;         /* -e: compiled, never enabled (so -w is not needed) */
 	bool note_traps;           /* notesites=trap: SystemTap sites trapped, never jumped */
-	char oformat[32];          /* the output's format ("" text; docs/output.md) */
-	bool aggprint;             /* -O: with oformat, the aggregations are printed at exit */
-	char ctfdir[4096];         /* the CTF trace's directory ("": none; docs/output.md) */
 	bool every_process;        /* no -p or -c: the descriptions are matched in every process
 				      dtrace may trace, running or started later (docs/processes.md) */
 	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */
@@ -86,14 +81,6 @@ void cs_opts_init(struct cs_opts *o);
  * "failed to set -x NAME: why".
  */
 const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value);
-
-/*
- * cs_out_format_parse() - an oformat value: "text", "json", "jsonl" or
- * "xml", then modifiers after commas ("pretty" for JSON's indented form).
- * Return: 0 with the format in *ret_form (a static string) and *ret_pretty,
- * or -1 when the value is not one of them.
- */
-int cs_out_format_parse(const char *v, const char **ret_form, bool *ret_pretty);
 
 /* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
 int cs_parse_size(const char *s, uint64_t *ret);

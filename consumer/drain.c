@@ -79,10 +79,10 @@ int cs_trace_exit_status(const struct cs_trace *t)
 /* -- Records ------------------------------------------------------------------------------------ */
 
 /* The value of action a of a record (an integer, or a string in buf). */
-static struct cs_pfarg action_value(const struct cs_action *a, const struct cs_recinfo *ri,
+static struct out_pfarg action_value(const struct cs_action *a, const struct out_rec *ri,
 				    const uint8_t *data, char *buf, size_t bufsz)
 {
-	struct cs_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float,
+	struct out_pfarg v = { .size = a->size ? a->size : 8, .is_float = a->is_float,
 			      .is_unsigned = !a->is_signed && !a->is_float && !a->sym };
 
 	if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
@@ -104,13 +104,13 @@ static struct cs_pfarg action_value(const struct cs_action *a, const struct cs_r
 
 /* The values printf() (or system()) action k of e takes from a record, and their strings. */
 struct pfvals {
-	struct cs_pfarg *args;
+	struct out_pfarg *args;
 	char **bufs;
 	size_t n;
 };
 
 static void pfvals_get(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-		       const struct cs_recinfo *ri, const uint8_t *data, struct pfvals *ret)
+		       const struct out_rec *ri, const uint8_t *data, struct pfvals *ret)
 {
 	size_t n = e->acts[k].pf_nvals;
 
@@ -122,7 +122,7 @@ static void pfvals_get(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 		if (a->kind == CS_ACT_USTACK) {
 			/* %k: the stack's text, as ustack() prints it */
 			ret->bufs[i] = cs__stack_key_text(t, a, data);
-			ret->args[i] = (struct cs_pfarg){ .s = ret->bufs[i] };
+			ret->args[i] = (struct out_pfarg){ .s = ret->bufs[i] };
 			continue;
 		}
 		if (a->kind == CS_ACT_TRACE_STR)
@@ -141,10 +141,10 @@ static void pfvals_free(struct pfvals *pv)
 
 /* printa() and the other actions on aggregations (action k of e), on fresh totals. */
 static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-		   const struct cs_recinfo *ri, const uint8_t *data)
+		   const struct out_rec *ri, const uint8_t *data)
 {
 	const struct cs_action *a = &e->acts[k];
-	struct cs_pfarg n = { 0 };
+	struct out_pfarg n = { 0 };
 
 	/* (the totals of every process: the lead's) */
 	if (!cs__lead(t)->agg_fresh) {
@@ -177,9 +177,9 @@ static void agg_op(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 
 /* system() (action k of e): the command run by /bin/sh, after what was output before it. */
 static void run_system(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-		       const struct cs_recinfo *ri, const uint8_t *data)
+		       const struct out_rec *ri, const uint8_t *data)
 {
-	const struct cs_printf *pf = e->acts[k].pf;
+	const struct out_printf *pf = e->acts[k].pf;
 	char *cmd = NULL;
 	size_t len = 0;
 	struct pfvals pv;
@@ -188,7 +188,7 @@ static void run_system(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	if (!m)
 		return;
 	pfvals_get(t, e, k, ri, data, &pv);
-	cs_printf_print(m, pf, pv.args, pv.n, pf->names_addrs ? cs__trace_syms(t) : NULL);
+	out_printf_print(m, pf, pv.args, pv.n, pf->names_addrs ? cs__namer(t) : NULL);
 	pfvals_free(&pv);
 	if (fclose(m) == 0) {
 		/* (as DTrace flushes first) */
@@ -203,7 +203,7 @@ static void run_system(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 
 /* setopt() (action k of e): the option set when the record is read. */
 static void set_option(struct cs_trace *t, const struct cs_ecb *e, size_t k,
-		       const struct cs_recinfo *ri, const uint8_t *data)
+		       const struct out_rec *ri, const uint8_t *data)
 {
 	const struct cs_action *a = &e->acts[k];
 	char *v[2] = { NULL, NULL };
@@ -211,7 +211,7 @@ static void set_option(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	for (size_t i = 0; i < a->pf_nvals && i < 2 && k + 1 + i < e->act_cnt; i++) {
 		const struct cs_action *x = &e->acts[k + 1 + i];
 		char *buf = udt__xmalloc(x->size + 1);
-		struct cs_pfarg s = action_value(x, ri, data, buf, x->size + 1);
+		struct out_pfarg s = action_value(x, ri, data, buf, x->size + 1);
 		v[i] = udt__xstrdup(s.s ? s.s : "");
 		free(buf);
 	}
@@ -220,40 +220,67 @@ static void set_option(struct cs_trace *t, const struct cs_ecb *e, size_t k,
 	free(v[1]);
 }
 
+/* print() action a of a record (data): its value, as its field (*ov) says, to the output. */
+static void print_value(struct cs_trace *t, const struct cs_action *a, const uint8_t *data,
+			struct out_val *ov)
+{
+	uint64_t v = (uint64_t)a->cval;
+
+	if (a->kind == CS_ACT_TRACEMEM) {
+		ov->bytes = data + a->off;
+		ov->size = a->size;
+	} else if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
+		ov->s = a->cstr;
+		ov->size = strlen(a->cstr);
+	} else if (a->kind == CS_ACT_TRACE_STR) {
+		ov->s = (const char *)data + a->off;
+		ov->size = a->size;
+	} else {
+		if (a->kind != CS_ACT_TRACE_CONST)
+			memcpy(&v, data + a->off, 8);
+		ov->bytes = (const uint8_t *)&v;
+		ov->size = 8;
+	}
+	out_value(cs__out(t), ov);
+}
+
 /*
  * One record of an ECB: each action's value handed to the output in the
  * clause's order, the actions done when their record is read (printa() and
  * the others on aggregations, system(), setopt(), exit()) done.
  */
 static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
-			       const struct cs_recinfo *ri, const uint8_t *data)
+			       const struct out_rec *ri, const uint8_t *data)
 {
-	cs__out_record_begin(t, e, ri);
+	struct out *o = cs__out(t);
+	struct out_rec r = *ri;
+
+	r.epid = e->epid;
+	r.probe = cs__out_probe(e->probe);
+	r.ecb = e->out;
+	r.namer = cs__namer(t);
+	out_record_begin(o, &r);
 	for (size_t k = 0; k < e->act_cnt; k++) {
 		const struct cs_action *a = &e->acts[k];
-		struct cs_outval ov = { .act = a, .data = data };
+		struct out_val ov = { .f = a->field >= 0 ? &e->out->fields[a->field] : NULL };
 
 		if (a->pf_value)
 			continue; /* a value of the action before it */
 		if (a->is_print) {
-			ov.kind = CS_OV_PRINT;
-			cs__out_value(t, &ov);
+			print_value(t, a, data, &ov);
 			continue;
 		}
 		switch (a->kind) {
 		case CS_ACT_PRINTF: {
 			struct pfvals pv;
 			pfvals_get(t, e, k, ri, data, &pv);
-			ov.kind = CS_OV_PRINTF;
-			ov.pf = a->pf;
 			ov.args = pv.args;
 			ov.nargs = pv.n;
-			cs__out_value(t, &ov);
+			out_value(o, &ov);
 			pfvals_free(&pv);
 			break;
 		}
 		case CS_ACT_TRACEMEM:
-			ov.kind = CS_OV_MEM;
 			ov.bytes = data + a->off;
 			ov.size = a->size;
 			if (a->pf_nvals && k + 1 < e->act_cnt) {
@@ -262,7 +289,7 @@ static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 				if (dyn > 0 && (uint64_t)dyn < ov.size)
 					ov.size = (unsigned)dyn;
 			}
-			cs__out_value(t, &ov);
+			out_value(o, &ov);
 			break;
 		case CS_ACT_SYSTEM:
 			run_system(t, e, k, ri, data);
@@ -271,34 +298,30 @@ static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			set_option(t, e, k, ri, data);
 			break;
 		case CS_ACT_USTACK:
-			ov.kind = CS_OV_STACK;
 			ov.bytes = data + a->off;
-			ov.nframes = a->nframes;
-			cs__out_value(t, &ov);
+			ov.size = 8 * (uint64_t)a->nframes;
+			out_value(o, &ov);
 			break;
 		case CS_ACT_TRACE_STR: {
 			char buf[65536];
 			size_t n = a->size < sizeof(buf) ? a->size : sizeof(buf) - 1;
 			memcpy(buf, data + a->off, n);
 			buf[n] = '\0';
-			ov.kind = CS_OV_STR;
 			ov.s = buf;
 			ov.bytes = data + a->off;
 			ov.size = a->size;
-			cs__out_value(t, &ov);
+			out_value(o, &ov);
 			break;
 		}
 		case CS_ACT_TRACE:
 		case CS_ACT_TRACE_CONST:
 			if (a->kind == CS_ACT_TRACE_CONST && a->is_str) {
-				ov.kind = CS_OV_STR;
 				ov.s = a->cstr;
+				ov.size = t->o.strsize; /* (what DTrace records for it: -x rawbytes) */
 			} else {
-				ov.kind = a->sym ? CS_OV_ADDR : CS_OV_INT; /* usym()...: an address */
 				ov.v = action_value(a, ri, data, NULL, 0).v;
-				ov.size = a->size;
 			}
-			cs__out_value(t, &ov);
+			out_value(o, &ov);
 			break;
 		case CS_ACT_PRINTA:
 		case CS_ACT_CLEAR:
@@ -326,7 +349,7 @@ static void consume_ecb_record(struct cs_trace *t, const struct cs_ecb *e,
 			break;
 		}
 	}
-	cs__out_record_end(t);
+	out_record_end(o);
 }
 
 /*
@@ -374,14 +397,16 @@ static uint64_t dtrace_fault(uint32_t fault)
  * drops it silently.) The probe path pays nothing for it: the fault's record
  * is what the target writes anyway.
  */
-static void fault(struct cs_trace *t, const struct cs_fault *f)
+static void fault(struct cs_trace *t, const struct cs_ecb *e, struct out_fault *f)
 {
-	if (f->ecb->probe->id == CS_PROBE_ERROR)
+	if (e->probe->id == CS_PROBE_ERROR)
 		return;
+	f->epid = e->epid;
+	f->probe = cs__out_probe(e->probe);
 	/* (the ERROR clauses run in dtrace: the lead's) */
 	if (cs__lead(t)->error_clauses) {
 		const uint64_t args[6] = {
-			0, f->ecb->epid, f->action,
+			0, f->epid, f->action,
 			f->fault == UDT_FAULT_ILLOP_ARG ? UINT64_MAX : f->insn,
 			dtrace_fault(f->fault), f->fault == UDT_FAULT_BADADDR ? f->addr : 0,
 		};
@@ -390,14 +415,14 @@ static void fault(struct cs_trace *t, const struct cs_fault *f)
 					 .timestamp = f->where.timestamp };
 		run_local(cs__lead(t), "ERROR", &lf);
 	}
-	cs__out_fault(t, f);
+	out_fault(cs__out(t), f);
 }
 
 /* Where record cr comes from. */
-static struct cs_recinfo rec_info(const struct cs_trace *t, const struct cs_rec *cr)
+static struct out_rec rec_info(const struct cs_trace *t, const struct cs_rec *cr)
 {
-	return (struct cs_recinfo){ .timestamp = cr->r->timestamp, .cpu = cr->r->cpu,
-				    .pid = t->proc ? (int32_t)t->proc->pid : 0, .tid = cr->tid };
+	return (struct out_rec){ .timestamp = cr->r->timestamp, .cpu = cr->r->cpu,
+				 .pid = t->proc ? (int32_t)t->proc->pid : 0, .tid = cr->tid };
 }
 
 static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
@@ -410,10 +435,9 @@ static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
 		const struct udt_err *err = (const struct udt_err *)(r + 1);
 		if (!err->epid || err->epid > t->ecb_cnt || t->ecbs[err->epid - 1].local)
 			return;
-		struct cs_fault f = { .ecb = &t->ecbs[err->epid - 1], .action = err->action,
-				      .fault = err->fault, .insn = err->insn, .addr = err->addr,
-				      .where = rec_info(t, cr) };
-		fault(t, &f);
+		struct out_fault f = { .action = err->action, .fault = err->fault,
+				       .insn = err->insn, .addr = err->addr, .where = rec_info(t, cr) };
+		fault(t, &t->ecbs[err->epid - 1], &f);
 		return;
 	}
 	if (r->epid == UDT_EPID_COMMIT) {
@@ -427,7 +451,7 @@ static void consume_record(struct cs_trace *t, const struct cs_rec *cr)
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];
 	if (r->size < sizeof(*r) + e->rec_size)
 		return;
-	struct cs_recinfo ri = rec_info(t, cr);
+	struct out_rec ri = rec_info(t, cr);
 	consume_ecb_record(t, e, &ri, (const uint8_t *)(r + 1));
 }
 
@@ -479,7 +503,7 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 		if (r->epid && r->epid <= t->ecb_cnt && t->ecbs[r->epid - 1].local) {
 			/* BEGIN's or END's: made here */
 			const struct cs_ecb *e = &t->ecbs[r->epid - 1];
-			struct cs_recinfo ri = { .timestamp = r->timestamp, .cpu = r->cpu,
+			struct out_rec ri = { .timestamp = r->timestamp, .cpu = r->cpu,
 						 .pid = getpid(), .tid = (int32_t)syscall(SYS_gettid) };
 			if (r->size >= sizeof(*r) + e->rec_size)
 				consume_ecb_record(t, e, &ri, (const uint8_t *)(r + 1));
@@ -498,12 +522,12 @@ void cs__print_recs(struct cs_trace *t, const uint8_t *buf, uint64_t len)
 static void local_error(struct cs_trace *t, const struct cs_ecb *e, size_t action,
 			const struct udt_vm_ctx *vm)
 {
-	struct cs_fault f = { .ecb = e, .action = (uint32_t)action, .fault = vm->fault,
-			      .insn = vm->fault_insn, .addr = vm->fault_addr,
-			      .where = { .timestamp = vm->timestamp, .cpu = vm->cpu,
-					 .pid = vm->pid, .tid = vm->tid } };
+	struct out_fault f = { .action = (uint32_t)action, .fault = vm->fault,
+			       .insn = vm->fault_insn, .addr = vm->fault_addr,
+			       .where = { .timestamp = vm->timestamp, .cpu = vm->cpu,
+					  .pid = vm->pid, .tid = vm->tid } };
 
-	fault(t, &f);
+	fault(t, e, &f);
 }
 
 /*
@@ -666,7 +690,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 			udt__spec_publish(&sr, true);
 		} else if (!silent) {
 			/* (a clause that records nothing prints nothing, as in the target) */
-			struct cs_recinfo ri = { .timestamp = vm.timestamp, .cpu = vm.cpu,
+			struct out_rec ri = { .timestamp = vm.timestamp, .cpu = vm.cpu,
 						 .pid = vm.pid, .tid = vm.tid };
 			consume_ecb_record(t, e, &ri, data);
 		}
@@ -813,7 +837,7 @@ static void print_collected(struct cs_trace *t, bool final)
 
 static void report_drops(struct cs_trace *t, uint64_t n, int32_t tid)
 {
-	cs__out_drop(t, CS_DROP_PRINCIPAL, tid, n);
+	out_drop(cs__out(t), OUT_DROP_PRINCIPAL, tid, n);
 }
 
 #define LOST_NESTED "fired in a signal handler that interrupted a fire of the same thread"
@@ -827,7 +851,7 @@ static void report_thread_lost(struct cs_trace *t, struct udt_tbuf *tb)
 	if (!n)
 		return;
 	snprintf(what, sizeof(what), "lost on thread %d: " LOST_NESTED, (int)tb->tid);
-	cs__out_lost(t, tb->tid, n, what);
+	out_lost(cs__out(t), tb->tid, n, what);
 }
 
 bool cs__shm_expedited(const struct cs_trace *t)
@@ -1127,7 +1151,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 static void report_count(struct cs_trace *t, uint64_t now, uint64_t *seen, const char *what)
 {
 	if (now > *seen) {
-		cs__out_lost(t, 0, now - *seen, what);
+		out_lost(cs__out(t), 0, now - *seen, what);
 		*seen = now;
 	}
 }
@@ -1173,7 +1197,7 @@ static void report_lost(struct cs_trace *t, bool final)
 	for (uint32_t i = 0, n = final ? cs__tbuf_count(t) : 0; i < n; i++)
 		report_thread_lost(t, cs__tbuf(t, i));
 	if (final && t->overwritten) {
-		cs__out_lost(t, 0, t->overwritten, "overwritten in ring buffers (the newest kept)");
+		out_lost(cs__out(t), 0, t->overwritten, "overwritten in ring buffers (the newest kept)");
 		t->overwritten = 0;
 	}
 }
@@ -1304,10 +1328,11 @@ int cs_trace_stop(struct cs_trace *t)
 	cs__agg_snap(t, true);
 	run_local(t, "END", NULL);
 	cs__spec_report(t);
-	cs__out_end_records(t);
+	out_end_records(cs__out(t));
 	cs__agg_snap(t, false); /* (what END aggregated) */
 	cs__agg_print_all(t);
-	cs__out_finish(t);
+	cs__out_declare(t);
+	out_finish(cs__out(t));
 	fflush(t->out);
 	cs__shm_unmap(t);
 	/* (what a process corrupted was said; what could be read was printed) */

@@ -151,26 +151,26 @@ int cs__compile_value(struct cs_trace *t, struct cs_ecb *e, const struct dl_node
 }
 
 /* What printf() takes a compiled value for. */
-static struct cs_pfval pf_value(struct cs_trace *t, const struct cs_action *a)
+static struct out_pfval pf_value(struct cs_trace *t, const struct cs_action *a)
 {
 	const struct dl_difo *d = &a->difo;
 	struct dl_qtype r = d->type.t ? dl_type_resolve(d->type) : d->type;
 	bool str = d->is_string || a->kind == CS_ACT_TRACE_STR;
-	struct cs_pfval v = { .name = str ? "string" : r.t ? dl_type_cdecl(t->prog, d->type, NULL)
+	struct out_pfval v = { .name = str ? "string" : r.t ? dl_type_cdecl(t->prog, d->type, NULL)
 						       : "?", .type = d->type };
 
 	if (a->kind == CS_ACT_USTACK)
-		v = (struct cs_pfval){ .kind = CS_PFV_STACK, .name = "stack" };
+		v = (struct out_pfval){ .kind = OUT_PFV_STACK, .name = "stack" };
 	else if (str)
-		v.kind = CS_PFV_STR;
+		v.kind = OUT_PFV_STR;
 	else if (r.t && (r.t->kind == DL_PTR || r.t->kind == DL_ARRAY))
-		v.kind = CS_PFV_PTR;
+		v.kind = OUT_PFV_PTR;
 	else if (dl_type_argclass(d->type) == DL_ARG_INT)
-		v.kind = CS_PFV_INT;
+		v.kind = OUT_PFV_INT;
 	else if (a->is_float)
-		v.kind = CS_PFV_FLOAT;
+		v.kind = OUT_PFV_FLOAT;
 	else
-		v.kind = CS_PFV_OTHER;
+		v.kind = OUT_PFV_OTHER;
 	return v;
 }
 
@@ -215,7 +215,7 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 		free(pa.pf);
 		return -1;
 	}
-	if (cs_printf_parse(fmt->sval, pa.pf, &msg)) {
+	if (out_printf_parse(fmt->sval, pa.pf, &msg)) {
 		*ret_err = cs__at_err(fmt, msg);
 		free(pa.pf);
 		return -1;
@@ -224,14 +224,14 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 	pa.pf_nvals = nv;
 	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, pa);
 	first = e->act_cnt;
-	struct cs_pfval *vals = udt__xcalloc(nv + 1, sizeof(*vals));
+	struct out_pfval *vals = udt__xcalloc(nv + 1, sizeof(*vals));
 	int err = 0;
 	for (size_t i = 0; i < nv && !err; i++) {
 		struct cs_action a = { 0 };
 		if (dl_node_is_action(call->args[i + 1]) || cs__is_agg_node(call->args[i + 1])) {
 			/* DTrace's void, or an aggregation: a value no conversion takes (the
 			   check below says so) */
-			vals[i] = (struct cs_pfval){ .kind = CS_PFV_OTHER,
+			vals[i] = (struct out_pfval){ .kind = OUT_PFV_OTHER,
 						     .name = dl_node_is_action(call->args[i + 1])
 							     ? "void" : "aggregation" };
 			continue;
@@ -243,7 +243,7 @@ int cs__compile_printf(struct cs_trace *t, struct cs_ecb *e, const struct dl_nod
 			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 		}
 	}
-	if (!err && cs_printf_check(fn, e->acts[first - 1].pf, vals, nv, &msg)) {
+	if (!err && out_printf_check(fn, e->acts[first - 1].pf, vals, nv, &msg)) {
 		size_t k = 0, fl = strlen(fn);
 		/* the argument the message is about ("fn( ) argument #k"), for its location */
 		if (!strncmp(msg, fn, fl) && !strncmp(msg + fl, "( ) argument #", 14))
@@ -340,11 +340,14 @@ void cs__ecb_free(struct cs_ecb *e)
 		dl_difo_free(&e->acts[i].difo);
 		free(e->acts[i].aggvars);
 		if (e->acts[i].pf) {
-			cs_printf_free(e->acts[i].pf);
+			out_printf_free(e->acts[i].pf);
 			free(e->acts[i].pf);
 		}
 	}
 	free(e->acts);
+	if (e->out)
+		free(e->out->fields);
+	free(e->out);
 }
 
 /*
@@ -440,6 +443,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 		cs__ecb_free(&e);
 		return 0;
 	}
+	cs__ecb_describe(t, &e);
 	e.epid = (uint32_t)t->ecb_cnt + 1;
 	UDT__PUSH(t->ecbs, t->ecb_cnt, t->ecb_cap, e);
 	return 0;
@@ -549,12 +553,14 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	t->proc = proc;
 	t->o = *o;
 	t->out = out;
-	if (cs__out_open(t, ret_err))
+	if (out_open(&t->output, out, &t->o.out, ret_err))
 		goto fail;
 	cs__clock_start(&t->clock_start);
 	cs_probes_load(&t->probes, proc);
 	if (proc)
 		(void)pr_proc_execname(proc, t->execname, sizeof(t->execname));
+	t->output.pid = proc ? (int)proc->pid : 0;
+	t->output.execname = t->execname;
 	if (cs__agg_declare(t, ret_err))
 		goto fail;
 	/* the inlines and translators, as DTrace checks them where they are declared */
@@ -630,7 +636,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 		goto fail;
 	/* no process given: every process the descriptions match is a member (group.c); a
 	   CTF trace's event classes are one process's ECBs (and its forks', which share them) */
-	if (t->o.every_process && t->o.ctfdir[0]) {
+	if (t->o.every_process && t->o.out.ctfdir[0]) {
 		*ret_err = udt__xstrdup("failed to set -x ctfdir: a CTF trace is of -p's or -c's "
 					"process and its forks");
 		goto fail;
@@ -735,7 +741,7 @@ static struct udt_action runtime_action(struct cs_area *a, const struct cs_actio
 /* An aggregating action: its descriptor, key actions and value in the area. */
 static struct udt_action agg_action(struct cs_area *a, const struct cs_aggact *ag)
 {
-	const struct cs_aggvar *v = ag->var;
+	const struct out_aggvar *v = ag->var;
 	struct udt_aggdesc ad = {
 		.size = sizeof(ad),
 		.aggid = ag->aggid,
@@ -1049,7 +1055,8 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 	target |= t->zdefs_unmatched && !pr_proc_lookup(t->proc, "udt__control", &t->ctlblk, NULL);
 	if (target && cs__session_check(t, ret_err))
 		return -1;
-	cs__out_start(t);
+	cs__out_declare(t);
+	out_start(&t->output);
 	/* BEGIN first, as DTrace fires it before any other probe: the target starts from
 	   the global variables it set; after an exit() in BEGIN nothing is enabled */
 	cs__run_begin(t);
@@ -1300,7 +1307,7 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 					  : "its timers could not be armed");
 		return -1;
 	}
-	if ((rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.quiet) {
+	if ((rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.out.quiet) {
 		fflush(t->out);
 		fprintf(stderr, "dtrace: pid %d may not use perf events (kernel.perf_event_paranoid): "
 			"its profile probes are timed by the kernel's tick, and faster ones fire in "
@@ -1396,7 +1403,7 @@ void cs_trace_close(struct cs_trace *t)
 	cs__ticks_free(t);
 	cs__agg_cur_free(t);
 	pr_syms_free(t->syms);
-	cs__out_close(t);
+	out_close(&t->output);
 	cs_probes_free(&t->probes);
 	if (t->lead && t->proc)
 		pr_proc_close(t->proc);

@@ -4,7 +4,7 @@
 #define UDT_CONSUMER_INTERNAL_H
 
 #include "consumer/consumer.h"
-#include "consumer/output.h"
+#include "output/output.h"
 #include "abi/abi.h"
 #include "abi/bytecode.h"
 #include "vm/vm.h"
@@ -32,15 +32,6 @@ enum cs_act_kind {
 	CS_ACT_SETOPT,             /* setopt(name[, value]): the values after it */
 	CS_ACT_USTACK,             /* ustack(n): nframes return addresses (stack.c) */
 	CS_ACT_CHILL,              /* chill(ns) (-w): the firing thread spins ns nanoseconds */
-};
-
-/* How an address is printed (stack.c, symbol.c): a trace()d value is an integer. */
-enum cs_addrfmt {
-	CS_ADDR_NONE,
-	CS_ADDR_UADDR,              /* uaddr(): module`function+0xoff */
-	CS_ADDR_USYM,               /* usym(), ufunc(): module`function */
-	CS_ADDR_UMOD,               /* umod(): module */
-	CS_ADDR_USTACK,             /* ustack(): a frame a line */
 };
 
 /* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
@@ -77,7 +68,8 @@ struct cs_action {
 	bool is_object;            /* CS_ACT_TRACEMEM of an object's bytes (print(), trace()),
 				      whose DIFO gives its address */
 	struct dl_qtype print_type;
-	uint8_t sym;               /* enum cs_addrfmt: an address (or a stack) to name when printed */
+	uint8_t sym;               /* enum out_addrfmt: an address (or a stack) to name when printed */
+	int32_t field;             /* its field in the ECB's out_ecb, or -1 (cs__ecb_describe()) */
 	uint32_t nframes;          /* CS_ACT_USTACK */
 	const char *cstr;
 	int64_t cval;
@@ -85,11 +77,11 @@ struct cs_action {
 	struct dl_difo difo;       /* the compiled value (recorded actions) */
 	uint32_t off;              /* where it is in the record's data */
 	bool pf_value;             /* a value of the action before it (printf, trunc...): not printed alone */
-	struct cs_printf *pf;      /* CS_ACT_PRINTF, CS_ACT_PRINTA: the format */
+	struct out_printf *pf;      /* CS_ACT_PRINTF, CS_ACT_PRINTA: the format */
 	size_t pf_nvals;           /* the values after it that are its own */
 	struct cs_aggact *agg;     /* CS_ACT_AGG */
-	struct cs_aggvar *aggvar;  /* printa() and the other actions on an aggregation */
-	struct cs_aggvar **aggvars; /* printa() of several: all of them (aggvar is the first) */
+	struct out_aggvar *aggvar;  /* printa() and the other actions on an aggregation */
+	struct out_aggvar **aggvars; /* printa() of several: all of them (aggvar is the first) */
 	size_t naggvars;
 };
 
@@ -104,34 +96,21 @@ struct cs_ecb {
 	size_t act_cnt, act_cap;
 	uint32_t rec_size;
 	bool local;                /* run here (BEGIN, END, tick-n), not in the target */
+	struct out_ecb *out;       /* its records' fields, as the output sees them (describe.c) */
 };
+
+/*
+ * cs__ecb_describe() - e's fields for the output, once its actions are
+ * compiled: each action that shows a value gets one (its field), in order.
+ */
+void cs__ecb_describe(struct cs_trace *t, struct cs_ecb *e);
+/* The lead's ECBs made since the last call, declared to the output (before it starts, and
+   before it finishes: a CTF trace's event classes). */
+void cs__out_declare(struct cs_trace *t);
+/* Where the output sees probe pr. */
+struct out_probe cs__out_probe(const struct cs_probe *pr);
 
 /* -- Aggregations (agg.c) ----------------------------------------------------------------- */
-
-/* A key component's type, fixed by the aggregation's first use. */
-struct cs_aggkey {
-	bool is_str;               /* (a stack or an address too: named when taken, stack.c) */
-	uint8_t sym;               /* enum cs_addrfmt */
-	unsigned size;             /* an integer's display size: 1, 2, 4 or 8 */
-};
-
-/* An aggregation variable of the program: @name, or @ (name ""). */
-struct cs_aggvar {
-	const char *name;
-	uint32_t id;               /* 1...: the order of first use in the program */
-	const char *fname;         /* its aggregating function, as written */
-	enum udt_agg_func func;
-	int line;                  /* of its first use */
-	struct cs_aggkey *keys;    /* the prototype: from the first use with keys compiled */
-	size_t nkeys;
-	bool keys_known;
-	int64_t lq_base;           /* lquantize() */
-	uint32_t lq_step, lq_levels; /* (llquantize: lq_levels is its count of buckets) */
-	uint16_t llq_factor, llq_low, llq_high, llq_nsteps; /* llquantize() */
-	bool lq_known;
-	bool printed;              /* by printa(): not printed again at exit */
-	int64_t normal;            /* normalize(): values print divided by it (0: 1) */
-};
 
 /*
  * One aggregating action of one ECB. The runtime knows it by aggid; its key
@@ -140,7 +119,7 @@ struct cs_aggvar {
  */
 struct cs_aggact {
 	uint32_t aggid;
-	struct cs_aggvar *var;
+	struct out_aggvar *var;
 	struct cs_action *keys;
 	size_t nkeys;
 	uint32_t key_size;
@@ -176,13 +155,13 @@ uint64_t cs__agg_last_snap(struct cs_trace *t);
 /* The aggregations printa() did not print, to the output, as DTrace prints them at exit. */
 void cs__agg_print_all(struct cs_trace *t);
 /* printa(): the entries of var to the output, with format fmt (NULL: DTrace's default) */
-void cs__agg_printa(struct cs_trace *t, struct cs_aggvar *var, const struct cs_printf *fmt);
+void cs__agg_printa(struct cs_trace *t, struct out_aggvar *var, const struct out_printf *fmt);
 /* printa() of n aggregations with the same keys: keys once, a value of each (fmt: %@ in turn) */
-void cs__agg_printa_joined(struct cs_trace *t, struct cs_aggvar *const *vars, size_t n,
-			   const struct cs_printf *fmt);
-void cs__agg_clear(struct cs_trace *t, const struct cs_aggvar *var);
+void cs__agg_printa_joined(struct cs_trace *t, struct out_aggvar *const *vars, size_t n,
+			   const struct out_printf *fmt);
+void cs__agg_clear(struct cs_trace *t, const struct out_aggvar *var);
 /* trunc(): keep the `keep` largest entries (smallest if negative), none when all */
-void cs__agg_trunc(struct cs_trace *t, const struct cs_aggvar *var, bool all, int64_t keep);
+void cs__agg_trunc(struct cs_trace *t, const struct out_aggvar *var, bool all, int64_t keep);
 void cs__agg_free_data(struct cs_trace *t);
 
 /* -- tracemem(), raise(), stop(), chill(), system(), setopt() (actions.c) --------------- */
@@ -231,71 +210,6 @@ void cs__agg_take_thread(struct cs_trace *t, uint32_t i);
 void cs__spec_report(struct cs_trace *t);
 void cs__spec_free(struct cs_trace *t);
 
-/* printf.c: a printf() format, parsed and checked when the script compiles */
-enum cs_pfclass {
-	CS_PF_SINT,                /* d i */
-	CS_PF_UINT,                /* o u x X: integers (and pointers) */
-	CS_PF_ADDR,                /* p a A: pointers and integers */
-	CS_PF_CHAR,                /* c C: an integer of 4 bytes at most */
-	CS_PF_STR,                 /* s S */
-	CS_PF_TIME,                /* T Y: an 8-byte integer */
-	CS_PF_WIDTH,               /* a '*' width or precision */
-	CS_PF_FLOAT,               /* e E f g G */
-	CS_PF_LDOUBLE,             /* Le LE Lf Lg LG: no D value is a long double here */
-	CS_PF_TYPED,               /* hd lu llx lc...: an integer of the length's size and sign */
-	CS_PF_STACK,               /* k: ustack() */
-};
-
-#define CS_PF_STAR (-2)            /* width or precision given by a value */
-
-struct cs_pfconv {
-	char *prefix;              /* the text before the conversion ("%%" made '%') */
-	char conv;                 /* the conversion character; 0: only the text */
-	enum cs_pfclass cls;
-	char flags[8];
-	int width, prec;           /* -1 none, CS_PF_STAR */
-	char name[8];              /* DTrace's: the length letters and conv ("lld", "d") */
-	bool agg;                  /* printa's %@: the aggregation's value */
-};
-
-struct cs_printf {
-	struct cs_pfconv *v;
-	size_t cnt;
-	size_t nvals;              /* the values the format takes, '*' ones included */
-	bool names_addrs;          /* it has %a or %A: addresses named as uaddr() names them */
-};
-
-/* What an argument of printf() is. */
-enum cs_pfvalue { CS_PFV_INT, CS_PFV_PTR, CS_PFV_STR, CS_PFV_OTHER, CS_PFV_FLOAT, CS_PFV_STACK };
-
-/* An argument of printf(): its kind, its type's name (messages), its D type (t NULL: unknown). */
-struct cs_pfval {
-	enum cs_pfvalue kind;
-	const char *name;
-	struct dl_qtype type;
-};
-
-/* A value for printing: an integer of size bytes, or a string. */
-struct cs_pfarg {
-	uint64_t v;
-	unsigned size;
-	const char *s;
-	void (*fn)(FILE *out, const void *arg); /* prints the value itself (a distribution) */
-	const void *fn_arg;
-	bool is_float;             /* v holds the bits of a float (size 4) or a double (8) */
-	bool is_unsigned;          /* of an unsigned type: %d and %i print it as %u (DTrace's) */
-};
-
-/* 0, or -1 with DTrace's message (no location) in *ret_err. */
-int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err);
-/* Check the arguments against the format of fn(), as DTrace checks them. */
-int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_pfval *vals,
-		    size_t nvals, char **ret_err);
-/* syms: what names the addresses of %a and %A (NULL: printed as 0x...) */
-struct pr_syms;
-void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args,
-		     size_t nargs, struct pr_syms *syms);
-void cs_printf_free(struct cs_printf *f);
 
 /* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
 struct cs_clock_pt {
@@ -358,6 +272,7 @@ struct cs_trace {
 	struct cs_probes probes;
 	const struct cs_probe *cur_probe; /* the probe a clause is being compiled for */
 	struct pr_syms *syms;      /* the target's addresses named (stack.c) */
+	struct out_namer namer;    /* the output's way to them (stack.c) */
 	bool names_addrs;          /* the program records stacks or addresses */
 	char execname[64];         /* the target's, for execname in its probes' clauses */
 	/* by EPID - 1: at the start, the target's ECBs first, then BEGIN's and END's; then
@@ -403,11 +318,8 @@ struct cs_trace {
 	bool shm_failed;           /* the target could not make the buffers: said once */
 	uint64_t last_switch;      /* when buffers were last switched (CLOCK_MONOTONIC ns) */
 
-	/* output (output.h) */
-	const struct cs_out_ops *out_ops;
-	void *out_priv;            /* the backend's */
-	bool out_started, out_finished;
-	uint64_t drop_totals[CS_OUT_NDROPS]; /* by kind (CS_DROP_LOST last) */
+	/* the output (output/output.h): the lead's is the session's (cs__out()) */
+	struct out output;
 	bool done;
 	bool exited;
 	int exit_status;
@@ -428,7 +340,7 @@ struct cs_trace {
 	uint64_t max_ts;           /* the latest timestamp read so far */
 
 	/* aggregations */
-	struct cs_aggvar **aggvars;
+	struct out_aggvar **aggvars;
 	size_t aggvar_cnt, aggvar_cap;
 	struct cs_aggact **aggacts; /* by aggid - 1 */
 	size_t aggact_cnt, aggact_cap;
@@ -501,6 +413,12 @@ static inline struct cs_trace *cs__lead(struct cs_trace *t)
 	return t->lead ? t->lead : t;
 }
 
+/* The session's output (its lead's). */
+static inline struct out *cs__out(struct cs_trace *t)
+{
+	return &cs__lead(t)->output;
+}
+
 /* stack.c: ustack() and the address functions; kernel-only functions refused */
 bool cs__stack_is_func(const char *fn);
 /* Compile call x if it is one of them: 1 (a filled in), 0 (not one), -1 with *ret_err. */
@@ -512,13 +430,15 @@ void cs__stack_start(struct cs_trace *t);
    address) of an aggregation key, as dt_consume.c prints it (malloc'ed). */
 char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const uint8_t *key);
 /* Is v printed folded with -x aggfmt=folded (a stack key, an integer value)? */
-bool cs__stack_foldable(const struct cs_aggvar *v);
+bool out_agg_foldable(const struct out_aggvar *v);
 /* An entry's keys folded into one line ("frame;frame;...", other keys first); malloc'ed. */
-char *cs__stack_fold(const struct cs_aggvar *v, const char *const *keys, const uint64_t *ints);
+char *out_agg_fold(const struct out_aggvar *v, const char *const *keys, const uint64_t *ints);
 /* The first node of clause cl that pred accepts, or NULL. */
 const struct dl_node *cs__clause_find(const struct dl_clause *cl,
 				      bool (*pred)(const struct dl_node *));
 
+/* What names t's addresses for the output (stack.c). */
+const struct out_namer *cs__namer(struct cs_trace *t);
 /* The target's namer (stack.c), made when first needed; NULL without a process. */
 struct pr_syms *cs__trace_syms(struct cs_trace *t);
 

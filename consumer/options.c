@@ -34,7 +34,7 @@ void cs_opts_init(struct cs_opts *o)
 	o->dynvarsize = 1ull << 20;
 	o->scratchsize = 256ull << 10;
 	o->maxframes = UDT_USTACK_MAX;
-	o->stackindent = 14;
+	o->out.stackindent = 14;
 	o->maxprocs = 4096;
 }
 
@@ -235,7 +235,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "temporal")) {
 		o->temporal = true;
 	} else if (!strcmp(name, "quiet")) {
-		o->quiet = true;
+		o->out.quiet = true;
 	} else if (!strcmp(name, "zdefs")) {
 		o->zdefs = true;
 	} else if (!strcmp(name, "nofollowfork")) {
@@ -246,7 +246,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "flowindent")) {
 		o->flowindent = true;
 	} else if (!strcmp(name, "rawbytes")) {
-		o->rawbytes = true;
+		o->out.rawbytes = true;
 	} else if (!strcmp(name, "argref")) {
 		o->argref = true;
 	} else if (!strcmp(name, "deadman")) {
@@ -325,7 +325,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "stackindent")) {
 		if (!value || cs_parse_size(value, &v) || v > 1024)
 			return BAD_VALUE;
-		o->stackindent = (uint32_t)v;
+		o->out.stackindent = (uint32_t)v;
 	} else if (!strcmp(name, "version")) {
 		return set_version(o, value);
 	} else if (!strcmp(name, "evaltime")) {
@@ -337,21 +337,21 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		/* text, json, jsonl, xml (docs/output.md) */
 		const char *form;
 		bool pretty;
-		if (!value || strlen(value) >= sizeof(o->oformat) ||
-		    cs_out_format_parse(value, &form, &pretty))
+		if (!value || strlen(value) >= sizeof(o->out.oformat) ||
+		    out_format_parse(value, &form, &pretty))
 			return BAD_VALUE;
-		strcpy(o->oformat, value);
+		strcpy(o->out.oformat, value);
 	} else if (!strcmp(name, "ctfdir")) {
 		/* a CTF trace of the records, written into that directory (docs/output.md) */
-		if (!value || !*value || strlen(value) >= sizeof(o->ctfdir))
+		if (!value || !*value || strlen(value) >= sizeof(o->out.ctfdir))
 			return BAD_VALUE;
-		strcpy(o->ctfdir, value);
+		strcpy(o->out.ctfdir, value);
 	} else if (!strcmp(name, "aggfmt")) {
 		/* folded: FlameGraph's folded stacks (docs/profile.md) */
 		if (value && !strcmp(value, "folded"))
-			o->agg_folded = true;
+			o->out.agg_folded = true;
 		else if (value && !strcmp(value, "dtrace"))
-			o->agg_folded = false;
+			o->out.agg_folded = false;
 		else
 			return BAD_VALUE;
 	} else if (!strcmp(name, "procwatch")) {

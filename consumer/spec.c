@@ -365,8 +365,8 @@ void cs__spec_clean(struct cs_trace *t, bool final)
 
 void cs__spec_report(struct cs_trace *t)
 {
-	static const enum cs_drop_kind kinds[3] = {
-		CS_DROP_SPEC, CS_DROP_SPEC_BUSY, CS_DROP_SPEC_UNAVAIL,
+	static const enum out_drop_kind kinds[3] = {
+		OUT_DROP_SPEC, OUT_DROP_SPEC_BUSY, OUT_DROP_SPEC_UNAVAIL,
 	};
 	struct cs_spec *sp;
 	uint64_t now[3];
@@ -383,7 +383,7 @@ void cs__spec_report(struct cs_trace *t)
 	for (int k = 0; k < 3; k++) {
 		if (now[k] <= sp->reported[k])
 			continue;
-		cs__out_drop(t, kinds[k], 0, now[k] - sp->reported[k]);
+		out_drop(cs__out(t), kinds[k], 0, now[k] - sp->reported[k]);
 		sp->reported[k] = now[k];
 	}
 }

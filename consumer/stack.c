@@ -2,12 +2,13 @@
 /*
  * User stacks and addresses in D (docs/profile.md, "Stacks"): ustack(),
  * ustack(n), ustack(n, strsize), uaddr(), usym(), ufunc() and umod(), as
- * actions and as aggregation keys; the kernel-only functions refused; their
- * text, as dt_consume.c prints them; and the folded output
- * (-x aggfmt=folded) of aggregations keyed by a stack.
+ * actions and as aggregation keys; the kernel-only functions refused. Their
+ * text, as dt_consume.c prints them, and the folded output (-x
+ * aggfmt=folded) of aggregations keyed by a stack are the output's
+ * (output/stack.c); the names, proc's (proc/symbol.c).
  *
  * A stack is recorded by the target (UDT_ACT_USTACK: n return addresses,
- * zero after the last) and named here (symbol.c). An aggregation key that
+ * zero after the last) and named by proc (proc/symbol.c). An aggregation key that
  * is a stack or an address is named when the threads' tables are taken (at
  * aggrate, while the process lives): the totals keep the text, so that
  * addresses of one function merge for usym() and ufunc() (DTrace normalizes
@@ -25,10 +26,10 @@
 
 static const struct {
 	const char *name;
-	enum cs_addrfmt sym;
+	enum out_addrfmt sym;
 } addr_funcs[] = {
-	{ "uaddr", CS_ADDR_UADDR }, { "usym", CS_ADDR_USYM }, { "ufunc", CS_ADDR_USYM },
-	{ "umod", CS_ADDR_UMOD },
+	{ "uaddr", OUT_ADDR_UADDR }, { "usym", OUT_ADDR_USYM }, { "ufunc", OUT_ADDR_USYM },
+	{ "umod", OUT_ADDR_UMOD },
 };
 
 /* Functions of DTrace's that act on the kernel, and why none is here. */
@@ -107,7 +108,7 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 			n = (int64_t)t->o.maxframes;
 		/* (strsize is for ustack helpers, which processes here do not have) */
 		*a = (struct cs_action){ .kind = CS_ACT_USTACK, .nframes = (uint32_t)n,
-					 .size = (unsigned)n * 8, .sym = CS_ADDR_USTACK };
+					 .size = (unsigned)n * 8, .sym = OUT_ADDR_USTACK };
 		t->names_addrs = true;
 		return 1;
 	}
@@ -151,107 +152,32 @@ void cs__stack_start(struct cs_trace *t)
 		(void)cs__trace_syms(t);
 }
 
-/* How proc names an address of kind sym (enum cs_addrfmt). */
-static enum pr_symfmt cs__symfmt(uint8_t sym)
+/* How proc names an address as the output asks. */
+static enum pr_symfmt symfmt(enum out_addrfmt fmt)
 {
-	return sym == CS_ADDR_UMOD ? PR_SYM_MOD : sym == CS_ADDR_USYM ? PR_SYM_FUNC : PR_SYM_ADDR;
+	return fmt == OUT_ADDR_UMOD ? PR_SYM_MOD : fmt == OUT_ADDR_USYM ? PR_SYM_FUNC : PR_SYM_ADDR;
 }
 
-/* The stack of n return addresses at pcs as dt_print_ustack() prints it. */
-static void stack_text(struct cs_trace *t, struct udt_strbuf *sb, const uint8_t *pcs, uint32_t n)
+static const char *name_addr(void *arg, uint64_t pc, enum out_addrfmt fmt, bool ret)
 {
-	udt__sb_puts(sb, "\n");
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t pc;
-		memcpy(&pc, pcs + (size_t)i * 8, 8);
-		if (!pc)
-			break;
-		/* every frame but the first is a return address */
-		udt__sb_printf(sb, "%*s%s\n", (int)t->o.stackindent, "",
-			       pr_syms_name(cs__trace_syms(t), pc, PR_SYM_ADDR, i > 0));
-	}
+	return pr_syms_name(cs__trace_syms(arg), pc, symfmt(fmt), ret);
+}
+
+const struct out_namer *cs__namer(struct cs_trace *t)
+{
+	t->namer = (struct out_namer){ .name = name_addr, .arg = t };
+	return &t->namer;
 }
 
 char *cs__stack_key_text(struct cs_trace *t, const struct cs_action *a, const uint8_t *key)
 {
-	struct udt_strbuf sb = { 0 };
 	uint64_t pc = (uint64_t)a->cval;
 
-	if (a->kind == CS_ACT_USTACK) {
-		stack_text(t, &sb, key + a->off, a->nframes);
-		return udt__sb_take(&sb);
-	}
+	if (a->kind == CS_ACT_USTACK)
+		return out_stack_text(cs__namer(t), key + a->off, a->nframes, t->o.out.stackindent);
 	if (a->kind != CS_ACT_TRACE_CONST)
 		memcpy(&pc, key + a->off, 8);
-	return udt__xstrdup(pr_syms_name(cs__trace_syms(t), pc, cs__symfmt(a->sym), false));
-}
-
-/* -- Folded stacks (-x aggfmt=folded) ------------------------------------------------------ */
-
-/*
- * A stack key's text (as stack_text() made it: a newline, then a frame a
- * line) folded: the frames from the outermost in, without their offsets,
- * joined by ';', as FlameGraph's stackcollapse.pl makes them.
- */
-static void fold_stack(struct udt_strbuf *sb, const char *text)
-{
-	const char *end = text + strlen(text);
-	bool first = true;
-
-	/* the last line is the outermost frame */
-	while (end > text) {
-		const char *line_end = end;
-		while (line_end > text && line_end[-1] == '\n')
-			line_end--;
-		const char *line = line_end;
-		while (line > text && line[-1] != '\n')
-			line--;
-		end = line;
-		while (line < line_end && *line == ' ')
-			line++;
-		if (line == line_end)
-			continue;
-		/* module`function+0xoff: the offset goes (its last "+", as stackcollapse.pl) */
-		const char *plus = NULL;
-		for (const char *p = line; p < line_end; p++)
-			if (*p == '+')
-				plus = p;
-		if (plus && plus + 2 < line_end && plus[1] == '0' && plus[2] == 'x')
-			line_end = plus;
-		udt__sb_printf(sb, "%s%.*s", first ? "" : ";", (int)(line_end - line), line);
-		first = false;
-	}
-}
-
-bool cs__stack_foldable(const struct cs_aggvar *v)
-{
-	bool stack = false;
-
-	if (v->func != UDT_AGG_COUNT && v->func != UDT_AGG_SUM && v->func != UDT_AGG_MIN &&
-	    v->func != UDT_AGG_MAX)
-		return false;
-	for (size_t k = 0; k < v->nkeys; k++)
-		stack |= v->keys[k].sym == CS_ADDR_USTACK;
-	return stack;
-}
-
-char *cs__stack_fold(const struct cs_aggvar *v, const char *const *keys, const uint64_t *ints)
-{
-	struct udt_strbuf sb = { 0 };
-
-	for (size_t k = 0; k < v->nkeys; k++) {
-		if (sb.len)
-			udt__sb_puts(&sb, ";");
-		if (v->keys[k].sym == CS_ADDR_USTACK)
-			fold_stack(&sb, keys[k]);
-		else if (keys[k])
-			udt__sb_puts(&sb, keys[k]);
-		else
-			udt__sb_printf(&sb, "%lld", (long long)ints[k]);
-	}
-	if (!sb.buf)
-		udt__sb_puts(&sb, "");
-	return udt__sb_take(&sb);
+	return udt__xstrdup(out_name(cs__namer(t), pc, (enum out_addrfmt)a->sym, false));
 }
 
 /* -- Clauses --------------------------------------------------------------------------------- */

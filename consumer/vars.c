@@ -234,8 +234,8 @@ bool cs__vars_image(struct cs_trace *t, struct udt_vars *ret, const void **ret_g
 
 static void report(struct cs_trace *t, const struct udt_dynhdr *h, uint64_t seen[3])
 {
-	static const enum cs_drop_kind kinds[3] = { CS_DROP_DYNVAR, CS_DROP_DYNVAR_DIRTY,
-						    CS_DROP_DYNVAR_RINSE };
+	static const enum out_drop_kind kinds[3] = { OUT_DROP_DYNVAR, OUT_DROP_DYNVAR_DIRTY,
+						    OUT_DROP_DYNVAR_RINSE };
 	uint64_t now[3] = { __atomic_load_n(&h->drops, __ATOMIC_RELAXED),
 			    __atomic_load_n(&h->dirty_drops, __ATOMIC_RELAXED),
 			    __atomic_load_n(&h->rinse_drops, __ATOMIC_RELAXED) };
@@ -243,7 +243,7 @@ static void report(struct cs_trace *t, const struct udt_dynhdr *h, uint64_t seen
 	for (int i = 0; i < 3; i++) {
 		if (now[i] <= seen[i])
 			continue;
-		cs__out_drop(t, kinds[i], 0, now[i] - seen[i]);
+		out_drop(cs__out(t), kinds[i], 0, now[i] - seen[i]);
 		seen[i] = now[i];
 	}
 }

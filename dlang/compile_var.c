@@ -679,3 +679,39 @@ bool dl_cg_assignable(struct cg *g, struct dl_qtype want, const struct val *v)
 	}
 }
 
+const char *dl_node_name(const struct dl_node *x)
+{
+	while (x) {
+		switch (x->kind) {
+		case DL_N_IDENT:
+		case DL_N_MEMBER:
+		case DL_N_PTRMEMBER:
+		case DL_N_MACRO:
+		case DL_N_AGG:
+			return x->name && *x->name ? x->name : NULL;
+		case DL_N_CALL:
+			/* copyinstr(p), stringof(s)...: what they read; ustack(), rand(): the call */
+			if (x->arg_cnt && (!strcmp(x->a->name, "copyinstr") ||
+					   !strcmp(x->a->name, "copyin") || !strcmp(x->a->name, "stringof") ||
+					   !strcmp(x->a->name, "copyinto"))) {
+				x = x->args[0];
+				continue;
+			}
+			return x->a && x->a->kind == DL_N_IDENT ? x->a->name : NULL;
+		case DL_N_INDEX:
+			/* args[1]: "args1" would be a new name; the array's own is clearer */
+			x = x->a;
+			continue;
+		case DL_N_CAST:
+		case DL_N_STRINGOF:
+		case DL_N_XLATE:
+		case DL_N_UNARY:
+		case DL_N_POSTFIX:
+			x = x->a;
+			continue;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}

@@ -443,6 +443,14 @@ uint64_t dl_program_dyn_chunk(const struct dl_program *p, uint64_t strsize);
  * nothing (bcopy(), copyinto()): an expression a statement has for its effect?
  */
 bool dl_node_is_effect(const struct dl_node *x);
+/*
+ * The name a value is known by: the variable, member or function its
+ * expression x ends in ("arg0", "hri_uri", "probefunc", "ustack"), looking
+ * through casts, unary operators, indexing (args[1]: "args") and the
+ * subroutines that read a value (copyinstr(p): p's name); NULL when it has
+ * none (a constant, an arithmetic expression). For names of fields and labels.
+ */
+const char *dl_node_name(const struct dl_node *x);
 /* Is x a call of a subroutine (strlen(), substr()...), and of one that returns nothing? */
 bool dl_node_is_subr(const struct dl_node *x);
 bool dl_node_is_void_subr(const struct dl_node *x);

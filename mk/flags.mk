@@ -41,7 +41,7 @@ endif
 # (proc/reloc.c); built without it, dtrace traps every such site.
 ZYDIS_OK    := $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 ZYDIS_LIBS  := $(if $(ZYDIS_OK),-lZydis)
-# json-c writes the consumer's JSON and XML output (consumer/out_json.c)
+# json-c writes the consumer's JSON and XML output (output/json.c)
 JSONC_CFLAGS := $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
 # what a program linking libconsumer.a links too

@@ -311,7 +311,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			case 'S':
 				break; /* show compiler intermediate code: not available */
 			case 'O':
-				o->copts.aggprint = true; /* (FreeBSD's: oformat prints them at exit) */
+				o->copts.out.aggprint = true; /* (FreeBSD's: oformat prints them at exit) */
 				break;
 			case 'H':
 				o->cpphdrs = true;

@@ -44,7 +44,7 @@ static void notice(const struct cs_opts *co, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (co->quiet)
+	if (co->out.quiet)
 		return;
 	fflush(stdout);
 	va_start(ap, fmt);

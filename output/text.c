@@ -10,11 +10,11 @@
  * Without -q each record starts with its CPU, probe ID and FUNCTION:NAME
  * (under a heading printed once) and ends with a newline; trace() pads each
  * value to a width of its size. With -q only what the actions print is
- * printed. A value kind prints through one function each below (print()'s
+ * printed. A field's kind prints through one function each below (print()'s
  * types through print.c, printf() through printf.c), so that a new kind of
- * value is one more case in text_value().
+ * field is one more case in text_value().
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -25,36 +25,34 @@ struct text {
 	bool heading;              /* "CPU ID FUNCTION:NAME" printed */
 };
 
-static struct text *text_of(struct cs_trace *t)
+static struct text *text_of(struct out *o)
 {
-	t = cs__lead(t); /* (one output for every process of the session) */
-	if (!t->out_priv)
-		t->out_priv = udt__xcalloc(1, sizeof(struct text));
-	return t->out_priv;
+	if (!o->priv)
+		o->priv = udt__xcalloc(1, sizeof(struct text));
+	return o->priv;
 }
 
 /* -- Records ----------------------------------------------------------------------------------- */
 
-static void text_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
+static void text_record_begin(struct out *o, const struct out_rec *r)
 {
-	const struct cs_probe *pr = e->probe;
-	struct text *tx = text_of(t);
+	struct text *tx = text_of(o);
 	char name[512];
 
-	if (t->o.quiet)
+	if (o->o->quiet)
 		return;
 	if (!tx->heading) {
-		fprintf(t->out, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
+		fprintf(o->f, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
 		tx->heading = true;
 	}
-	snprintf(name, sizeof(name), "%s:%s", pr->func, pr->name);
-	fprintf(t->out, "%3u %6u %32s ", ri->cpu, pr->id, name);
+	snprintf(name, sizeof(name), "%s:%s", r->probe.func, r->probe.name);
+	fprintf(o->f, "%3u %6u %32s ", r->cpu, r->probe.id, name);
 }
 
-static void text_record_end(struct cs_trace *t)
+static void text_record_end(struct out *o)
 {
-	if (!t->o.quiet)
-		fprintf(t->out, "\n");
+	if (!o->o->quiet)
+		fprintf(o->f, "\n");
 }
 
 /*
@@ -62,22 +60,22 @@ static void text_record_end(struct cs_trace *t)
  * 2-byte values print as unsigned, 4- and 8-byte values as signed, whatever
  * the D type's sign (trace((char)-1) prints 255 under DTrace too).
  */
-static void print_int(struct cs_trace *t, unsigned size, uint64_t v)
+static void print_int(struct out *o, unsigned size, uint64_t v)
 {
-	bool q = t->o.quiet;
+	bool q = o->o->quiet;
 
 	switch (size) {
 	case 1:
-		fprintf(t->out, q ? "%d" : " %3d", (int)(uint8_t)v);
+		fprintf(o->f, q ? "%d" : " %3d", (int)(uint8_t)v);
 		break;
 	case 2:
-		fprintf(t->out, q ? "%d" : " %5d", (int)(uint16_t)v);
+		fprintf(o->f, q ? "%d" : " %5d", (int)(uint16_t)v);
 		break;
 	case 4:
-		fprintf(t->out, q ? "%d" : " %8d", (int)(uint32_t)v);
+		fprintf(o->f, q ? "%d" : " %8d", (int)(uint32_t)v);
 		break;
 	default:
-		fprintf(t->out, q ? "%lld" : " %16lld", (long long)v);
+		fprintf(o->f, q ? "%lld" : " %16lld", (long long)v);
 		break;
 	}
 }
@@ -107,66 +105,69 @@ static void print_bytes(FILE *out, const uint8_t *bytes, uint64_t size)
 	}
 }
 
-/* trace() of a string: padded, or with -x rawbytes the bytes recorded, as tracemem() prints. */
-static void print_str(struct cs_trace *t, const struct cs_outval *v)
+/*
+ * trace() of a string: padded, or with -x rawbytes the bytes recorded, as
+ * tracemem() prints them (a constant's: the strsize bytes DTrace records
+ * for it, size of them).
+ */
+static void print_str(struct out *o, const struct out_val *v)
 {
-	if (!t->o.rawbytes) {
-		fprintf(t->out, t->o.quiet ? "%s" : "  %-33s", v->s);
+	if (!o->o->rawbytes) {
+		fprintf(o->f, o->o->quiet ? "%s" : "  %-33s", v->s);
 	} else if (v->bytes) {
-		print_bytes(t->out, v->bytes, v->size);
-	} else {
-		/* a constant: the strsize bytes DTrace records for it */
-		uint8_t *bytes = udt__xcalloc(1, t->o.strsize);
+		print_bytes(o->f, v->bytes, v->size);
+	} else if (v->size) {
+		uint8_t *bytes = udt__xcalloc(1, v->size);
 		size_t n = strlen(v->s);
-		memcpy(bytes, v->s, n < t->o.strsize ? n : t->o.strsize - 1);
-		print_bytes(t->out, bytes, t->o.strsize);
+		memcpy(bytes, v->s, n < v->size ? n : v->size - 1);
+		print_bytes(o->f, bytes, v->size);
 		free(bytes);
 	}
 }
 
 /* ustack() (a newline, then a frame a line), or an address's name as dt_print_usym() pads it. */
-static void print_stack(struct cs_trace *t, const struct cs_outval *v)
+static void print_stack(struct out *o, const struct out_val *v)
 {
-	char *s = cs__stack_key_text(t, v->act, v->data);
-
-	if (v->kind == CS_OV_STACK)
-		fputs(s, t->out);
-	else
-		fprintf(t->out, "  %-50s", s);
-	free(s);
+	if (v->f->kind == OUT_F_STACK) {
+		char *s = out_stack_text(o->cur.namer, v->bytes, v->f->nframes, o->o->stackindent);
+		fputs(s, o->f);
+		free(s);
+	} else {
+		fprintf(o->f, "  %-50s", out_name(o->cur.namer, v->v, v->f->addr, false));
+	}
 }
 
-static void text_value(struct cs_trace *t, const struct cs_outval *v)
+static void text_value(struct out *o, const struct out_val *v)
 {
-	switch (v->kind) {
-	case CS_OV_INT:
-		print_int(t, v->size, v->v);
+	switch (v->f->kind) {
+	case OUT_F_INT:
+		print_int(o, v->f->size, v->v);
 		break;
-	case CS_OV_STR:
-		print_str(t, v);
+	case OUT_F_STR:
+		print_str(o, v);
 		break;
-	case CS_OV_PRINTF:
-		cs_printf_print(t->out, v->pf, v->args, v->nargs,
-				v->pf->names_addrs ? cs__trace_syms(t) : NULL);
+	case OUT_F_PRINTF:
+		out_printf_print(o->f, v->f->pf, v->args, v->nargs,
+				 v->f->pf->names_addrs ? o->cur.namer : NULL);
 		break;
-	case CS_OV_STACK:
-	case CS_OV_ADDR:
-		print_stack(t, v);
+	case OUT_F_STACK:
+	case OUT_F_ADDR:
+		print_stack(o, v);
 		break;
-	case CS_OV_MEM:
-		print_bytes(t->out, v->bytes, v->size);
+	case OUT_F_MEM:
+		print_bytes(o->f, v->bytes, v->size);
 		break;
-	case CS_OV_PRINT:
-		cs__print_action(t, t->out, v->act, v->data);
+	case OUT_F_PRINT:
+		out__print_value(o->f, v);
 		break;
 	}
 }
 
 /* -- Aggregations, as dt_consume.c prints them ---------------------------------------------- */
 
-static void print_key(FILE *out, const struct cs_aggkey *k, const struct cs_aggkv *v)
+static void print_key(FILE *out, const struct out_aggkey *k, const struct out_aggkv *v)
 {
-	if (k->sym == CS_ADDR_USTACK) {
+	if (k->sym == OUT_ADDR_USTACK) {
 		fputs(v->s, out); /* a newline, then a frame a line (stack.c) */
 		return;
 	}
@@ -219,7 +220,7 @@ static void print_bar(FILE *out, int64_t val, int64_t normal, long double total,
 }
 
 /* A distribution, from one bucket below the first used to one above the last. */
-static void print_distribution(FILE *out, const struct cs_aggent *e)
+static void print_distribution(FILE *out, const struct out_aggent *e)
 {
 	const int64_t *b = e->val;
 	int64_t normal = e->var->normal ? e->var->normal : 1;
@@ -228,7 +229,7 @@ static void print_distribution(FILE *out, const struct cs_aggent *e)
 	bool positives = false, negatives = false;
 	long double total = 0;
 
-	cs__agg_dist_range(e, &n, &first, &last, &lo);
+	out_agg_dist_range(e, &n, &first, &last, &lo);
 	for (int i = first; i <= last; i++) {
 		positives |= b[i] > 0;
 		negatives |= b[i] < 0;
@@ -249,18 +250,18 @@ static void print_distribution(FILE *out, const struct cs_aggent *e)
 	free(lo);
 }
 
-static void print_value(FILE *out, const struct cs_aggent *e)
+static void print_value(FILE *out, const struct out_aggent *e)
 {
-	if (cs__agg_is_dist(e->var))
+	if (out_agg_is_dist(e->var))
 		print_distribution(out, e);
 	else if (e->var->func == UDT_AGG_STDDEV)
-		fprintf(out, " %16llu", (unsigned long long)cs__agg_value(e));
+		fprintf(out, " %16llu", (unsigned long long)out_agg_value(e));
 	else
-		fprintf(out, " %16lld", (long long)cs__agg_value(e));
+		fprintf(out, " %16lld", (long long)out_agg_value(e));
 }
 
 /* One entry as dt_print_aggs prints it: each key, the value, a newline. */
-static void print_entry(FILE *out, const struct cs_aggent *e)
+static void print_entry(FILE *out, const struct out_aggent *e)
 {
 	for (size_t k = 0; k < e->var->nkeys; k++)
 		print_key(out, &e->var->keys[k], &e->keys[k]);
@@ -284,9 +285,9 @@ static int folded_cmp(const void *a, const void *b)
  * folded lines, "frame;frame;... value", ordered by their text; entries
  * that fold to the same line (stacks that differ only in offsets) are one.
  */
-static void print_folded(FILE *out, const struct cs_aggent *const *v, size_t n)
+static void print_folded(FILE *out, const struct out_aggent *const *v, size_t n)
 {
-	const struct cs_aggvar *var = n ? v[0]->var : NULL;
+	const struct out_aggvar *var = n ? v[0]->var : NULL;
 	int64_t normal = var && var->normal ? var->normal : 1;
 	struct folded *f = udt__xcalloc(n + 1, sizeof(*f));
 	const char **keys = udt__xcalloc(var ? var->nkeys + 1 : 1, sizeof(*keys));
@@ -297,7 +298,7 @@ static void print_folded(FILE *out, const struct cs_aggent *const *v, size_t n)
 			keys[k] = v[i]->keys[k].s;
 			ints[k] = v[i]->keys[k].v;
 		}
-		f[i] = (struct folded){ cs__stack_fold(var, keys, ints), v[i]->val[0] };
+		f[i] = (struct folded){ out_agg_fold(var, keys, ints), v[i]->val[0] };
 	}
 	if (n > 1)
 		qsort(f, n, sizeof(*f), folded_cmp);
@@ -333,26 +334,27 @@ static void print_dist_arg(FILE *out, const void *arg)
  * ents[0]) in order, and each %@ the value of the next aggregation (the
  * last one again if there are more %@ than aggregations).
  */
-void cs__text_printa_row(struct cs_trace *t, FILE *out, const struct cs_printf *fmt,
-			 const struct cs_aggent *const *ents, size_t nents)
+void out__text_printa_row(FILE *out, const struct out_printf *fmt,
+			  const struct out_aggent *const *ents, size_t nents,
+			  const struct out_namer *namer)
 {
-	const struct cs_aggvar *var = ents[0]->var;
-	struct cs_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
+	const struct out_aggvar *var = ents[0]->var;
+	struct out_pfarg *args = udt__xcalloc(fmt->nvals + 1, sizeof(*args));
 	size_t na = 0, k = 0, agg = 0;
 
 	for (size_t c = 0; c < fmt->cnt && fmt->v[c].conv; c++) {
-		const struct cs_pfconv *cv = &fmt->v[c];
-		size_t take = 1 + (cv->width == CS_PF_STAR) + (cv->prec == CS_PF_STAR);
+		const struct out_pfconv *cv = &fmt->v[c];
+		size_t take = 1 + (cv->width == OUT_PF_STAR) + (cv->prec == OUT_PF_STAR);
 		for (size_t j = 0; j < take; j++) {
-			struct cs_pfarg *a = &args[na++];
+			struct out_pfarg *a = &args[na++];
 			if (cv->agg && j + 1 == take) {
 				/* its value as printf() takes it (a distribution prints whole) */
 				a->size = 8;
-				if (cs__agg_is_dist(ents[agg]->var)) {
+				if (out_agg_is_dist(ents[agg]->var)) {
 					a->fn = print_dist_arg;
 					a->fn_arg = ents[agg];
 				} else {
-					a->v = cs__agg_value(ents[agg]);
+					a->v = out_agg_value(ents[agg]);
 				}
 				if (agg + 1 < nents)
 					agg++;
@@ -364,59 +366,59 @@ void cs__text_printa_row(struct cs_trace *t, FILE *out, const struct cs_printf *
 			}
 		}
 	}
-	cs_printf_print(out, fmt, args, na, fmt->names_addrs ? cs__trace_syms(t) : NULL);
+	out_printf_print(out, fmt, args, na, fmt->names_addrs ? namer : NULL);
 	free(args);
 }
 
-static void text_agg(struct cs_trace *t, const struct cs_aggprint *ap)
+static void text_agg(struct out *o, const struct out_aggprint *ap)
 {
 	size_t n = ap->nvars;
-	bool folded = n == 1 && t->o.agg_folded && cs__stack_foldable(ap->vars[0]);
+	bool folded = n == 1 && o->o->agg_folded && out_agg_foldable(ap->vars[0]);
 
 	if (ap->fmt) {
 		for (size_t r = 0; r < ap->nrows; r++)
-			cs__text_printa_row(t, t->out, ap->fmt, ap->ents + r * n, n);
+			out__text_printa_row(o->f, ap->fmt, ap->ents + r * n, n, ap->namer);
 		return;
 	}
 	/* printa() starts on a new line (not a flame graph's lines, nor the ones at exit) */
 	if (!ap->at_exit && !folded)
-		fputc('\n', t->out);
+		fputc('\n', o->f);
 	if (folded) {
-		print_folded(t->out, ap->ents, ap->nrows);
+		print_folded(o->f, ap->ents, ap->nrows);
 		return;
 	}
 	/* dt_print_aggs(): the keys once, then each aggregation's value */
 	for (size_t r = 0; r < ap->nrows; r++) {
-		const struct cs_aggent *const *row = ap->ents + r * n;
+		const struct out_aggent *const *row = ap->ents + r * n;
 		if (n == 1) {
-			print_entry(t->out, row[0]);
+			print_entry(o->f, row[0]);
 			continue;
 		}
 		for (size_t k = 0; k < ap->vars[0]->nkeys; k++)
-			print_key(t->out, &ap->vars[0]->keys[k], &row[0]->keys[k]);
+			print_key(o->f, &ap->vars[0]->keys[k], &row[0]->keys[k]);
 		for (size_t j = 0; j < n; j++)
-			print_value(t->out, row[j]);
-		fputc('\n', t->out);
+			print_value(o->f, row[j]);
+		fputc('\n', o->f);
 	}
 }
 
 /* -- The trace ----------------------------------------------------------------------------------- */
 
-static void text_end_records(struct cs_trace *t)
+static void text_end_records(struct out *o)
 {
 	/* dtrace(1) ends what it traced with an empty line, then prints the aggregations
 	   (folded output is lines a flame graph reads, and only those) */
-	if (!t->o.agg_folded)
-		fputc('\n', t->out);
+	if (!o->o->agg_folded)
+		fputc('\n', o->f);
 }
 
-static void text_free(struct cs_trace *t)
+static void text_free(struct out *o)
 {
-	free(t->out_priv);
-	t->out_priv = NULL;
+	free(o->priv);
+	o->priv = NULL;
 }
 
-const struct cs_out_ops cs__out_text = {
+const struct out_ops out__text = {
 	.end_records = text_end_records,
 	.record_begin = text_record_begin,
 	.value = text_value,

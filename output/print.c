@@ -23,119 +23,12 @@
  * reads it as 0), and nothing is printed after the last closing brace, as
  * in illumos: the next output starts on that line.
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Bytes of a record print() takes at most (tracemem()'s bound). */
-#define PRINT_MAX (1u << 19)
-
-bool cs__print_is(const char *fn)
-{
-	return !strcmp(fn, "print");
-}
-
-/*
- * The action of fn( )'s object d (a struct, union or array, argument #1 of
- * call): its bytes, as tracemem() records them, into *a. d is a's after.
- */
-static int object_action(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
-			 const char *fn, struct dl_difo d, struct cs_action *a, char **ret_err)
-{
-	uint64_t size = dl_type_resolve(d.type).t->size;
-
-	a->difo = d;
-	if (cs__check_difo(t, &a->difo, call, ret_err)) {
-		dl_difo_free(&a->difo);
-		return -1;
-	}
-	if (!size || size > PRINT_MAX) {
-		*ret_err = cs__at_err(call->args[0],
-				      udt__xasprintf("%s( ) argument #1 reference has invalid "
-						     "size: %s is %llu bytes (1 to %u)", fn,
-						     dl_type_cdecl(t->prog, d.type, NULL),
-						     (unsigned long long)size, PRINT_MAX));
-		dl_difo_free(&a->difo);
-		return -1;
-	}
-	a->kind = CS_ACT_TRACEMEM;
-	a->is_object = true;
-	a->size = (unsigned)size;
-	a->off = e->rec_size;
-	e->rec_size += (a->size + 7) & ~7u;
-	return 0;
-}
-
-int cs__trace_object(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
-		     const struct dl_probe_ctx *ctx, bool *ret_done, char **ret_err)
-{
-	struct cs_action a = { 0 };
-	struct dl_difo d;
-	char *msg = NULL;
-
-	*ret_done = false;
-	if (dl_compile_object(t->prog, call->args[0], ctx, &d, &msg)) {
-		free(msg); /* (trace()'s own compile says it) */
-		return 0;
-	}
-	struct dl_qtype rt = dl_type_resolve(d.type);
-	const struct dl_type *el = rt.t && rt.t->kind == DL_ARRAY ? dl_type_resolve(rt.t->ref).t
-								 : NULL;
-	if (!d.is_object || (el && el->kind == DL_INT && el->size == 1)) {
-		/* a scalar, a string or a char array (a string): trace()'s own */
-		dl_difo_free(&d);
-		return 0;
-	}
-	*ret_done = true;
-	if (object_action(t, e, call, "trace", d, &a, ret_err))
-		return -1;
-	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
-	return 0;
-}
-
-int cs__print_compile(struct cs_trace *t, struct cs_ecb *e, const struct dl_node *call,
-		      const struct dl_probe_ctx *ctx, char **ret_err)
-{
-	struct cs_action a = { 0 };
-	struct dl_difo d;
-
-	if (call->arg_cnt != 1) {
-		*ret_err = cs__at_err(call, udt__xasprintf("print( ) prototype mismatch: %zu args "
-							   "passed, 1 expected", call->arg_cnt));
-		return -1;
-	}
-	if (dl_compile_object(t->prog, call->args[0], ctx, &d, ret_err))
-		return -1;
-	if (!d.is_object) {
-		/* a scalar or a string: recorded as trace() records it */
-		dl_difo_free(&d);
-		if (cs__compile_expr(t, call->args[0], call, ctx, &a, ret_err))
-			return -1;
-		a.from_hdr = false; /* (recorded: print.c reads it there) */
-		cs__place(&a, &e->rec_size);
-		if (a.sym) {
-			*ret_err = cs__at_err(call->args[0], udt__xstrdup("print( ) argument #1 is "
-									  "incompatible with prototype: a "
-									  "stack or a symbol is printed by "
-									  "trace( )"));
-			dl_difo_free(&a.difo);
-			return -1;
-		}
-		a.print_type = a.difo.is_string || a.kind == CS_ACT_TRACE_STR
-				       ? (struct dl_qtype){ dl_lookup_typedef(t->prog, "string"), 0 }
-				       : a.difo.type;
-	} else {
-		if (object_action(t, e, call, "print", d, &a, ret_err))
-			return -1;
-		a.print_type = a.difo.type;
-	}
-	a.is_print = true;
-	UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
-	return 0;
-}
 
 /* -- Printing, as illumos's dt_print.c does ----------------------------------------------- */
 
@@ -359,31 +252,21 @@ static void visit(struct pr *pa, const char *name, struct dl_qtype t, uint64_t o
 	}
 }
 
-void cs__print_typed(struct cs_trace *t, FILE *out, struct dl_qtype type, const uint8_t *bytes,
-		     uint64_t size)
+void out_print_typed(FILE *out, struct dl_program *prog, struct dl_qtype type,
+		     const uint8_t *bytes, uint64_t size)
 {
-	struct pr pa = { .out = out, .prog = t->prog, .addr = bytes, .size = size };
+	struct pr pa = { .out = out, .prog = prog, .addr = bytes, .size = size };
 
 	visit(&pa, "", type, 0, 0, 0, 0);
 	trailing_braces(&pa, 0);
 }
 
-void cs__print_action(struct cs_trace *t, FILE *out, const struct cs_action *a,
-		      const uint8_t *data)
+void out__print_value(FILE *out, const struct out_val *v)
 {
-	if (a->kind == CS_ACT_TRACEMEM) {
-		cs__print_typed(t, out, a->print_type, data + a->off, a->size);
-		return;
-	}
-	if (a->kind == CS_ACT_TRACE_STR || (a->kind == CS_ACT_TRACE_CONST && a->is_str)) {
+	if (v->s) {
 		/* D's string: a char array as DTrace's print() shows it, "string "..."" */
-		const char *s = a->kind == CS_ACT_TRACE_CONST ? a->cstr : (const char *)data + a->off;
-		size_t n = a->kind == CS_ACT_TRACE_CONST ? strlen(s) : strnlen(s, a->size);
-		fprintf(out, "string \"%.*s\"\n", (int)n, s);
+		fprintf(out, "string \"%.*s\"\n", (int)strnlen(v->s, v->size), v->s);
 		return;
 	}
-	uint64_t v = (uint64_t)a->cval;
-	if (a->kind != CS_ACT_TRACE_CONST)
-		memcpy(&v, data + a->off, 8);
-	cs__print_typed(t, out, a->print_type, (const uint8_t *)&v, 8);
+	out_print_typed(out, v->f->prog, v->f->type, v->bytes, v->size);
 }

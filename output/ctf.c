@@ -28,7 +28,7 @@
  * the last. The aggregations (printa(), and at exit) are not events: they
  * are printed as text on the output, as without -x ctfdir.
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -89,15 +89,14 @@ struct ctf {
 	bool failed;               /* a write failed: said once */
 };
 
-static struct ctf *ctf_of(struct cs_trace *t)
+static struct ctf *ctf_of(struct out *o)
 {
-	t = cs__lead(t); /* (one output for every process of the session) */
-	return t->out_priv;
+	return o->priv;
 }
 
-static void fail(struct cs_trace *t, const char *what, int err)
+static void fail(struct out *o, const char *what, int err)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 
 	if (!c->failed)
 		fprintf(stderr, "dtrace: failed to write the CTF trace in %s: %s: %s\n", c->dir,
@@ -120,44 +119,6 @@ static bool is_keyword(const char *s)
 		if (!strcmp(s, kw[i]))
 			return true;
 	return false;
-}
-
-/* A field's name from D expression x: the member, variable or function it ends in. */
-static const char *expr_name(const struct dl_node *x)
-{
-	while (x) {
-		switch (x->kind) {
-		case DL_N_IDENT:
-		case DL_N_MEMBER:
-		case DL_N_PTRMEMBER:
-		case DL_N_MACRO:
-		case DL_N_AGG:
-			return x->name && *x->name ? x->name : NULL;
-		case DL_N_CALL:
-			/* copyinstr(p), stringof(s)...: what they read; ustack(), rand(): the call */
-			if (x->arg_cnt && (!strcmp(x->a->name, "copyinstr") ||
-					   !strcmp(x->a->name, "copyin") || !strcmp(x->a->name, "stringof") ||
-					   !strcmp(x->a->name, "copyinto"))) {
-				x = x->args[0];
-				continue;
-			}
-			return x->a && x->a->kind == DL_N_IDENT ? x->a->name : NULL;
-		case DL_N_INDEX:
-			/* args[1]: "args1" would be a new name; the array's own is clearer */
-			x = x->a;
-			continue;
-		case DL_N_CAST:
-		case DL_N_STRINGOF:
-		case DL_N_XLATE:
-		case DL_N_UNARY:
-		case DL_N_POSTFIX:
-			x = x->a;
-			continue;
-		default:
-			return NULL;
-		}
-	}
-	return NULL;
 }
 
 /*
@@ -208,70 +169,44 @@ static void int_type(struct udt_strbuf *sb, unsigned size, bool is_signed, bool 
 			       hex ? " base = 16;" : "");
 }
 
-/* The field of a value action (trace(), or an argument of printf()). */
-static void value_field(struct udt_strbuf *sb, const struct cs_action *a, const char *name,
-			bool in_printf)
+/* The TSDL of field f (trace()'s value, or a value of printf()), called name. */
+static void value_field(struct udt_strbuf *sb, const struct out_field *f, const char *name)
 {
-	if (a->kind == CS_ACT_TRACE_STR || (a->kind == CS_ACT_TRACE_CONST && a->is_str) ||
-	    (in_printf && a->kind == CS_ACT_USTACK)) {
+	if (f->kind == OUT_F_STR || (f->in_printf && f->kind == OUT_F_STACK)) {
 		udt__sb_printf(sb, "\t\tstring %s;\n", name);
-	} else if (a->kind == CS_ACT_USTACK) {
+	} else if (f->kind == OUT_F_STACK) {
 		udt__sb_printf(sb, "\t\tuint32_t _%s_length;\n\t\tuint64_hex_t %s[_%s_length];\n", name,
 			       name, name);
 	} else {
 		udt__sb_puts(sb, "\t\t");
-		int_type(sb, a->size, in_printf ? !(!a->is_signed && !a->is_float && !a->sym)
-						: a->is_signed,
-			 a->sym != CS_ADDR_NONE, a->is_float);
+		int_type(sb, f->size, f->in_printf ? f->is_signed || f->is_float || f->addr
+						   : f->is_signed,
+			 f->addr != OUT_ADDR_NONE, f->is_float);
 		udt__sb_printf(sb, " %s;\n", name);
 	}
 }
 
-/* The fields of ECB e's events, in the order the drain hands its values over. */
-static void ecb_fields(struct udt_strbuf *sb, const struct cs_ecb *e)
+/* The fields of the events of an enabling's records, e's. */
+static void ecb_fields(struct udt_strbuf *sb, const struct out_ecb *e)
 {
 	struct udt_strbuf names = { 0 }, nm = { 0 };
 
 	udt__sb_puts(&names, " ");
-	for (size_t k = 0; k < e->act_cnt; k++) {
-		const struct cs_action *a = &e->acts[k];
-		/* (a stack, an address, memory: by the function; a value: by its expression) */
-		const char *base = a->kind == CS_ACT_USTACK ? "ustack"
-				   : a->kind == CS_ACT_TRACEMEM && !a->is_print ? "tracemem"
-				   : a->sym == CS_ADDR_UADDR ? "uaddr" : a->sym == CS_ADDR_USYM ? "usym"
-				   : a->sym == CS_ADDR_UMOD ? "umod" : expr_name(a->expr);
+	for (size_t k = 0; k < e->nfields; k++) {
+		const struct out_field *f = &e->fields[k];
 		udt__sb_reset(&nm);
-		if (a->pf_value)
-			continue;
-		if (a->is_print) {
-			field_name(&nm, base ? base : "print", &names);
+		field_name(&nm, f->name, &names);
+		switch (f->kind) {
+		case OUT_F_PRINT:
+		case OUT_F_PRINTF:
 			udt__sb_printf(sb, "\t\tstring %s;\n", nm.buf);
-			continue;
-		}
-		switch (a->kind) {
-		case CS_ACT_PRINTF:
-			field_name(&nm, "printf", &names);
-			udt__sb_printf(sb, "\t\tstring %s;\n", nm.buf);
-			for (size_t i = 0; i < a->pf_nvals && k + 1 + i < e->act_cnt; i++) {
-				const struct cs_action *v = &e->acts[k + 1 + i];
-				udt__sb_reset(&nm);
-				field_name(&nm, expr_name(v->expr), &names);
-				value_field(sb, v, nm.buf, true);
-			}
 			break;
-		case CS_ACT_TRACEMEM:
-			field_name(&nm, base, &names);
+		case OUT_F_MEM:
 			udt__sb_printf(sb, "\t\tuint32_t _%s_length;\n\t\tuint8_t %s[_%s_length];\n",
 				       nm.buf, nm.buf, nm.buf);
 			break;
-		case CS_ACT_USTACK:
-		case CS_ACT_TRACE_STR:
-		case CS_ACT_TRACE:
-		case CS_ACT_TRACE_CONST:
-			field_name(&nm, base, &names);
-			value_field(sb, a, nm.buf, false);
-			break;
 		default:
+			value_field(sb, f, nm.buf);
 			break;
 		}
 	}
@@ -300,9 +235,9 @@ static void quoted(struct udt_strbuf *sb, const char *s)
 	udt__sb_putc(sb, '"');
 }
 
-static void write_metadata(struct cs_trace *t)
+static void write_metadata(struct out *o)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 	struct udt_strbuf sb = { 0 };
 	char uuid[40], host[256] = "", *tmp = NULL, *path = NULL;
 	int64_t off = c->offset_ns;
@@ -323,8 +258,8 @@ static void write_metadata(struct cs_trace *t)
 	udt__sb_puts(&sb, "env {\n\ttracer_name = \"udtrace\";\n\ttracer_major = 0;\n"
 			  "\ttracer_minor = 1;\n\tdomain = \"ust\";\n\thostname = ");
 	quoted(&sb, host);
-	udt__sb_printf(&sb, ";\n\tvpid = %d;\n\tprocname = ", t->proc ? (int)t->proc->pid : 0);
-	quoted(&sb, t->execname);
+	udt__sb_printf(&sb, ";\n\tvpid = %d;\n\tprocname = ", o->pid);
+	quoted(&sb, o->execname ? o->execname : "");
 	udt__sb_puts(&sb, ";\n};\n\n");
 	udt__sb_printf(&sb,
 		"clock {\n\tname = \"monotonic\";\n\tuuid = \"%s\";\n"
@@ -342,19 +277,16 @@ static void write_metadata(struct cs_trace *t)
 		"\tevent.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;\n"
 		"\t\tuint32_t _cpu_id;\n\t};\n};\n",
 		uuid, (long long)(off / 1000000000), (long long)(off % 1000000000));
-	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		const struct cs_ecb *e = &t->ecbs[i];
-		const struct cs_probe *pr = e->probe;
-		char name[1024];
-		snprintf(name, sizeof(name), "%s:%s:%s:%s", pr->prov, pr->mod, pr->func, pr->name);
+	for (size_t i = 0; i < o->ndecls; i++) {
+		const struct out_decl *d = &o->decls[i];
 		udt__sb_printf(&sb, "\nevent {\n\tname = ");
-		quoted(&sb, name);
+		quoted(&sb, d->probe);
 		udt__sb_printf(&sb, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n",
-			       e->epid);
-		ecb_fields(&sb, e);
+			       d->epid);
+		ecb_fields(&sb, d->ecb);
 		udt__sb_puts(&sb, "\t};\n};\n");
 	}
-	c->classes_written = t->ecb_cnt;
+	c->classes_written = o->ndecls;
 
 	path = udt__xasprintf("%s/metadata", c->dir);
 	tmp = udt__xasprintf("%s/.metadata.tmp", c->dir);
@@ -364,7 +296,7 @@ static void write_metadata(struct cs_trace *t)
 		int err = errno;
 		if (fd >= 0)
 			(void)unlink(tmp);
-		fail(t, "metadata", err);
+		fail(o, "metadata", err);
 	}
 	free(tmp);
 	free(path);
@@ -373,9 +305,9 @@ static void write_metadata(struct cs_trace *t)
 
 /* -- Streams ------------------------------------------------------------------------------------- */
 
-static struct stream *stream_of(struct cs_trace *t, int32_t tid)
+static struct stream *stream_of(struct out *o, int32_t tid)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 	size_t mask, i;
 
 	if (c->cur && c->cur->tid == tid)
@@ -405,9 +337,9 @@ static struct stream *stream_of(struct cs_trace *t, int32_t tid)
 }
 
 /* Write the events of s not written yet as a packet (also when none: new discarded events). */
-static void write_packet(struct cs_trace *t, struct stream *s)
+static void write_packet(struct out *o, struct stream *s)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 	struct packet_head h;
 
 	if (!s->len && !s->dirty)
@@ -429,7 +361,7 @@ static void write_packet(struct cs_trace *t, struct stream *s)
 		if (fd >= 0 && close(fd))
 			ok = false;
 		if (!ok)
-			fail(t, path, errno);
+			fail(o, path, errno);
 		free(path);
 	}
 	s->end_ts = s->last_ts;
@@ -458,18 +390,18 @@ static void put_str(struct stream *s, const char *str)
 
 /* -- The backend ------------------------------------------------------------------------------ */
 
-static void ctf_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
+static void ctf_record_begin(struct out *o, const struct out_rec *ri)
 {
-	struct stream *s = stream_of(t, ri->tid ? ri->tid : ctf_of(t)->own_tid);
+	struct stream *s = stream_of(o, ri->tid ? ri->tid : ctf_of(o)->own_tid);
 	/* a stream's events go forward in time (a committed speculation's may be older) */
 	uint64_t ts = ri->timestamp < s->end_ts ? s->end_ts : ri->timestamp;
-	struct event_head h = { .id = e->epid, .pid = ri->pid, .tid = ri->tid, .cpu = ri->cpu };
+	struct event_head h = { .id = ri->epid, .pid = ri->pid, .tid = ri->tid, .cpu = ri->cpu };
 
 	if (s->len && ts < s->last_ts)
 		ts = s->last_ts;
 	h.timestamp = ts;
 	if (s->len + sizeof(h) > PACKET_MAX)
-		write_packet(t, s);
+		write_packet(o, s);
 	if (!s->len)
 		s->first_ts = ts;
 	s->last_ts = ts;
@@ -482,29 +414,27 @@ static void put_int(struct stream *s, uint64_t v, unsigned size)
 	put(s, &v, size ? size : 8); /* (x86-64 and the others udtrace runs on are little-endian) */
 }
 
-static void ctf_value(struct cs_trace *t, const struct cs_outval *v)
+static void ctf_value(struct out *o, const struct out_val *v)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 	struct stream *s = c->cur;
-	const struct cs_action *a = v->act;
-
 	if (!s)
 		return;
-	switch (v->kind) {
-	case CS_OV_INT:
-	case CS_OV_ADDR:
-		put_int(s, v->v, a->size);
+	switch (v->f->kind) {
+	case OUT_F_INT:
+	case OUT_F_ADDR:
+		put_int(s, v->v, v->f->size);
 		break;
-	case CS_OV_STR:
+	case OUT_F_STR:
 		put_str(s, v->s);
 		break;
-	case CS_OV_PRINTF: {
+	case OUT_F_PRINTF: {
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&msg, &len);
 		if (m) {
-			cs_printf_print(m, v->pf, v->args, v->nargs,
-					v->pf->names_addrs ? cs__trace_syms(t) : NULL);
+			out_printf_print(m, v->f->pf, v->args, v->nargs,
+					 v->f->pf->names_addrs ? o->cur.namer : NULL);
 			fclose(m);
 		}
 		put(s, msg ? msg : "", msg ? len + 1 : 1);
@@ -517,26 +447,26 @@ static void ctf_value(struct cs_trace *t, const struct cs_outval *v)
 		}
 		break;
 	}
-	case CS_OV_STACK: {
+	case OUT_F_STACK: {
 		uint32_t n = 0;
-		while (n < v->nframes && memcmp(v->bytes + 8 * (size_t)n, "\0\0\0\0\0\0\0\0", 8))
+		while (n < v->f->nframes && memcmp(v->bytes + 8 * (size_t)n, "\0\0\0\0\0\0\0\0", 8))
 			n++;
 		put(s, &n, 4);
 		put(s, v->bytes, 8 * (size_t)n);
 		break;
 	}
-	case CS_OV_MEM: {
+	case OUT_F_MEM: {
 		uint32_t n = v->size;
 		put(s, &n, 4);
 		put(s, v->bytes, n);
 		break;
 	}
-	case CS_OV_PRINT: {
+	case OUT_F_PRINT: {
 		char *text = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&text, &len);
 		if (m) {
-			cs__print_action(t, m, a, v->data);
+			out__print_value(m, v);
 			fclose(m);
 		}
 		put(s, text ? text : "", text ? len + 1 : 1);
@@ -546,65 +476,65 @@ static void ctf_value(struct cs_trace *t, const struct cs_outval *v)
 	}
 }
 
-static void ctf_record_end(struct cs_trace *t)
+static void ctf_record_end(struct out *o)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 
 	if (c->cur && c->cur->len >= PACKET_MAX)
-		write_packet(t, c->cur);
+		write_packet(o, c->cur);
 }
 
-static void ctf_drop(struct cs_trace *t, const struct cs_drop *d)
+static void ctf_drop(struct out *o, const struct out_drop *d)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 	struct stream *s;
 
 	/* records lost: a thread's from its stream, the target's others from dtrace's */
-	if (d->kind == CS_DROP_PRINCIPAL && d->tid)
-		s = stream_of(t, d->tid);
-	else if (d->kind == CS_DROP_LOST || d->kind == CS_DROP_SPEC)
-		s = stream_of(t, c->own_tid);
+	if (d->kind == OUT_DROP_PRINCIPAL && d->tid)
+		s = stream_of(o, d->tid);
+	else if (d->kind == OUT_DROP_LOST || d->kind == OUT_DROP_SPEC)
+		s = stream_of(o, c->own_tid);
 	else
 		return;
 	/* a packet says the drops since the last one: the events read before the drop go
 	   first (or, in a new stream, a packet that has none yet) */
 	if (s->len || !s->seq) {
 		s->dirty = true;
-		write_packet(t, s);
+		write_packet(o, s);
 	}
 	s->discarded += d->count;
 	s->dirty = true;
-	write_packet(t, s);
+	write_packet(o, s);
 }
 
-static void ctf_agg(struct cs_trace *t, const struct cs_aggprint *ap)
+static void ctf_agg(struct out *o, const struct out_aggprint *ap)
 {
-	cs__out_text.agg(t, ap);
+	out__text.agg(o, ap);
 }
 
-static void ctf_start(struct cs_trace *t)
+static void ctf_start(struct out *o)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 
 	if (mkdir(c->dir, 0755) && errno != EEXIST)
-		fail(t, c->dir, errno);
-	write_metadata(t);
+		fail(o, c->dir, errno);
+	write_metadata(o);
 }
 
-static void ctf_finish(struct cs_trace *t)
+static void ctf_finish(struct out *o)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 
 	for (size_t i = 0; i < c->cap; i++)
 		if (c->streams[i].tid)
-			write_packet(t, &c->streams[i]);
-	if (c->classes_written != t->ecb_cnt)
-		write_metadata(t);
+			write_packet(o, &c->streams[i]);
+	if (c->classes_written != o->ndecls)
+		write_metadata(o);
 }
 
-static void ctf_free(struct cs_trace *t)
+static void ctf_free(struct out *o)
 {
-	struct ctf *c = ctf_of(t);
+	struct ctf *c = ctf_of(o);
 
 	if (!c)
 		return;
@@ -613,7 +543,7 @@ static void ctf_free(struct cs_trace *t)
 	free(c->streams);
 	free(c->dir);
 	free(c);
-	t->out_priv = NULL;
+	o->priv = NULL;
 }
 
 /*
@@ -621,9 +551,9 @@ static void ctf_free(struct cs_trace *t)
  * make when the trace starts (so that a script that does not compile leaves
  * nothing); the trace's uuid and clock offset.
  */
-static int ctf_open(struct cs_trace *t, const char *form, bool pretty, char **ret_err)
+static int ctf_open(struct out *o, const char *form, bool pretty, char **ret_err)
 {
-	const char *dir = t->o.ctfdir;
+	const char *dir = o->o->ctfdir;
 	struct ctf *c;
 	struct timespec rt, mono;
 
@@ -674,11 +604,11 @@ static int ctf_open(struct cs_trace *t, const char *form, bool pretty, char **re
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	c->offset_ns = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
-	t->out_priv = c;
+	o->priv = c;
 	return 0;
 }
 
-const struct cs_out_ops cs__out_ctf = {
+const struct out_ops out__ctf = {
 	.open = ctf_open,
 	.start = ctf_start,
 	.finish = ctf_finish,

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Output (output.h): the session's backend chosen by -x oformat, the calls
- * the drain makes handed to it, and what every format shares: DTrace's
- * messages about drops and faults on stderr, the drop totals. A session of
- * several processes (group.c) has one output, its lead's: a process's
- * records reach the lead's backend with the process's own trace (its
- * probes, its symbols).
+ * The output of a session (output.h): the backend chosen by -x oformat,
+ * the calls the drain makes handed to it, and what every format shares:
+ * DTrace's messages about drops and faults on stderr, the drop totals. A
+ * session of several processes has one output: each record says its probe
+ * and what names its process's addresses.
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <stdarg.h>
@@ -17,15 +16,15 @@
 /* The formats of -x oformat, and the backend that writes each. */
 static const struct {
 	const char *name;
-	const struct cs_out_ops *ops;
+	const struct out_ops *ops;
 } formats[] = {
-	{ "text", &cs__out_text },
-	{ "json", &cs__out_json },
-	{ "jsonl", &cs__out_json },
-	{ "xml", &cs__out_json },
+	{ "text", &out__text },
+	{ "json", &out__json },
+	{ "jsonl", &out__json },
+	{ "xml", &out__json },
 };
 
-int cs_out_format_parse(const char *v, const char **ret_form, bool *ret_pretty)
+int out_format_parse(const char *v, const char **ret_form, bool *ret_pretty)
 {
 	size_t n = strcspn(v, ",");
 	const char *form = NULL;
@@ -50,121 +49,133 @@ int cs_out_format_parse(const char *v, const char **ret_form, bool *ret_pretty)
 	return 0;
 }
 
-int cs__out_open(struct cs_trace *t, char **ret_err)
+int out_open(struct out *o, FILE *f, const struct out_opts *opts, char **ret_err)
 {
 	const char *form = "text";
 	bool pretty = false;
 
-	if (t->o.oformat[0] && cs_out_format_parse(t->o.oformat, &form, &pretty)) {
+	o->f = f;
+	o->o = opts;
+	if (opts->oformat[0] && out_format_parse(opts->oformat, &form, &pretty)) {
 		*ret_err = udt__xasprintf("failed to set -x oformat: unknown format \"%s\"",
-					  t->o.oformat);
+					  opts->oformat);
 		return -1;
 	}
-	if (t->o.ctfdir[0] && strcmp(form, "text")) {
+	if (opts->ctfdir[0] && strcmp(form, "text")) {
 		*ret_err = udt__xstrdup("failed to set -x ctfdir: the records go to a CTF trace "
 					"or to -x oformat's output, not both");
 		return -1;
 	}
-	if (t->o.ctfdir[0])
-		t->out_ops = &cs__out_ctf;
-	for (size_t i = 0; i < UDT__ARRAY_SIZE(formats) && !t->out_ops; i++)
+	if (opts->ctfdir[0])
+		o->ops = &out__ctf;
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(formats) && !o->ops; i++)
 		if (!strcmp(formats[i].name, form))
-			t->out_ops = formats[i].ops;
-	if (t->out_ops->open && t->out_ops->open(t, form, pretty, ret_err)) {
-		t->out_ops = NULL;
+			o->ops = formats[i].ops;
+	if (o->ops->open && o->ops->open(o, form, pretty, ret_err)) {
+		o->ops = NULL;
 		return -1;
 	}
 	return 0;
 }
 
-void cs__out_start(struct cs_trace *t)
+void out_declare(struct out *o, uint32_t epid, const struct out_probe *pr,
+		 const struct out_ecb *ecb)
 {
-	if (t->out_started)
+	struct out_decl d = { .epid = epid, .ecb = ecb,
+			      .probe = udt__xasprintf("%s:%s:%s:%s", pr->prov, pr->mod, pr->func,
+						      pr->name) };
+
+	UDT__PUSH(o->decls, o->ndecls, o->decl_cap, d);
+}
+
+void out_start(struct out *o)
+{
+	if (o->started)
 		return;
-	t->out_started = true;
-	if (t->out_ops->start)
-		t->out_ops->start(t);
+	o->started = true;
+	if (o->ops->start)
+		o->ops->start(o);
 }
 
-void cs__out_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
+void out_record_begin(struct out *o, const struct out_rec *r)
 {
-	cs__lead(t)->out_ops->record_begin(t, e, ri);
+	o->cur = *r;
+	o->ops->record_begin(o, r);
 }
 
-void cs__out_value(struct cs_trace *t, const struct cs_outval *v)
+void out_value(struct out *o, const struct out_val *v)
 {
-	cs__lead(t)->out_ops->value(t, v);
+	o->ops->value(o, v);
 }
 
-void cs__out_record_end(struct cs_trace *t)
+void out_record_end(struct out *o)
 {
-	cs__lead(t)->out_ops->record_end(t);
+	o->ops->record_end(o);
 }
 
-void cs__out_agg(struct cs_trace *t, const struct cs_aggprint *ap)
+void out_agg(struct out *o, const struct out_aggprint *ap)
 {
-	cs__lead(t)->out_ops->agg(t, ap);
+	o->ops->agg(o, ap);
 }
 
 /* DTrace's words for n drops of kind k on thread tid. */
-static char *drop_message(enum cs_drop_kind k, int32_t tid, uint64_t n)
+static char *drop_message(enum out_drop_kind k, int32_t tid, uint64_t n)
 {
 	unsigned long long c = (unsigned long long)n;
 	const char *s = n == 1 ? "" : "s";
 
 	switch (k) {
-	case CS_DROP_PRINCIPAL:
+	case OUT_DROP_PRINCIPAL:
 		return udt__xasprintf("%llu drop%s on thread %d", c, s, (int)tid);
-	case CS_DROP_AGG:
+	case OUT_DROP_AGG:
 		return udt__xasprintf("%llu aggregation drop%s on thread %d", c, s, (int)tid);
-	case CS_DROP_DYNVAR:
+	case OUT_DROP_DYNVAR:
 		return udt__xasprintf("%llu dynamic variable drop%s", c, s);
-	case CS_DROP_DYNVAR_DIRTY:
+	case OUT_DROP_DYNVAR_DIRTY:
 		return udt__xasprintf("%llu dynamic variable drop%s with non-empty dirty list", c, s);
-	case CS_DROP_DYNVAR_RINSE:
+	case OUT_DROP_DYNVAR_RINSE:
 		return udt__xasprintf("%llu dynamic variable drop%s with non-empty rinsing list", c,
 				      s);
-	case CS_DROP_SPEC:
+	case OUT_DROP_SPEC:
 		return udt__xasprintf("%llu speculative drop%s", c, s);
-	case CS_DROP_SPEC_BUSY:
+	case OUT_DROP_SPEC_BUSY:
 		return udt__xasprintf("%llu failed speculation%s (available buffer(s) still busy)",
 				      c, s);
-	case CS_DROP_SPEC_UNAVAIL:
+	case OUT_DROP_SPEC_UNAVAIL:
 		return udt__xasprintf("%llu failed speculation%s (no speculative buffer available)",
 				      c, s);
-	case CS_DROP_LOST:
+	case OUT_DROP_LOST:
 		break;
 	}
 	return udt__xasprintf("%llu record%s lost: the target could not record them", c, s);
 }
 
 /* Say count drops of kind on thread tid, in words msg (owned). */
-static void out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count,
+static void say_drop(struct out *o, enum out_drop_kind kind, int32_t tid, uint64_t count,
 		     char *msg)
 {
-	size_t slot = kind == CS_DROP_LOST ? CS_OUT_NDROPS - 1 : (size_t)kind;
-	struct cs_trace *lead = cs__lead(t);
+	size_t slot = kind == OUT_DROP_LOST ? OUT_NDROPS - 1 : (size_t)kind;
 
-	lead->drop_totals[slot] += count;
-	struct cs_drop d = { .kind = kind, .tid = tid, .count = count,
-			     .total = lead->drop_totals[slot], .msg = msg };
-	fflush(t->out);
+	o->drop_totals[slot] += count;
+	struct out_drop d = { .kind = kind, .tid = tid, .count = count,
+			      .total = o->drop_totals[slot], .msg = msg };
+	fflush(o->f);
 	fprintf(stderr, "dtrace: %s\n", d.msg);
-	if (lead->out_ops->drop)
-		lead->out_ops->drop(t, &d);
+	if (o->ops->drop)
+		o->ops->drop(o, &d);
 	free(msg);
 }
 
-void cs__out_drop(struct cs_trace *t, enum cs_drop_kind kind, int32_t tid, uint64_t count)
+void out_drop(struct out *o, enum out_drop_kind kind, int32_t tid, uint64_t count)
 {
 	if (count)
-		out_drop(t, kind, tid, count, drop_message(kind, tid, count));
+		say_drop(o, kind, tid, count, drop_message(kind, tid, count));
 }
 
-void cs__out_lost(struct cs_trace *t, int32_t tid, uint64_t count, const char *what)
+void out_lost(struct out *o, int32_t tid, uint64_t count, const char *what)
 {
 	if (count)
-		out_drop(t, CS_DROP_LOST, tid, count,
+		say_drop(o, OUT_DROP_LOST, tid, count,
 			 udt__xasprintf("%llu record%s %s", (unsigned long long)count,
 					count == 1 ? "" : "s", what));
 }
@@ -188,11 +199,11 @@ static const char *fault_text(uint32_t fault, uint64_t addr, char *buf, size_t s
 	}
 }
 
-void cs__out_fault(struct cs_trace *t, const struct cs_fault *f)
+void out_fault(struct out *o, const struct out_fault *f)
 {
-	const struct cs_probe *pr = f->ecb->probe;
+	const struct out_probe *pr = &f->probe;
 	char buf[64], where[32], off[32] = "";
-	struct cs_fault m = *f;
+	struct out_fault m = *f;
 
 	if (f->action)
 		snprintf(where, sizeof(where), "action #%u", f->action);
@@ -202,36 +213,41 @@ void cs__out_fault(struct cs_trace *t, const struct cs_fault *f)
 	if (f->fault != UDT_FAULT_ILLOP_ARG)
 		snprintf(off, sizeof(off), " at DIF offset %u", f->insn);
 	m.msg = udt__xasprintf("error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s in %s%s",
-			       f->ecb->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
+			       f->epid, pr->id, pr->prov, pr->mod, pr->func, pr->name,
 			       fault_text(f->fault, f->addr, buf, sizeof(buf)), where, off);
-	fflush(t->out);
+	fflush(o->f);
 	fprintf(stderr, "dtrace: %s\n", m.msg);
-	if (cs__lead(t)->out_ops->fault)
-		cs__lead(t)->out_ops->fault(t, &m);
+	if (o->ops->fault)
+		o->ops->fault(o, &m);
 	free((char *)m.msg);
 }
 
-void cs__out_end_records(struct cs_trace *t)
+void out_end_records(struct out *o)
 {
-	if (t->out_ops->end_records)
-		t->out_ops->end_records(t);
+	if (o->ops->end_records)
+		o->ops->end_records(o);
 }
 
-void cs__out_finish(struct cs_trace *t)
+void out_finish(struct out *o)
 {
-	if (!t->out_started || t->out_finished)
+	if (!o->started || o->finished)
 		return;
-	t->out_finished = true;
-	if (t->out_ops->finish)
-		t->out_ops->finish(t);
+	o->finished = true;
+	if (o->ops->finish)
+		o->ops->finish(o);
 }
 
-void cs__out_close(struct cs_trace *t)
+void out_close(struct out *o)
 {
-	if (!t->out_ops)
-		return;
-	cs__out_finish(t);
-	if (t->out_ops->free)
-		t->out_ops->free(t);
-	t->out_ops = NULL;
+	if (o->ops) {
+		out_finish(o);
+		if (o->ops->free)
+			o->ops->free(o);
+		o->ops = NULL;
+	}
+	for (size_t i = 0; i < o->ndecls; i++)
+		free(o->decls[i].probe);
+	free(o->decls);
+	o->decls = NULL;
+	o->ndecls = o->decl_cap = 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * printf(): DTrace's format strings, checked when the script compiles and
- * printed by the consumer from the values a record holds.
+ * printed from the values a record holds.
  *
  * A format is split into conversions, each with the text before it (a last
  * one with no conversion holds the trailing text). A conversion is C's:
@@ -16,7 +16,7 @@
  * printable, and %Y formats a walltimestamp as "2026 Nov 22 05:54:05".
  * Positional arguments (%1$d) are refused.
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <ctype.h>
@@ -35,57 +35,57 @@
  */
 static const struct conv {
 	const char *name;
-	enum cs_pfclass cls;
+	enum out_pfclass cls;
 	const char *proto;
-	uint8_t size;             /* CS_PF_TYPED: the integer's bytes */
+	uint8_t size;             /* OUT_PF_TYPED: the integer's bytes */
 	int8_t sign;              /* and its sign: 1 signed, 0 unsigned, -1 either */
 } convs[] = {
-	{ "a", CS_PF_ADDR, "pointer or integer", 0, 0 },
-	{ "A", CS_PF_ADDR, "pointer or integer (with -p/-c) or _usymaddr (without -p/-c)", 0, 0 },
-	{ "c", CS_PF_CHAR, "char, short, or int", 0, 0 },
-	{ "C", CS_PF_CHAR, "char, short, or int", 0, 0 },
-	{ "d", CS_PF_SINT, "char, short, int, long, or long long", 0, 0 },
-	{ "i", CS_PF_SINT, "char, short, int, long, or long long", 0, 0 },
-	{ "k", CS_PF_STACK, "stack", 0, 0 },
-	{ "e", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
-	{ "E", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
-	{ "f", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
-	{ "g", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
-	{ "G", CS_PF_FLOAT, "float, double, or long double", 0, 0 },
-	{ "hd", CS_PF_TYPED, "short", 2, 1 },
-	{ "hi", CS_PF_TYPED, "short", 2, 1 },
-	{ "ho", CS_PF_TYPED, "unsigned short", 2, 0 },
-	{ "hu", CS_PF_TYPED, "unsigned short", 2, 0 },
-	{ "hx", CS_PF_TYPED, "short", 2, -1 },
-	{ "hX", CS_PF_TYPED, "short", 2, -1 },
-	{ "lc", CS_PF_TYPED, "int", 4, 1 },
-	{ "ld", CS_PF_TYPED, "long", 8, 1 },
-	{ "li", CS_PF_TYPED, "long", 8, 1 },
-	{ "lo", CS_PF_TYPED, "unsigned long", 8, 0 },
-	{ "lu", CS_PF_TYPED, "unsigned long", 8, 0 },
-	{ "lx", CS_PF_TYPED, "long", 8, -1 },
-	{ "lX", CS_PF_TYPED, "long", 8, -1 },
-	{ "lld", CS_PF_TYPED, "long long", 8, 1 },
-	{ "lli", CS_PF_TYPED, "long long", 8, 1 },
-	{ "llo", CS_PF_TYPED, "unsigned long long", 8, 0 },
-	{ "llu", CS_PF_TYPED, "unsigned long long", 8, 0 },
-	{ "llx", CS_PF_TYPED, "long long", 8, -1 },
-	{ "llX", CS_PF_TYPED, "long long", 8, -1 },
-	{ "Le", CS_PF_LDOUBLE, "long double", 0, 0 },
-	{ "LE", CS_PF_LDOUBLE, "long double", 0, 0 },
-	{ "Lf", CS_PF_LDOUBLE, "long double", 0, 0 },
-	{ "Lg", CS_PF_LDOUBLE, "long double", 0, 0 },
-	{ "LG", CS_PF_LDOUBLE, "long double", 0, 0 },
-	{ "o", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
-	{ "p", CS_PF_ADDR, "pointer or integer", 0, 0 },
-	{ "s", CS_PF_STR, "char [] or string (or use stringof)", 0, 0 },
-	{ "S", CS_PF_STR, "char [] or string (or use stringof)", 0, 0 },
-	{ "T", CS_PF_TIME, "int64_t", 0, 0 },
-	{ "u", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
-	{ "wc", CS_PF_TYPED, "int", 4, 1 },
-	{ "x", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
-	{ "X", CS_PF_UINT, "char, short, int, long, or long long", 0, 0 },
-	{ "Y", CS_PF_TIME, "int64_t", 0, 0 },
+	{ "a", OUT_PF_ADDR, "pointer or integer", 0, 0 },
+	{ "A", OUT_PF_ADDR, "pointer or integer (with -p/-c) or _usymaddr (without -p/-c)", 0, 0 },
+	{ "c", OUT_PF_CHAR, "char, short, or int", 0, 0 },
+	{ "C", OUT_PF_CHAR, "char, short, or int", 0, 0 },
+	{ "d", OUT_PF_SINT, "char, short, int, long, or long long", 0, 0 },
+	{ "i", OUT_PF_SINT, "char, short, int, long, or long long", 0, 0 },
+	{ "k", OUT_PF_STACK, "stack", 0, 0 },
+	{ "e", OUT_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "E", OUT_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "f", OUT_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "g", OUT_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "G", OUT_PF_FLOAT, "float, double, or long double", 0, 0 },
+	{ "hd", OUT_PF_TYPED, "short", 2, 1 },
+	{ "hi", OUT_PF_TYPED, "short", 2, 1 },
+	{ "ho", OUT_PF_TYPED, "unsigned short", 2, 0 },
+	{ "hu", OUT_PF_TYPED, "unsigned short", 2, 0 },
+	{ "hx", OUT_PF_TYPED, "short", 2, -1 },
+	{ "hX", OUT_PF_TYPED, "short", 2, -1 },
+	{ "lc", OUT_PF_TYPED, "int", 4, 1 },
+	{ "ld", OUT_PF_TYPED, "long", 8, 1 },
+	{ "li", OUT_PF_TYPED, "long", 8, 1 },
+	{ "lo", OUT_PF_TYPED, "unsigned long", 8, 0 },
+	{ "lu", OUT_PF_TYPED, "unsigned long", 8, 0 },
+	{ "lx", OUT_PF_TYPED, "long", 8, -1 },
+	{ "lX", OUT_PF_TYPED, "long", 8, -1 },
+	{ "lld", OUT_PF_TYPED, "long long", 8, 1 },
+	{ "lli", OUT_PF_TYPED, "long long", 8, 1 },
+	{ "llo", OUT_PF_TYPED, "unsigned long long", 8, 0 },
+	{ "llu", OUT_PF_TYPED, "unsigned long long", 8, 0 },
+	{ "llx", OUT_PF_TYPED, "long long", 8, -1 },
+	{ "llX", OUT_PF_TYPED, "long long", 8, -1 },
+	{ "Le", OUT_PF_LDOUBLE, "long double", 0, 0 },
+	{ "LE", OUT_PF_LDOUBLE, "long double", 0, 0 },
+	{ "Lf", OUT_PF_LDOUBLE, "long double", 0, 0 },
+	{ "Lg", OUT_PF_LDOUBLE, "long double", 0, 0 },
+	{ "LG", OUT_PF_LDOUBLE, "long double", 0, 0 },
+	{ "o", OUT_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "p", OUT_PF_ADDR, "pointer or integer", 0, 0 },
+	{ "s", OUT_PF_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "S", OUT_PF_STR, "char [] or string (or use stringof)", 0, 0 },
+	{ "T", OUT_PF_TIME, "int64_t", 0, 0 },
+	{ "u", OUT_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "wc", OUT_PF_TYPED, "int", 4, 1 },
+	{ "x", OUT_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "X", OUT_PF_UINT, "char, short, int, long, or long long", 0, 0 },
+	{ "Y", OUT_PF_TIME, "int64_t", 0, 0 },
 };
 
 static const struct conv *conv_named(const char *name)
@@ -96,7 +96,7 @@ static const struct conv *conv_named(const char *name)
 	return NULL;
 }
 
-void cs_printf_free(struct cs_printf *f)
+void out_printf_free(struct out_printf *f)
 {
 	for (size_t i = 0; i < f->cnt; i++)
 		free(f->v[i].prefix);
@@ -112,7 +112,7 @@ void cs_printf_free(struct cs_printf *f)
  * past the '%'; it is left at the length or the conversion character.
  * 0, or -1 with DTrace's message (conversion n) in *ret_err.
  */
-static int parse_flags(const char **pp, size_t n, struct cs_pfconv *c, char **ret_err)
+static int parse_flags(const char **pp, size_t n, struct out_pfconv *c, char **ret_err)
 {
 	const char *p = *pp;
 	size_t nf = 0;
@@ -149,13 +149,13 @@ static int parse_flags(const char **pp, size_t n, struct cs_pfconv *c, char **re
 			c->width = 16; /* a 64-bit pointer's digits */
 			continue;
 		case '*':
-			if (*(dot ? &c->prec : &c->width) == CS_PF_STAR) {
+			if (*(dot ? &c->prec : &c->width) == OUT_PF_STAR) {
 				*ret_err = udt__xasprintf("format conversion #%zu has more than one '*' "
 							  "specified for the output %s", n,
 							  dot ? "precision" : "width");
 				return -1;
 			}
-			*(dot ? &c->prec : &c->width) = CS_PF_STAR;
+			*(dot ? &c->prec : &c->width) = OUT_PF_STAR;
 			continue;
 		case '.':
 			if (dot) {
@@ -182,15 +182,15 @@ static int parse_flags(const char **pp, size_t n, struct cs_pfconv *c, char **re
 	}
 }
 
-int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
+int out_printf_parse(const char *fmt, struct out_printf *ret, char **ret_err)
 {
-	struct cs_printf f = { 0 };
+	struct out_printf f = { 0 };
 	size_t cap = 0;
 	struct udt_strbuf text = { 0 };
 	const char *p = fmt;
 
 	for (;;) {
-		struct cs_pfconv c = { .width = -1, .prec = -1 };
+		struct out_pfconv c = { .width = -1, .prec = -1 };
 
 		while (*p && !(*p == '%' && p[1] != '%')) {
 			udt__sb_putc(&text, *p);
@@ -230,57 +230,57 @@ int cs_printf_parse(const char *fmt, struct cs_printf *ret, char **ret_err)
 			goto fail;
 		}
 		c.cls = cv->cls;
-		f.nvals += 1 + (c.width == CS_PF_STAR) + (c.prec == CS_PF_STAR);
+		f.nvals += 1 + (c.width == OUT_PF_STAR) + (c.prec == OUT_PF_STAR);
 		f.names_addrs |= c.conv == 'a' || c.conv == 'A';
 		UDT__PUSH(f.v, f.cnt, cap, c);
 	}
 	*ret = f;
 	return 0;
 fail:
-	cs_printf_free(&f);
+	out_printf_free(&f);
 	return -1;
 }
 
 /* May value v (what the argument is) go to conversion cv (the '*' before it: star)? */
-static bool compatible(const struct conv *cv, bool star, const struct cs_pfval *v)
+static bool compatible(const struct conv *cv, bool star, const struct out_pfval *v)
 {
 	struct dl_qtype t = v->type.t ? dl_type_resolve(v->type) : v->type;
 
 	if (star)
-		return v->kind == CS_PFV_INT;
+		return v->kind == OUT_PFV_INT;
 	switch (cv->cls) {
-	case CS_PF_SINT:
-	case CS_PF_UINT:
+	case OUT_PF_SINT:
+	case OUT_PF_UINT:
 		/* (udtrace's %u %o %x also take a pointer, which DTrace asks %p for) */
-		return v->kind == CS_PFV_INT || (cv->cls == CS_PF_UINT && v->kind == CS_PFV_PTR);
-	case CS_PF_CHAR:
-		return v->kind == CS_PFV_INT && (!t.t || t.t->size <= 4);
-	case CS_PF_TIME:
-		return v->kind == CS_PFV_INT && (!t.t || t.t->size == 8);
-	case CS_PF_ADDR:
-		return v->kind == CS_PFV_INT || v->kind == CS_PFV_PTR;
-	case CS_PF_STR:
-		return v->kind == CS_PFV_STR;
-	case CS_PF_FLOAT:
-		return v->kind == CS_PFV_FLOAT;
-	case CS_PF_TYPED:
+		return v->kind == OUT_PFV_INT || (cv->cls == OUT_PF_UINT && v->kind == OUT_PFV_PTR);
+	case OUT_PF_CHAR:
+		return v->kind == OUT_PFV_INT && (!t.t || t.t->size <= 4);
+	case OUT_PF_TIME:
+		return v->kind == OUT_PFV_INT && (!t.t || t.t->size == 8);
+	case OUT_PF_ADDR:
+		return v->kind == OUT_PFV_INT || v->kind == OUT_PFV_PTR;
+	case OUT_PF_STR:
+		return v->kind == OUT_PFV_STR;
+	case OUT_PF_FLOAT:
+		return v->kind == OUT_PFV_FLOAT;
+	case OUT_PF_TYPED:
 		/* an integer of the size and sign (an enum is an int); an untyped key any */
-		if (v->kind != CS_PFV_INT)
+		if (v->kind != OUT_PFV_INT)
 			return false;
 		if (!t.t)
 			return true;
 		return t.t->size == cv->size &&
 		       (cv->sign < 0 || (t.t->kind == DL_ENUM || t.t->is_signed) == cv->sign);
-	case CS_PF_STACK:
-		return v->kind == CS_PFV_STACK;
-	case CS_PF_LDOUBLE:
-	case CS_PF_WIDTH:
+	case OUT_PF_STACK:
+		return v->kind == OUT_PFV_STACK;
+	case OUT_PF_LDOUBLE:
+	case OUT_PF_WIDTH:
 		return false;
 	}
 	return false;
 }
 
-int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_pfval *vals,
+int out_printf_check(const char *fn, const struct out_printf *f, const struct out_pfval *vals,
 		    size_t nvals, char **ret_err)
 {
 	size_t k = 0;
@@ -290,7 +290,7 @@ int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_p
 		return -1;
 	}
 	for (size_t i = 0; i < f->cnt; i++) {
-		const struct cs_pfconv *c = &f->v[i];
+		const struct out_pfconv *c = &f->v[i];
 		const struct conv *cv;
 		const char *dyn[2];
 		size_t ndyn = 0;
@@ -304,9 +304,9 @@ int cs_printf_check(const char *fn, const struct cs_printf *f, const struct cs_p
 			return -1;
 		}
 		/* DTrace's order: the precision's '*', then the width's, then the value */
-		if (c->prec == CS_PF_STAR)
+		if (c->prec == OUT_PF_STAR)
 			dyn[ndyn++] = ".*";
-		if (c->width == CS_PF_STAR)
+		if (c->width == OUT_PF_STAR)
 			dyn[ndyn++] = "*";
 		for (size_t w = 0; w <= ndyn; w++, k++) {
 			bool star = w < ndyn;
@@ -356,7 +356,7 @@ static uint64_t resize(uint64_t v, unsigned bits, bool sign)
 }
 
 /* A '*' width or precision: the value, signed at its size, clamped to an int's range. */
-static int64_t star_value(const struct cs_pfarg *a)
+static int64_t star_value(const struct out_pfarg *a)
 {
 	int64_t v = (int64_t)resize(a->v, a->size ? a->size * 8 : 64, true);
 
@@ -379,13 +379,13 @@ static void escape(struct udt_strbuf *sb, const char *s)
 	}
 }
 
-void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg *args, size_t nargs,
-		     struct pr_syms *syms)
+void out_printf_print(FILE *out, const struct out_printf *f, const struct out_pfarg *args,
+		      size_t nargs, const struct out_namer *namer)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < f->cnt; i++) {
-		const struct cs_pfconv *c = &f->v[i];
+		const struct out_pfconv *c = &f->v[i];
 		char spec[64];
 		int width = c->width, prec = c->prec;
 		bool has_width = width != -1, has_prec = prec != -1;
@@ -395,13 +395,13 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			break;
 		/* a '*' value at its size, signed: a negative width is '-' and its absolute
 		   value, a negative precision none (C's, and DTrace's) */
-		if (width == CS_PF_STAR)
+		if (width == OUT_PF_STAR)
 			width = k < nargs ? (int)star_value(&args[k++]) : 0;
-		if (prec == CS_PF_STAR)
+		if (prec == OUT_PF_STAR)
 			prec = k < nargs ? (int)star_value(&args[k++]) : -1;
 		if (k >= nargs)
 			break; /* the check at compile time makes this unreachable */
-		const struct cs_pfarg *a = &args[k++];
+		const struct out_pfarg *a = &args[k++];
 		if (a->fn) {
 			a->fn(out, a->fn_arg);
 			continue;
@@ -456,10 +456,7 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 			break;
 		case 'a':
 		case 'A':
-			if (syms)
-				udt__sb_puts(&sb, pr_syms_name(syms, a->v, PR_SYM_ADDR, false));
-			else
-				udt__sb_printf(&sb, "0x%llx", (unsigned long long)a->v);
+			udt__sb_puts(&sb, out_name(namer, a->v, OUT_ADDR_UADDR, false));
 			str = udt__sb_str(&sb);
 			snprintf(tail, room, "s");
 			break;
@@ -513,7 +510,7 @@ void cs_printf_print(FILE *out, const struct cs_printf *f, const struct cs_pfarg
 	} while (0)
 		if (str)
 			PF_ONE(str);
-		else if (c->cls == CS_PF_FLOAT)
+		else if (c->cls == OUT_PF_FLOAT)
 			PF_ONE(d);
 		else if (c->conv == 'c' && c->name[0] != 'c')
 			PF_ONE((wint_t)v);

@@ -33,7 +33,7 @@
  * bytes: each byte that is not part of a UTF-8 sequence stands for the code
  * point of its value (U+0080...U+00FF), so that every reader accepts it.
  */
-#include "consumer/internal.h"
+#include "output/output.h"
 #include "util/util.h"
 
 #include <json-c/json.h>
@@ -67,16 +67,15 @@ struct json {
 	size_t mem_sz;
 	char *utf8;                /* a string made UTF-8 */
 	size_t utf8_cap;
-	struct cs_drop *pending;   /* drops counted while a record was open (a printa()'s) */
+	struct out_drop *pending;   /* drops counted while a record was open (a printa()'s) */
 	size_t npending, pending_cap;
 	char **probe_text;         /* by probe ID: its members as written (compact JSON only) */
 	size_t nprobe_text;
 };
 
-static struct json *json_of(struct cs_trace *t)
+static struct json *json_of(struct out *o)
 {
-	t = cs__lead(t); /* (one output for every process of the session) */
-	return t->out_priv;
+	return o->priv;
 }
 
 /* -- The emitter ------------------------------------------------------------------------------ */
@@ -397,12 +396,12 @@ static void frames(struct json *j, const char *text)
 }
 
 /* What usym(), uaddr() and umod() are called in the output. */
-static const char *addr_key(const struct cs_action *a)
+static const char *addr_key(enum out_addrfmt fmt)
 {
-	switch (a->sym) {
-	case CS_ADDR_UADDR:
+	switch (fmt) {
+	case OUT_ADDR_UADDR:
 		return "uaddr";
-	case CS_ADDR_UMOD:
+	case OUT_ADDR_UMOD:
 		return "umod";
 	default:
 		return "usym";
@@ -410,7 +409,7 @@ static const char *addr_key(const struct cs_action *a)
 }
 
 /* A printf() argument as trace() would have recorded it. */
-static void pfarg(struct json *j, const struct cs_pfarg *a)
+static void pfarg(struct json *j, const struct out_pfarg *a)
 {
 	if (a->s)
 		str(j, a->s);
@@ -420,32 +419,32 @@ static void pfarg(struct json *j, const struct cs_pfarg *a)
 		num_sized(j, a->v, a->size, !a->is_unsigned);
 }
 
-static void json_value(struct cs_trace *t, const struct cs_outval *v)
+static void json_value(struct out *o, const struct out_val *v)
 {
-	struct json *j = json_of(t);
-	const struct cs_action *a = v->act;
+	struct json *j = json_of(o);
+	const struct out_field *f = v->f;
 
 	if (!j->in_record)
 		return;
-	switch (v->kind) {
-	case CS_OV_INT:
+	switch (f->kind) {
+	case OUT_F_INT:
 		item(j, "value");
-		if (a->is_float)
-			num_float(j, v->v, v->size);
+		if (f->is_float)
+			num_float(j, v->v, f->size);
 		else
-			num_sized(j, v->v, v->size, a->is_signed);
+			num_sized(j, v->v, f->size, f->is_signed);
 		jclose(j);
 		break;
-	case CS_OV_STR:
+	case OUT_F_STR:
 		item(j, "value");
 		str(j, v->s);
 		jclose(j);
 		break;
-	case CS_OV_PRINTF:
+	case OUT_F_PRINTF:
 		if (!mem_start(j))
 			break;
-		cs_printf_print(j->mem, v->pf, v->args, v->nargs,
-				v->pf->names_addrs ? cs__trace_syms(t) : NULL);
+		out_printf_print(j->mem, f->pf, v->args, v->nargs,
+				 f->pf->names_addrs ? o->cur.namer : NULL);
 		item(j, "message");
 		mem_str(j);
 		jclose(j);
@@ -455,19 +454,20 @@ static void json_value(struct cs_trace *t, const struct cs_outval *v)
 			jclose(j);
 		}
 		break;
-	case CS_OV_STACK:
-	case CS_OV_ADDR: {
-		char *s = cs__stack_key_text(t, a, v->data);
-		item(j, v->kind == CS_OV_STACK ? "ustack-frames" : addr_key(a));
-		if (v->kind == CS_OV_STACK)
-			frames(j, s);
-		else
-			str(j, s);
+	case OUT_F_STACK: {
+		char *s = out_stack_text(o->cur.namer, v->bytes, f->nframes, o->o->stackindent);
+		item(j, "ustack-frames");
+		frames(j, s);
 		jclose(j);
 		free(s);
 		break;
 	}
-	case CS_OV_MEM: {
+	case OUT_F_ADDR:
+		item(j, addr_key(f->addr));
+		str(j, out_name(o->cur.namer, v->v, f->addr, false));
+		jclose(j);
+		break;
+	case OUT_F_MEM: {
 		char *hex = udt__xmalloc(2 * (size_t)v->size + 1);
 		for (unsigned i = 0; i < v->size; i++)
 			snprintf(hex + 2 * i, 3, "%02x", v->bytes[i]);
@@ -477,12 +477,12 @@ static void json_value(struct cs_trace *t, const struct cs_outval *v)
 		free(hex);
 		break;
 	}
-	case CS_OV_PRINT:
+	case OUT_F_PRINT:
 		if (!mem_start(j))
 			break;
-		cs__print_action(t, j->mem, a, v->data);
+		out__print_value(j->mem, v);
 		item(j, "type");
-		str(j, dl_type_cdecl(t->prog, a->print_type, NULL));
+		str(j, dl_type_cdecl(f->prog, f->type, NULL));
 		key(j, "print");
 		mem_str(j);
 		jclose(j);
@@ -493,9 +493,9 @@ static void json_value(struct cs_trace *t, const struct cs_outval *v)
 /* -- Aggregations -------------------------------------------------------------------------------- */
 
 /* A key component: an integer as the text shows it, a string, a stack's frames. */
-static void agg_key(struct json *j, const struct cs_aggkey *k, const struct cs_aggkv *v)
+static void agg_key(struct json *j, const struct out_aggkey *k, const struct out_aggkv *v)
 {
-	if (k->sym == CS_ADDR_USTACK)
+	if (k->sym == OUT_ADDR_USTACK)
 		frames(j, v->s);
 	else if (k->is_str)
 		str(j, v->s);
@@ -504,20 +504,20 @@ static void agg_key(struct json *j, const struct cs_aggkey *k, const struct cs_a
 }
 
 /* An entry's value in the object open: "count": n (the function's name), or "buckets". */
-static void agg_value(struct json *j, const struct cs_aggent *e)
+static void agg_value(struct json *j, const struct out_aggent *e)
 {
-	if (!cs__agg_is_dist(e->var)) {
+	if (!out_agg_is_dist(e->var)) {
 		key(j, e->var->fname);
 		if (e->var->func == UDT_AGG_STDDEV)
-			num_u(j, cs__agg_value(e));
+			num_u(j, out_agg_value(e));
 		else
-			num_i(j, (int64_t)cs__agg_value(e));
+			num_i(j, (int64_t)out_agg_value(e));
 		return;
 	}
 	int n, first, last;
 	int64_t *lo, normal = e->var->normal ? e->var->normal : 1;
 
-	cs__agg_dist_range(e, &n, &first, &last, &lo);
+	out_agg_dist_range(e, &n, &first, &last, &lo);
 	key(j, "buckets");
 	jopen(j, true);
 	for (int i = first; i <= last; i++) {
@@ -537,20 +537,20 @@ static void agg_value(struct json *j, const struct cs_aggent *e)
 	free(lo);
 }
 
-static void probe_object(struct cs_trace *t, const struct cs_probe *pr, const char *name,
-			 const struct cs_recinfo *ri);
+static void probe_object(struct out *o, const struct out_probe *pr, const char *name,
+			 const struct out_rec *ri);
 
-static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
+static void json_agg(struct out *o, const struct out_aggprint *ap)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 	size_t n = ap->nvars;
 
 	/* at exit only with -O, as FreeBSD's: scripts print what they want with printa() */
-	if (ap->at_exit && !t->o.aggprint)
+	if (ap->at_exit && !o->o->aggprint)
 		return;
 	if (ap->at_exit && !j->at_exit) {
 		/* the aggregations at exit: the output of a pseudo-probe, closed by finish */
-		probe_object(t, NULL, "AGGREGATIONS", NULL);
+		probe_object(o, NULL, "AGGREGATIONS", NULL);
 		key(j, "output");
 		jopen(j, true);
 		j->at_exit = true;
@@ -570,7 +570,7 @@ static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 	key(j, "aggregation-data");
 	jopen(j, true);
 	for (size_t r = 0; r < ap->nrows; r++) {
-		const struct cs_aggent *const *row = ap->ents + r * n;
+		const struct out_aggent *const *row = ap->ents + r * n;
 		jopen(j, false);
 		key(j, "keys");
 		jopen(j, true);
@@ -590,7 +590,7 @@ static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 			jclose(j);
 		}
 		if (ap->fmt && mem_start(j)) {
-			cs__text_printa_row(t, j->mem, ap->fmt, row, n);
+			out__text_printa_row(j->mem, ap->fmt, row, n, ap->namer);
 			key(j, "message");
 			mem_str(j);
 		}
@@ -603,7 +603,7 @@ static void json_agg(struct cs_trace *t, const struct cs_aggprint *ap)
 /* -- Records, drops, faults ------------------------------------------------------------------------ */
 
 /* The members that name probe pr (NULL: dtrace's INTERNAL pseudo-probe called name). */
-static void probe_members(struct json *j, const struct cs_probe *pr, const char *name)
+static void probe_members(struct json *j, const struct out_probe *pr, const char *name)
 {
 	key(j, "id");
 	num_i(j, pr ? (int64_t)pr->id : -1);
@@ -618,10 +618,10 @@ static void probe_members(struct json *j, const struct cs_probe *pr, const char 
 }
 
 /* Open the object of probe pr (NULL: dtrace's INTERNAL pseudo-probe called name) in the list. */
-static void probe_object(struct cs_trace *t, const struct cs_probe *pr, const char *name,
-			 const struct cs_recinfo *ri)
+static void probe_object(struct out *o, const struct out_probe *pr, const char *name,
+			 const struct out_rec *ri)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	if (j->form == J_DOC && j->any)
 		fputs(",\n", j->out);
@@ -675,56 +675,56 @@ static void probe_end(struct json *j)
 		putc('\n', j->out);
 }
 
-static void json_drop(struct cs_trace *t, const struct cs_drop *d);
+static void json_drop(struct out *o, const struct out_drop *d);
 
 /* The drops counted while an object was open, written after it. */
-static void flush_pending(struct cs_trace *t)
+static void flush_pending(struct out *o)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	for (size_t i = 0; i < j->npending; i++) {
-		json_drop(t, &j->pending[i]);
+		json_drop(o, &j->pending[i]);
 		free((char *)j->pending[i].msg);
 	}
 	j->npending = 0;
 }
 
-static void json_record_begin(struct cs_trace *t, const struct cs_ecb *e, const struct cs_recinfo *ri)
+static void json_record_begin(struct out *o, const struct out_rec *ri)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	if (j->in_record || j->at_exit)
 		return; /* (none is open: a record is never inside another) */
-	probe_object(t, e->probe, NULL, ri);
+	probe_object(o, &ri->probe, NULL, ri);
 	key(j, "output");
 	jopen(j, true);
 	j->in_record = true;
 }
 
-static void json_record_end(struct cs_trace *t)
+static void json_record_end(struct out *o)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	if (!j->in_record)
 		return;
 	jclose(j);
 	probe_end(j);
 	j->in_record = false;
-	flush_pending(t);
+	flush_pending(o);
 }
 
-static void json_drop(struct cs_trace *t, const struct cs_drop *d)
+static void json_drop(struct out *o, const struct out_drop *d)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	if (j->in_record || j->at_exit) {
 		/* (an aggregation drop found by a record's printa(): written after the record) */
-		struct cs_drop c = *d;
+		struct out_drop c = *d;
 		c.msg = udt__xstrdup(d->msg);
 		UDT__PUSH(j->pending, j->npending, j->pending_cap, c);
 		return;
 	}
-	probe_object(t, NULL, "DROP", NULL);
+	probe_object(o, NULL, "DROP", NULL);
 	key(j, "count");
 	num_u(j, d->count);
 	key(j, "total");
@@ -740,17 +740,17 @@ static void json_drop(struct cs_trace *t, const struct cs_drop *d)
 	probe_end(j);
 }
 
-static void json_fault(struct cs_trace *t, const struct cs_fault *f)
+static void json_fault(struct out *o, const struct out_fault *f)
 {
-	struct json *j = json_of(t);
-	const struct cs_probe *pr = f->ecb->probe;
+	struct json *j = json_of(o);
+	const struct out_probe *pr = &f->probe;
 	char desc[1024];
 
 	if (j->in_record || j->at_exit)
 		return; /* (a fault is never found while a record is written) */
-	probe_object(t, NULL, "ERROR", &f->where);
+	probe_object(o, NULL, "ERROR", &f->where);
 	key(j, "epid");
-	num_i(j, f->ecb->epid);
+	num_i(j, f->epid);
 	key(j, "probe-id");
 	num_i(j, pr->id);
 	snprintf(desc, sizeof(desc), "%s:%s:%s:%s", pr->prov, pr->mod, pr->func, pr->name);
@@ -763,27 +763,27 @@ static void json_fault(struct cs_trace *t, const struct cs_fault *f)
 	probe_end(j);
 }
 
-static void json_start(struct cs_trace *t)
+static void json_start(struct out *o)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
-	j->out = t->out;
+	j->out = o->f;
 	if (j->form == J_XML)
 		fputs("<?xml version=\"1.0\"?>\n<dtrace>\n", j->out);
 	else if (j->form == J_DOC)
 		fputs("{\"dtrace\":{\"probes\":[\n", j->out);
 }
 
-static void json_finish(struct cs_trace *t)
+static void json_finish(struct out *o)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
-	json_record_end(t); /* (a record cut short by an error) */
+	json_record_end(o); /* (a record cut short by an error) */
 	if (j->at_exit) {
 		jclose(j);
 		probe_end(j);
 		j->at_exit = false;
-		flush_pending(t);
+		flush_pending(o);
 	}
 	if (j->form == J_XML)
 		fputs("</dtrace>\n", j->out);
@@ -791,9 +791,9 @@ static void json_finish(struct cs_trace *t)
 		fputs(j->any ? "\n]}}\n" : "]}}\n", j->out);
 }
 
-static void json_free(struct cs_trace *t)
+static void json_free(struct out *o)
 {
-	struct json *j = json_of(t);
+	struct json *j = json_of(o);
 
 	if (!j)
 		return;
@@ -809,11 +809,11 @@ static void json_free(struct cs_trace *t)
 		free(j->probe_text[i]);
 	free(j->probe_text);
 	free(j);
-	t->out_priv = NULL;
+	o->priv = NULL;
 }
 
 /* -x oformat=json[,pretty], jsonl[,pretty] or xml */
-static int json_open(struct cs_trace *t, const char *form, bool pretty, char **ret_err)
+static int json_open(struct out *o, const char *form, bool pretty, char **ret_err)
 {
 	struct json *j = udt__xcalloc(1, sizeof(*j));
 
@@ -821,12 +821,12 @@ static int json_open(struct cs_trace *t, const char *form, bool pretty, char **r
 	j->form = !strcmp(form, "xml") ? J_XML : !strcmp(form, "jsonl") ? J_LINES : J_DOC;
 	j->pretty = pretty && j->form != J_XML;
 	j->str = json_object_new_string("");
-	j->out = t->out;
-	t->out_priv = j;
+	j->out = o->f;
+	o->priv = j;
 	return 0;
 }
 
-const struct cs_out_ops cs__out_json = {
+const struct out_ops out__json = {
 	.open = json_open,
 	.start = json_start,
 	.finish = json_finish,
