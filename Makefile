@@ -34,6 +34,7 @@ include vm/build.mk
 include runtime/build.mk
 include proc/build.mk
 include output/build.mk
+include probes/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
 include samples/http/build.mk

@@ -141,7 +141,7 @@ static int compile_signal(struct cs_trace *t, struct cs_ecb *e, const struct dl_
 		return -1;
 	}
 	/* in dtrace (BEGIN...), stop() would stop dtrace itself (DTrace's would too) */
-	if (stop && t->cur_probe && cs__probe_runs_here(t->cur_probe)) {
+	if (stop && t->cur_probe && pb_runs_here(t->cur_probe)) {
 		*ret_err = cs__at_err(call, udt__xasprintf("stop( ) has no process to stop in %s: "
 							   "the clause runs in dtrace",
 							   t->cur_probe->name));
@@ -306,7 +306,7 @@ void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, co
 	}
 	if (!why)
 		return;
-	const struct cs_probe *pr = e->probe;
+	const struct pb_probe *pr = e->probe;
 	fflush(t->out);
 	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: %s:%s:%s:%s): couldn't set "
 		"option \"%s\" to \"%s\": %s\n", e->epid, pr->id, pr->prov, pr->mod, pr->func,

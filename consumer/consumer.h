@@ -15,6 +15,7 @@
 
 #include "dlang/dlang.h"
 #include "output/output.h"
+#include "probes/probes.h"
 #include "proc/proc.h"
 
 /* -- Options (options.c) ---------------------------------------------------------- */
@@ -82,85 +83,14 @@ void cs_opts_init(struct cs_opts *o);
  */
 const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value);
 
-/* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
-int cs_parse_size(const char *s, uint64_t *ret);
 
-/* Parse a time or a rate ("1hz", "50ms", "10sec", "5000"). 0, or -1 when invalid. */
-int cs_parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns);
-
-/* -- Probes (probes.c) ------------------------------------------------------------- */
-
-/* One probe as DTrace shows it: a provider's probe at one function. */
-struct cs_probe {
-	uint32_t id;
-	char *prov;                /* "http1234", or "dtrace" */
-	const char *mod;           /* the module's name, "" for dtrace */
-	const char *func;          /* "" when the table names no function */
-	char *name;                /* "request-start" */
-	struct pr_module *module;  /* NULL for dtrace:::BEGIN/END/ERROR */
-	const struct pr_ptable *pt;
-	uint32_t index;            /* in the table */
-	uint64_t sem;              /* semaphore address in the target */
-	uint64_t dispatch;         /* address of the object's udt__dispatch */
-	uint64_t pc_lo, pc_hi;     /* the function's extent, when the probe has several */
-	struct dl_probe *dprobe;   /* types for args[] (built from the table), or NULL */
-	uint32_t prof_kind;        /* a profile provider probe: enum udt_prof_kind; 0 not one */
-	uint32_t prof_index;       /* its index in the session's table (sem is its key) */
-	uint64_t prof_ns;          /* its interval */
-	/* a probe from SystemTap notes (notes.c): its sites, in its module's notes; sem is
-	   then the first site's address, its key (no semaphore of ours identifies it) */
-	struct pr_note *notes;
-	uint32_t note_cnt;
-};
-
-/* The dtrace provider's probes: the first three of every list (probes.c). */
-enum { CS_PROBE_BEGIN = 1, CS_PROBE_END, CS_PROBE_ERROR };
-
-struct cs_probes {
-	struct cs_probe *v;
-	size_t cnt;
-	struct dl_program *types;  /* owns the dl_probe types (unless borrowed_types) */
-	bool borrowed_types;
-	uint32_t id_base;          /* the probes are numbered from id_base + 1 */
-};
-
-
-/* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
-int cs_probes_load(struct cs_probes *ps, struct pr_proc *proc);
-/*
- * cs_probes_load_at() - the same, the process's probes numbered from
- * first_id (the dtrace provider's keep 1 to 3), without making proc the
- * $target of probe descriptions: another process of the session's.
- */
-int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first_id);
-void cs_probes_free(struct cs_probes *ps);
-
-/*
- * cs_probes_add_new() - the probes of proc's tables that are live and
- * registered and have none made yet (a library loaded since cs_probes_load():
- * pr_proc_sync()), into ps, numbered from first_id, their argument types
- * made in types (owned by the caller, which must outlive ps).
- * Return: the number of probes made.
- */
-size_t cs_probes_add_new(struct cs_probes *ps, struct pr_proc *proc, struct dl_program *types,
-			 uint32_t first_id);
-
-/*
- * cs_probes_add_profile() - the profile provider creates its probes on
- * demand (docs/profile.md): if desc names profile-n or tick-n (no glob),
- * add that probe to ps unless it is there; a glob adds DTrace's default
- * probes it matches (the profile-n ones only if samples: there is a
- * process to sample, or a listing).
- * Return: 1 (desc names a probe, which is in ps), 0 (it names none), or -1
- * with *ret_err (malloc'ed): an interval under 200 microseconds, or not one.
- */
-int cs_probes_add_profile(struct cs_probes *ps, const char *desc, bool samples, char **ret_err);
+/* -- Every process's probes (group.c) -------------------------------------------- */
 
 /*
  * cs_every_probes() - for dtrace -l without -p or -c: add to ps (made by
- * cs_probes_load(ps, NULL)) the probes of every process dtrace may inspect
+ * pb_probes_load(ps, NULL)) the probes of every process dtrace may inspect
  * whose files name a provider one of descs may match (descriptions of
- * processes' probes: cs_pdesc_kind() CS_PDESC_PROC), each process's numbered
+ * processes' probes: pb_desc_kind() PB_DESC_PROC), each process's numbered
  * after the last's, as a session numbers them (docs/processes.md). The
  * processes are read, not changed: no runtime is loaded into them, so their
  * SDT(9) and dynamic providers are there only where a runtime registered them.
@@ -168,45 +98,8 @@ int cs_probes_add_profile(struct cs_probes *ps, const char *desc, bool samples, 
  * cs_every_free() once ps is freed.
  */
 struct cs_every;
-struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs, size_t desc_cnt);
+struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt);
 void cs_every_free(struct cs_every *e);
-
-/* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
-void cs_probes_add_live(struct cs_probes *ps, struct pr_proc *proc);
-
-/* The process $target names in probe descriptions (cs_probes_load() sets it). */
-void cs_probes_set_target(int pid);
-
-/*
- * Does probe description desc ("prov:mod:func:name", globs, $target) match
- * pr? A description that is a number is a probe ID, as in DTrace (dtrace
- * -i 3, and -n 3: no probe's name is a number).
- */
-bool cs_pdesc_match(const char *desc, const struct cs_probe *pr);
-/* What a probe description names: probes that run where? */
-enum cs_pdesc_kind {
-	CS_PDESC_DTRACE,           /* dtrace:::BEGIN, END, ERROR: run in dtrace */
-	CS_PDESC_TICK,             /* tick-n: fires in dtrace */
-	CS_PDESC_PROFILE,          /* profile-n: samples a process */
-	CS_PDESC_PROC,             /* a process's probes (any other) */
-	CS_PDESC_ID,               /* a probe ID: of -p's or -c's process, or dtrace's (the
-				      processes found without either are numbered as found) */
-};
-enum cs_pdesc_kind cs_pdesc_kind(const char *desc);
-/* Could desc match a probe of provider prov ("http1234"): its provider field matches it? */
-bool cs_pdesc_match_prov(const char *desc, const char *prov);
-/* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
-bool cs_pdesc_id(const char *desc, uint32_t *ret_id);
-
-/*
- * cs_list() - "dtrace -l": the probes matching any of descs (all when
- * desc_cnt is 0), in DTrace's format; verbose adds stability and argument
- * types. Return: the number listed.
- */
-size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
-	       bool verbose, FILE *out);
-
-
 
 /* -- Tracing (trace.c) ---------------------------------------------------------- */
 

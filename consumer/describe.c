@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-struct out_probe cs__out_probe(const struct cs_probe *pr)
+struct out_probe cs__out_probe(const struct pb_probe *pr)
 {
 	return (struct out_probe){ .id = pr->id, .prov = pr->prov, .mod = pr->mod,
 				   .func = pr->func, .name = pr->name };

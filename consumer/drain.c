@@ -399,7 +399,7 @@ static uint64_t dtrace_fault(uint32_t fault)
  */
 static void fault(struct cs_trace *t, const struct cs_ecb *e, struct out_fault *f)
 {
-	if (e->probe->id == CS_PROBE_ERROR)
+	if (e->probe->id == PB_PROBE_ERROR)
 		return;
 	f->epid = e->epid;
 	f->probe = cs__out_probe(e->probe);

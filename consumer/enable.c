@@ -56,7 +56,7 @@ int cs__check_difo(struct cs_trace *t, const struct dl_difo *d, const struct dl_
 	   dtrace's own memory, which DTrace's would too: refused */
 	if (d->writes) {
 		t->destructive_used = true;
-		if (t->cur_probe && cs__probe_runs_here(t->cur_probe)) {
+		if (t->cur_probe && pb_runs_here(t->cur_probe)) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: copyout( ) and copyoutstr( ) "
 						  "have no process to write to in %s: the clause runs "
 						  "in dtrace", at->loc.file, at->loc.line,
@@ -357,7 +357,7 @@ void cs__ecb_free(struct cs_ecb *e)
  * actions noted): the whole clause is compiled, whatever its predicate, and
  * no ECB is kept.
  */
-static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *pr,
 		       const struct dl_probe_ctx *ctx, bool declare, char **ret_err)
 {
 	struct cs_ecb e = { .probe = pr, .clause = cl };
@@ -450,17 +450,17 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct cs
 }
 
 /* A probe description that matches nothing: no names, no args[]. */
-static const struct cs_probe no_probe = { .prov = (char *)"", .mod = "", .func = "",
+static const struct pb_probe no_probe = { .prov = (char *)"", .mod = "", .func = "",
 					  .name = (char *)"" };
 
 /* What the compiler knows of probe pr: the constants of its probe variables, its args[]. */
-static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *pr)
+static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct pb_probe *pr)
 {
 	return (struct dl_probe_ctx){
 		.prov = pr->prov, .mod = pr->mod, .func = pr->func, .name = pr->name,
 		/* compiled code keeps pointers to it: t's lifetime; ERROR's are the target's
 		   (where most faults are: docs/d-language.md) */
-		.execname = !cs__probe_runs_here(pr) || (pr->id == CS_PROBE_ERROR && t->proc)
+		.execname = !pb_runs_here(pr) || (pr->id == PB_PROBE_ERROR && t->proc)
 				    ? t->execname
 				    : "dtrace",
 		.probe = pr->dprobe,
@@ -474,7 +474,7 @@ static struct dl_probe_ctx probe_ctx(struct cs_trace *t, const struct cs_probe *
 	};
 }
 
-int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *pr,
 		      char **ret_err)
 {
 	struct dl_probe_ctx ctx = probe_ctx(t, pr);
@@ -494,10 +494,10 @@ int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_
  * the types of the probe that appears, and its variables are then checked
  * when it does (late.c).
  */
-static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *first,
+static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *first,
 			  char **ret_err)
 {
-	static struct cs_probe none = { .prov = (char *)"", .mod = "", .func = "",
+	static struct pb_probe none = { .prov = (char *)"", .mod = "", .func = "",
 					.name = (char *)"" };
 	struct dl_probe_ctx ctx = probe_ctx(t, first ? first : &none);
 	char *err = NULL;
@@ -525,15 +525,15 @@ void cs__order_ecbs(struct cs_trace *t)
 
 	for (int group = 0; group < 3; group++) {
 		for (size_t i = 0; i < t->ecb_cnt; i++) {
-			const struct cs_probe *pr = t->ecbs[i].probe;
-			bool local = cs__probe_runs_here(pr);
+			const struct pb_probe *pr = t->ecbs[i].probe;
+			bool local = pb_runs_here(pr);
 			int g = !local ? 0 : !strcmp(pr->name, "BEGIN") ? 1 : 2;
 			if (g != group)
 				continue;
 			v[n] = t->ecbs[i];
 			v[n].epid = (uint32_t)n + 1;
 			v[n].local = local;
-			t->error_clauses |= pr->id == CS_PROBE_ERROR;
+			t->error_clauses |= pr->id == PB_PROBE_ERROR;
 			n++;
 		}
 	}
@@ -556,7 +556,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	if (out_open(&t->output, out, &t->o.out, ret_err))
 		goto fail;
 	cs__clock_start(&t->clock_start);
-	cs_probes_load(&t->probes, proc);
+	pb_probes_load(&t->probes, proc);
 	if (proc)
 		(void)pr_proc_execname(proc, t->execname, sizeof(t->execname));
 	t->output.pid = proc ? (int)proc->pid : 0;
@@ -572,7 +572,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	for (size_t c = 0; c < cl_cnt; c++) {
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
 			const char *desc = cls[c]->pdescs[d];
-			int made = cs_probes_add_profile(&t->probes, desc, proc != NULL, ret_err);
+			int made = pb_probes_add_profile(&t->probes, desc, proc != NULL, ret_err);
 			if (made < 0)
 				goto fail;
 			if (made && !proc && strncmp(name_of(desc), "tick-", 5)) {
@@ -587,15 +587,15 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	/* in the order of the script, which is the order D declares its variables in */
 	for (size_t c = 0; c < cl_cnt; c++) {
 		const struct dl_clause *cl = cls[c];
-		struct cs_probe *first = NULL;
+		struct pb_probe *first = NULL;
 
 		for (size_t d = 0; d < cl->pdesc_cnt; d++) {
 			const char *desc = cl->pdescs[d];
 			size_t matched = 0;
 
 			for (size_t i = 0; i < t->probes.cnt; i++) {
-				struct cs_probe *pr = &t->probes.v[i];
-				if (!cs_pdesc_match(desc, pr))
+				struct pb_probe *pr = &t->probes.v[i];
+				if (!pb_desc_match(desc, pr))
 					continue;
 				if (cs__compile_probe(t, cl, pr, ret_err))
 					goto fail;
@@ -606,7 +606,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 			/* (-Z: it may match the probes of a library loaded later) */
 			t->zdefs_unmatched |= !matched && proc;
 			uint32_t id;
-			if (!matched && cs_pdesc_id(desc, &id)) {
+			if (!matched && pb_desc_id(desc, &id)) {
 				/* DTrace's D_PDESC_INVAL, -Z or not: no probe takes the ID later */
 				*ret_err = udt__xasprintf("invalid probe specifier %s: invalid probe "
 							  "identifier %s: Unknown probe identifier",
@@ -1404,7 +1404,7 @@ void cs_trace_close(struct cs_trace *t)
 	cs__agg_cur_free(t);
 	pr_syms_free(t->syms);
 	out_close(&t->output);
-	cs_probes_free(&t->probes);
+	pb_probes_free(&t->probes);
 	if (t->lead && t->proc)
 		pr_proc_close(t->proc);
 	free(t);

@@ -145,7 +145,7 @@ uint32_t cs__probe_ids(struct cs_trace *t, uint32_t n)
 	struct cs_trace *lead = cs__lead(t);
 
 	if (!lead->next_probe_id) {
-		lead->next_probe_id = CS_PROBE_ERROR + 1;
+		lead->next_probe_id = PB_PROBE_ERROR + 1;
 		for (size_t i = 0; i < lead->probes.cnt; i++)
 			if (lead->probes.v[i].id >= lead->next_probe_id)
 				lead->next_probe_id = lead->probes.v[i].id + 1;
@@ -247,10 +247,10 @@ static void push_member(struct cs_trace *lead, struct cs_trace *t)
  * (semaphore, or first site's address), function and name; a profile probe
  * is made in t's list. NULL when the child has none (it is not mapped there).
  */
-static struct cs_probe *child_probe(struct cs_trace *t, const struct cs_probe *pr)
+static struct pb_probe *child_probe(struct cs_trace *t, const struct pb_probe *pr)
 {
 	for (size_t i = 0; i < t->probes.cnt; i++) {
-		struct cs_probe *q = &t->probes.v[i];
+		struct pb_probe *q = &t->probes.v[i];
 		if (q->sem == pr->sem && q->prof_kind == pr->prof_kind && !strcmp(q->name, pr->name) &&
 		    !strcmp(q->func, pr->func))
 			return q;
@@ -312,15 +312,15 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	}
 	/* its probes, numbered after every other process's */
 	uint32_t first = cs__probe_ids(lead, 0);
-	cs_probes_load_at(&t->probes, t->proc, first);
+	pb_probes_load_at(&t->probes, t->proc, first);
 	(void)cs__probe_ids(lead, (uint32_t)t->probes.cnt);
 	/* the profile provider's probes src enabled (the runtime arms them in the child) */
 	for (size_t i = 0; i < src->ecb_cnt; i++) {
-		const struct cs_probe *pr = src->ecbs[i].probe;
+		const struct pb_probe *pr = src->ecbs[i].probe;
 		if (!pr->prof_kind || child_probe(t, pr))
 			continue;
 		char *desc = udt__xasprintf("profile:::%s", pr->name), *why = NULL;
-		if (cs_probes_add_profile(&t->probes, desc, true, &why) > 0)
+		if (pb_probes_add_profile(&t->probes, desc, true, &why) > 0)
 			t->probes.v[t->probes.cnt - 1].id = cs__probe_ids(lead, 1);
 		free(why);
 		free(desc);
@@ -333,7 +333,7 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	t->ecb_cnt = t->ecb_borrowed = src->ecb_cnt;
 	t->ecb_cap = src->ecb_cnt + 1;
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		struct cs_probe *q = t->ecbs[i].local ? NULL : child_probe(t, t->ecbs[i].probe);
+		struct pb_probe *q = t->ecbs[i].local ? NULL : child_probe(t, t->ecbs[i].probe);
 		if (q)
 			t->ecbs[i].probe = q;
 	}
@@ -470,7 +470,7 @@ static enum fmatch file_matches(const struct cs_group *g, const struct file *f, 
 		}
 		snprintf(prov, sizeof(prov), "%s%d", f->provs[i], (int)pid);
 		for (size_t d = 0; d < g->desc_cnt; d++)
-			if (cs_pdesc_match_prov(g->descs[d], prov))
+			if (pb_desc_match_prov(g->descs[d], prov))
 				return FM_NAMED;
 	}
 	return m;
@@ -612,11 +612,11 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 	(void)pr_proc_execname(t->proc, t->execname, sizeof(t->execname));
 	for (int pass = 0;; pass++) {
 		bool any = false;
-		cs_probes_load_at(&t->probes, t->proc, cs__probe_ids(lead, 0));
+		pb_probes_load_at(&t->probes, t->proc, cs__probe_ids(lead, 0));
 		for (size_t c = 0; c < ncl && !any; c++)
 			for (size_t d = 0; d < cls[c]->pdesc_cnt && !any; d++)
-				for (size_t i = CS_PROBE_ERROR; i < t->probes.cnt && !any; i++)
-					any = cs_pdesc_match(cls[c]->pdescs[d], &t->probes.v[i]);
+				for (size_t i = PB_PROBE_ERROR; i < t->probes.cnt && !any; i++)
+					any = pb_desc_match(cls[c]->pdescs[d], &t->probes.v[i]);
 		/* SDT(9) providers are the runtime's to name: a process without one may have
 		   them too */
 		bool sdt = false;
@@ -641,18 +641,18 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 		pr_attach_unlock(lock);
 		if (err < 0)
 			goto failed;
-		cs_probes_free(&t->probes);
+		pb_probes_free(&t->probes);
 	}
 	(void)cs__probe_ids(lead, (uint32_t)t->probes.cnt);
 	(void)pr_proc_execname(t->proc, t->execname, sizeof(t->execname));
 	(void)cs__agg_declare(t, NULL);
 	for (size_t c = 0; c < ncl; c++) {
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
-			if (cs_pdesc_kind(cls[c]->pdescs[d]) != CS_PDESC_PROC)
+			if (pb_desc_kind(cls[c]->pdescs[d]) != PB_DESC_PROC)
 				continue;
-			for (size_t i = CS_PROBE_ERROR; i < t->probes.cnt; i++) {
-				struct cs_probe *pr = &t->probes.v[i];
-				if (cs_pdesc_match(cls[c]->pdescs[d], pr) &&
+			for (size_t i = PB_PROBE_ERROR; i < t->probes.cnt; i++) {
+				struct pb_probe *pr = &t->probes.v[i];
+				if (pb_desc_match(cls[c]->pdescs[d], pr) &&
 				    cs__compile_probe(t, cls[c], pr, &why))
 					goto failed;
 			}
@@ -824,7 +824,7 @@ static bool take_descs(struct cs_trace *lead)
 
 	for (size_t c = 0; c < ncl; c++)
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++)
-			if (cs_pdesc_kind(cls[c]->pdescs[d]) == CS_PDESC_PROC)
+			if (pb_desc_kind(cls[c]->pdescs[d]) == PB_DESC_PROC)
 				UDT__PUSH(g->descs, g->desc_cnt, cap, cls[c]->pdescs[d]);
 	if (g->desc_cnt)
 		g->runtime = pr_runtime_path();
@@ -851,12 +851,12 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 	for (size_t c = 0; c < ncl && !lead->o.zdefs; c++) {
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++) {
 			const char *desc = cls[c]->pdescs[d];
-			bool any = cs_pdesc_kind(desc) != CS_PDESC_PROC;
+			bool any = pb_desc_kind(desc) != PB_DESC_PROC;
 			for (size_t i = 0; i < lead->probes.cnt && !any; i++)
-				any = cs_pdesc_match(desc, &lead->probes.v[i]);
+				any = pb_desc_match(desc, &lead->probes.v[i]);
 			for (size_t m = 0; m < g->cnt && !any; m++)
 				for (size_t i = 0; i < g->m[m]->probes.cnt && !any; i++)
-					any = cs_pdesc_match(desc, &g->m[m]->probes.v[i]);
+					any = pb_desc_match(desc, &g->m[m]->probes.v[i]);
 			if (!any) {
 				*ret_err = udt__xasprintf("invalid probe specifier %s: probe description "
 							  "%s does not match any probes", desc, desc);
@@ -872,7 +872,7 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 /* A process listed: its probes moved out to the list, but for their argument types. */
 struct every_proc {
 	struct pr_proc proc;
-	struct cs_probes probes;
+	struct pb_probes probes;
 };
 
 struct cs_every {
@@ -880,7 +880,7 @@ struct cs_every {
 	size_t cnt, cap;
 };
 
-struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs, size_t desc_cnt)
+struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt)
 {
 	struct cs_group g = { 0 };
 	struct cs_every *e = udt__xcalloc(1, sizeof(*e));
@@ -888,11 +888,11 @@ struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs,
 	pid_t *pids = NULL;
 
 	for (size_t d = 0; d < desc_cnt; d++)
-		if (cs_pdesc_kind(descs[d]) == CS_PDESC_PROC)
+		if (pb_desc_kind(descs[d]) == PB_DESC_PROC)
 			UDT__PUSH(g.descs, g.desc_cnt, cap, descs[d]);
 	size_t n = g.desc_cnt ? pr_pids(&pids) : 0;
 	/* (the processes' probes are numbered after what ps has) */
-	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : CS_PROBE_ERROR + 1;
+	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : PB_PROBE_ERROR + 1;
 	for (size_t i = 0; i < n; i++) {
 		enum fmatch match;
 		uint64_t sig;
@@ -905,9 +905,9 @@ struct cs_every *cs_every_probes(struct cs_probes *ps, const char *const *descs,
 			free(ep);
 			continue;
 		}
-		cs_probes_load_at(&ep->probes, &ep->proc, next);
-		next += (uint32_t)(ep->probes.cnt - CS_PROBE_ERROR);
-		cs__probes_move(ps, &ep->probes);
+		pb_probes_load_at(&ep->probes, &ep->proc, next);
+		next += (uint32_t)(ep->probes.cnt - PB_PROBE_ERROR);
+		pb_probes_move(ps, &ep->probes);
 		UDT__PUSH(e->v, e->cnt, e->cap, ep);
 	}
 	free(pids);
@@ -921,7 +921,7 @@ void cs_every_free(struct cs_every *e)
 	if (!e)
 		return;
 	for (size_t i = 0; i < e->cnt; i++) {
-		cs_probes_free(&e->v[i]->probes);
+		pb_probes_free(&e->v[i]->probes);
 		pr_proc_close(&e->v[i]->proc);
 		free(e->v[i]);
 	}

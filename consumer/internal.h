@@ -34,18 +34,7 @@ enum cs_act_kind {
 	CS_ACT_CHILL,              /* chill(ns) (-w): the firing thread spins ns nanoseconds */
 };
 
-/* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
-static inline bool cs__probe_runs_here(const struct cs_probe *pr)
-{
-	return !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
-}
 
-/*
- * cs__probes_move() - append from's probes of a process (all but the dtrace
- * provider's three) to ps, with their IDs; their argument types stay in
- * from, which is freed after ps.
- */
-void cs__probes_move(struct cs_probes *ps, struct cs_probes *from);
 
 /* Does action kind k record nothing (so that a clause of only such actions makes no record)? */
 static inline bool cs_act_silent(enum cs_act_kind k)
@@ -88,7 +77,7 @@ struct cs_action {
 /* An enabling: one clause on one probe (or on BEGIN or END, run here). */
 struct cs_ecb {
 	uint32_t epid;
-	struct cs_probe *probe;
+	struct pb_probe *probe;
 	const struct dl_clause *clause;
 	struct dl_difo pred;
 	bool has_pred;
@@ -108,7 +97,7 @@ void cs__ecb_describe(struct cs_trace *t, struct cs_ecb *e);
    before it finishes: a CTF trace's event classes). */
 void cs__out_declare(struct cs_trace *t);
 /* Where the output sees probe pr. */
-struct out_probe cs__out_probe(const struct cs_probe *pr);
+struct out_probe cs__out_probe(const struct pb_probe *pr);
 
 /* -- Aggregations (agg.c) ----------------------------------------------------------------- */
 
@@ -269,8 +258,8 @@ struct cs_trace {
 	struct pr_proc *proc;
 	struct cs_opts o;
 	FILE *out;
-	struct cs_probes probes;
-	const struct cs_probe *cur_probe; /* the probe a clause is being compiled for */
+	struct pb_probes probes;
+	const struct pb_probe *cur_probe; /* the probe a clause is being compiled for */
 	struct pr_syms *syms;      /* the target's addresses named (stack.c) */
 	struct out_namer namer;    /* the output's way to them (stack.c) */
 	bool names_addrs;          /* the program records stacks or addresses */
@@ -362,7 +351,7 @@ struct cs_trace {
 
 	/* the tick-n probes, run here (profile.c) */
 	struct cs_tick {
-		const struct cs_probe *probe;
+		const struct pb_probe *probe;
 		uint64_t next;     /* CLOCK_MONOTONIC ns of its next fire */
 	} *ticks;
 	size_t tick_cnt;
@@ -445,7 +434,7 @@ struct pr_syms *cs__trace_syms(struct cs_trace *t);
 /* profile.c: the session's profile probes as the runtime reads them; their count */
 size_t cs__prof_table(const struct cs_trace *t, struct udt_prof *ret);
 /* A clause for profile provider probe pr: no self-> (the chapter's rule). 0, or -1 with *ret_err. */
-int cs__prof_check_clause(const struct dl_clause *cl, const struct cs_probe *pr, char **ret_err);
+int cs__prof_check_clause(const struct dl_clause *cl, const struct pb_probe *pr, char **ret_err);
 /* The tick-n probes run here: start their clocks (after BEGIN), run those due, and say
    how long until the next one is (UINT64_MAX: none). */
 void cs__ticks_start(struct cs_trace *t);
@@ -558,7 +547,7 @@ void cs__undo_lists(struct cs_trace *t, const uint64_t *sems, size_t nsem, const
 /* Free what ECB e holds. */
 void cs__ecb_free(struct cs_ecb *e);
 /* Compile clause cl for probe pr into an ECB (none when its predicate is false for pr). */
-int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct cs_probe *pr,
+int cs__compile_probe(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *pr,
 		      char **ret_err);
 /* Compile expression x (of the call at `at`) into value action a, placed nowhere yet. */
 int cs__compile_expr(struct cs_trace *t, const struct dl_node *x, const struct dl_node *at,

@@ -18,7 +18,7 @@
  *     are registered: only those are enabled (their constructors have run,
  *     their object is loaded whole).
  *  3. Probes. The probes of registered tables that have none yet
- *     (cs_probes_add_new()) are a batch of their own, numbered after every
+ *     (pb_probes_add_new()) are a batch of their own, numbered after every
  *     probe so far; batches are never reallocated, since ECBs point to them.
  *  4. ECBs. Every clause's descriptions are matched against the batch and
  *     compiled for each probe matched, in the script's order, with EPIDs
@@ -58,7 +58,7 @@ struct cs_late {
 	uint32_t reg_gen;
 	size_t vars[DL_VAR_SCOPES]; /* the variables the session laid out when it started */
 	bool spec_used;
-	struct cs_probes **batches; /* the probes that appeared, a batch per round */
+	struct pb_probes **batches; /* the probes that appeared, a batch per round */
 	size_t batch_cnt, batch_cap;
 	const struct dl_clause **refused; /* clauses that declared variables too late */
 	size_t refused_cnt, refused_cap;
@@ -95,7 +95,7 @@ void cs__late_free(struct cs_trace *t)
 	if (!l)
 		return;
 	for (size_t i = 0; i < l->batch_cnt; i++) {
-		cs_probes_free(l->batches[i]);
+		pb_probes_free(l->batches[i]);
 		free(l->batches[i]);
 	}
 	free(l->batches);
@@ -156,7 +156,7 @@ static bool is_core(const char *desc)
 }
 
 /* Step 4: the ECBs of the clauses for the probes of batch b, appended to t->ecbs. */
-static void compile_batch(struct cs_trace *t, struct cs_probes *b)
+static void compile_batch(struct cs_trace *t, struct pb_probes *b)
 {
 	struct cs_late *l = t->late;
 	size_t cl_cnt;
@@ -169,11 +169,11 @@ static void compile_batch(struct cs_trace *t, struct cs_probes *b)
 			if (is_core(cl->pdescs[d]))
 				continue;
 			for (size_t i = 0; i < b->cnt && !refused(l, cl); i++) {
-				struct cs_probe *pr = &b->v[i];
+				struct pb_probe *pr = &b->v[i];
 				size_t before = t->ecb_cnt;
 				char *err = NULL;
 
-				if (!cs_pdesc_match(cl->pdescs[d], pr))
+				if (!pb_desc_match(cl->pdescs[d], pr))
 					continue;
 				if (cs__compile_probe(t, cl, pr, &err)) {
 					fflush(t->out);
@@ -317,7 +317,7 @@ static void publish(struct cs_trace *t, size_t first)
 	struct object *objs = udt__xcalloc(n + 1, sizeof(*objs));
 
 	for (size_t i = first; i < t->ecb_cnt; i++) {
-		const struct cs_probe *pr = t->ecbs[i].probe;
+		const struct pb_probe *pr = t->ecbs[i].probe;
 		size_t o = 0;
 
 		all[i - first] = i;
@@ -377,11 +377,11 @@ void cs__late_poll(struct cs_trace *t)
 	l->reg_gen = gen;
 	l->synced = true;
 
-	struct cs_probes *b = udt__xcalloc(1, sizeof(*b));
+	struct pb_probes *b = udt__xcalloc(1, sizeof(*b));
 	/* (numbered after every probe of every process: IDs are the session's) */
-	size_t n = cs_probes_add_new(b, t->proc, t->probes.types, cs__probe_ids(t, 0));
+	size_t n = pb_probes_add_new(b, t->proc, t->probes.types, cs__probe_ids(t, 0));
 	if (!n) {
-		cs_probes_free(b);
+		pb_probes_free(b);
 		free(b);
 		return;
 	}

@@ -38,79 +38,6 @@ void cs_opts_init(struct cs_opts *o)
 	o->maxprocs = 4096;
 }
 
-int cs_parse_size(const char *s, uint64_t *ret)
-{
-	char *end;
-	uint64_t v, mul = 1;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 't': mul <<= 10; /* fall through */
-	case 'g': mul <<= 10; /* fall through */
-	case 'm': mul <<= 10; /* fall through */
-	case 'k': mul <<= 10; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	if (*end || (v && mul > UINT64_MAX / v))
-		return -1;
-	*ret = v * mul;
-	return 0;
-}
-
-int cs_parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns)
-{
-	static const struct {
-		const char *sfx;
-		uint64_t ns;          /* 0: a frequency */
-	} units[] = {
-		{ "nsec", 1 }, { "ns", 1 }, { "usec", 1000 }, { "us", 1000 },
-		{ "msec", 1000000 }, { "ms", 1000000 }, { "sec", 1000000000ull },
-		{ "s", 1000000000ull }, { "min", 60000000000ull }, { "m", 60000000000ull },
-		{ "hour", 3600000000000ull }, { "h", 3600000000000ull },
-		{ "day", 86400000000000ull }, { "d", 86400000000000ull }, { "hz", 0 },
-	};
-	char *end;
-	uint64_t v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (!*end) {
-		if (bare_is_hz) {
-			if (!v)
-				return -1;
-			*ret_ns = 1000000000ull / v;
-		} else {
-			*ret_ns = v;
-		}
-		return 0;
-	}
-	for (size_t i = 0; i < UDT__ARRAY_SIZE(units); i++) {
-		if (strcasecmp(end, units[i].sfx))
-			continue;
-		if (!units[i].ns) {
-			if (!v)
-				return -1;
-			*ret_ns = 1000000000ull / v;
-		} else {
-			if (v > UINT64_MAX / units[i].ns)
-				return -1;
-			*ret_ns = v * units[i].ns;
-		}
-		return *ret_ns ? 0 : -1;
-	}
-	return -1;
-}
-
 /* DTrace's reasons (dt_error.c's messages), for the callers' "failed to set -x NAME: why". */
 #define BAD_NAME "Invalid option name"
 #define BAD_VALUE "Invalid value for specified option"
@@ -167,7 +94,7 @@ static int size_value(const char *value, uint64_t max, uint64_t *ret)
 {
 	uint64_t v;
 
-	if (cs_parse_size(value, &v) || !v || v > max)
+	if (udt__parse_size(value, &v) || !v || v > max)
 		return -1;
 	*ret = (v + 7) & ~7ull; /* (the runtime lays memory out in words) */
 	return 0;
@@ -211,7 +138,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			return BAD_VALUE;
 		o->bufsize = v;
 	} else if (!strcmp(name, "switchrate")) {
-		if (cs_parse_time(value, true, &v))
+		if (udt__parse_time(value, true, &v))
 			return BAD_VALUE;
 		o->switchrate_ns = v;
 	} else if (!strcmp(name, "bufpolicy")) {
@@ -250,16 +177,16 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "argref")) {
 		o->argref = true;
 	} else if (!strcmp(name, "deadman")) {
-		if (cs_parse_time(value, false, &v) || v < 100000000ull)
+		if (udt__parse_time(value, false, &v) || v < 100000000ull)
 			return BAD_VALUE;
 		o->deadman_ns = v;
 	} else if (!strcmp(name, "maxthreads")) {
-		if (cs_parse_size(value, &v) || !v || v > UDT_TBUF_LIMIT)
+		if (udt__parse_size(value, &v) || !v || v > UDT_TBUF_LIMIT)
 			return BAD_VALUE;
 		o->tbuf_max = (uint32_t)v;
 	} else if (!strcmp(name, "strsize")) {
 		/* (a string of one byte would hold its NUL only) */
-		if (cs_parse_size(value, &v) || v < 2 || v > UDT_STRSIZE_MAX)
+		if (udt__parse_size(value, &v) || v < 2 || v > UDT_STRSIZE_MAX)
 			return BAD_VALUE;
 		o->strsize = v;
 	} else if (!strcmp(name, "aggsize")) {
@@ -269,7 +196,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			return BAD_VALUE;
 		o->aggsize = v < 16384 ? 16384 : (v + 4095) & ~4095ull;
 	} else if (!strcmp(name, "aggrate")) {
-		if (cs_parse_time(value, true, &v))
+		if (udt__parse_time(value, true, &v))
 			return BAD_VALUE;
 		o->aggrate_ns = v;
 	} else if (!strcmp(name, "aggsortkey")) {
@@ -278,7 +205,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 		o->aggsortrev = true;
 	} else if (!strcmp(name, "aggsortkeypos") || !strcmp(name, "aggsortpos")) {
 		/* (aggsortpos: which aggregation of a printa() of several sorts first) */
-		if (!value || cs_parse_size(value, &v) || v > 255)
+		if (!value || udt__parse_size(value, &v) || v > 255)
 			return BAD_VALUE;
 		if (!strcmp(name, "aggsortkeypos"))
 			o->aggsortkeypos = (uint32_t)v;
@@ -291,7 +218,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "errtags")) {
 		o->errtags = true;
 	} else if (!strcmp(name, "nspec")) {
-		if (cs_parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
+		if (udt__parse_size(value, &v) || !v || v > UDT_MAX_NSPEC)
 			return BAD_VALUE;
 		o->nspec = (uint32_t)v;
 	} else if (!strcmp(name, "specsize")) {
@@ -309,21 +236,21 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			return BAD_VALUE;
 		o->scratchsize = v;
 	} else if (!strcmp(name, "cleanrate")) {
-		if (cs_parse_time(value, true, &v))
+		if (udt__parse_time(value, true, &v))
 			return BAD_VALUE;
 		o->cleanrate_ns = v;
 	} else if (!strcmp(name, "ustackframes") || !strcmp(name, "maxframes")) {
 		/* maxframes (Oracle's): the most any ustack() records; more asked are capped */
-		if (cs_parse_size(value, &v) || !v || v > UDT_USTACK_MAX)
+		if (udt__parse_size(value, &v) || !v || v > UDT_USTACK_MAX)
 			return BAD_VALUE;
 		*(!strcmp(name, "maxframes") ? &o->maxframes : &o->ustackframes) = (uint32_t)v;
 	} else if (!strcmp(name, "maxprocs")) {
 		/* the processes followed besides -p's or -c's (docs/processes.md, "Limits") */
-		if (!value || cs_parse_size(value, &v) || !v || v > 1000000)
+		if (!value || udt__parse_size(value, &v) || !v || v > 1000000)
 			return BAD_VALUE;
 		o->maxprocs = (uint32_t)v;
 	} else if (!strcmp(name, "stackindent")) {
-		if (!value || cs_parse_size(value, &v) || v > 1024)
+		if (!value || udt__parse_size(value, &v) || v > 1024)
 			return BAD_VALUE;
 		o->out.stackindent = (uint32_t)v;
 	} else if (!strcmp(name, "version")) {

@@ -43,7 +43,7 @@ static int site_cmp(const void *x, const void *y)
 }
 
 /* Say why a site of probe pr is left out. */
-__attribute__((format(printf, 3, 4))) static void left_out(const struct cs_probe *pr,
+__attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe *pr,
 							   const struct pr_note *n, const char *fmt,
 							   ...)
 {
@@ -58,7 +58,7 @@ __attribute__((format(printf, 3, 4))) static void left_out(const struct cs_probe
 }
 
 /* Site n of probe pr as the runtime reads it; false (said) when it cannot be enabled. */
-static bool make_site(struct cs_trace *t, const struct cs_probe *pr, const struct pr_note *n,
+static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struct pr_note *n,
 		      struct udt_site *ret)
 {
 	uint8_t b;
@@ -113,11 +113,11 @@ static bool shadow_stack(pid_t pid)
 }
 
 /* The probe and note of the site at addr, for messages. */
-static bool site_note(const struct cs_trace *t, uint64_t addr, const struct cs_probe **ret_pr,
+static bool site_note(const struct cs_trace *t, uint64_t addr, const struct pb_probe **ret_pr,
 		      const struct pr_note **ret_n)
 {
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		const struct cs_probe *pr = t->ecbs[i].probe;
+		const struct pb_probe *pr = t->ecbs[i].probe;
 		for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++) {
 			if (pr->notes[s].pc == addr) {
 				*ret_pr = pr;
@@ -137,7 +137,7 @@ static void report_statuses(struct cs_trace *t)
 
 	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
-			const struct cs_probe *pr;
+			const struct pb_probe *pr;
 			const struct pr_note *n;
 			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
 			    !site_note(t, v[i].addr, &pr, &n))
@@ -154,14 +154,14 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 {
 	struct udt_site *v = NULL;
 	size_t cnt = 0, cap = 0;
-	const struct cs_probe **done = NULL;
+	const struct pb_probe **done = NULL;
 	size_t ndone = 0, done_cap = 0;
 	struct udt_sites hdr = { .size = sizeof(hdr) };
 	uint32_t off = 0;
 	bool shstk = false, checked = false;
 
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		const struct cs_probe *pr = t->ecbs[i].probe;
+		const struct pb_probe *pr = t->ecbs[i].probe;
 		bool seen = false;
 
 		if (t->ecbs[i].local || !pr->notes)

@@ -79,8 +79,8 @@ int cs__stack_compile(struct cs_trace *t, const struct dl_node *x, const struct 
 		return -1;
 	}
 	/* the process's own stack: not in dtrace's BEGIN, END and tick clauses */
-	const struct cs_probe *pr = t->cur_probe;
-	if (pr && cs__probe_runs_here(pr) && !strcmp(fn, "ustack")) {
+	const struct pb_probe *pr = t->cur_probe;
+	if (pr && pb_runs_here(pr) && !strcmp(fn, "ustack")) {
 		*ret_err = cs__at_err(x, udt__xasprintf("ustack( ) has no stack to record in %s: "
 							"the clause runs in dtrace", pr->name));
 		return -1;

@@ -44,7 +44,7 @@ struct pr_ptable {
 	bool from_file;           /* read from its object's file (a -G table), not the registry */
 	/* for a session that follows the target's loads and unloads (pr_proc_sync()) */
 	bool registered;          /* in udt__registry at the last sync */
-	bool probed;              /* its probes were made (cs_probes_load(), cs_probes_add_new()) */
+	bool probed;              /* its probes were made (pb_probes_load(), pb_probes_add_new()) */
 	bool gone;                /* unregistered, or its object unloaded: kept for its probes */
 };
 
@@ -126,7 +126,7 @@ int pr_proc_open(struct pr_proc *p, pid_t pid);
  * registered and no object's file holds (SDT(9) and dynamic providers'):
  * each to the module holding its dispatch pointer, or to a module without a
  * file (proc/registry.c). It looks up the runtime's symbols, so
- * pr_proc_open() leaves it to cs_probes_load(); calling it again adds only
+ * pr_proc_open() leaves it to pb_probes_load(); calling it again adds only
  * tables registered since.
  * Return: 0, or -ENOMEM.
  */

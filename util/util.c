@@ -2,6 +2,7 @@
 /* Checked allocation, string buffers and fatal errors for the udtrace tools. */
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -163,4 +164,77 @@ uint64_t udt__now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int udt__parse_size(const char *s, uint64_t *ret)
+{
+	char *end;
+	uint64_t v, mul = 1;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	switch (tolower((unsigned char)*end)) {
+	case 't': mul <<= 10; /* fall through */
+	case 'g': mul <<= 10; /* fall through */
+	case 'm': mul <<= 10; /* fall through */
+	case 'k': mul <<= 10; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (*end || (v && mul > UINT64_MAX / v))
+		return -1;
+	*ret = v * mul;
+	return 0;
+}
+
+int udt__parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns)
+{
+	static const struct {
+		const char *sfx;
+		uint64_t ns;          /* 0: a frequency */
+	} units[] = {
+		{ "nsec", 1 }, { "ns", 1 }, { "usec", 1000 }, { "us", 1000 },
+		{ "msec", 1000000 }, { "ms", 1000000 }, { "sec", 1000000000ull },
+		{ "s", 1000000000ull }, { "min", 60000000000ull }, { "m", 60000000000ull },
+		{ "hour", 3600000000000ull }, { "h", 3600000000000ull },
+		{ "day", 86400000000000ull }, { "d", 86400000000000ull }, { "hz", 0 },
+	};
+	char *end;
+	uint64_t v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (!*end) {
+		if (bare_is_hz) {
+			if (!v)
+				return -1;
+			*ret_ns = 1000000000ull / v;
+		} else {
+			*ret_ns = v;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < UDT__ARRAY_SIZE(units); i++) {
+		if (strcasecmp(end, units[i].sfx))
+			continue;
+		if (!units[i].ns) {
+			if (!v)
+				return -1;
+			*ret_ns = 1000000000ull / v;
+		} else {
+			if (v > UINT64_MAX / units[i].ns)
+				return -1;
+			*ret_ns = v * units[i].ns;
+		}
+		return *ret_ns ? 0 : -1;
+	}
+	return -1;
 }

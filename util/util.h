@@ -67,6 +67,12 @@ const char *udt__sb_str(const struct udt_strbuf *sb);
 char *udt__sb_take(struct udt_strbuf *sb);
 void udt__sb_reset(struct udt_strbuf *sb);
 
+/* Parse "4m", "64k", "2g" into bytes. 0, or -1 when invalid. */
+int udt__parse_size(const char *s, uint64_t *ret);
+
+/* Parse a time or a rate ("1hz", "50ms", "10sec", "5000"). 0, or -1 when invalid. */
+int udt__parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns);
+
 /* CLOCK_MONOTONIC, in ns. */
 uint64_t udt__now_ns(void);
 

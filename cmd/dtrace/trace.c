@@ -174,7 +174,7 @@ static struct dl_program *load_program(struct cmd_opts *o)
 			break;
 		}
 		case 'n':
-		case 'i': /* a description that is a number is a probe ID (cs_pdesc_match()) */
+		case 'i': /* a description that is a number is a probe ID (pb_desc_match()) */
 			parse_text(o, p, pr->kind == 'n' ? "-n" : "-i", pr->arg);
 			break;
 		case 'P':
@@ -428,9 +428,9 @@ static bool needs_runtime(struct dl_program *p, const struct pr_proc *proc)
 
 	for (size_t i = 0; i < n; i++) {
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
-			enum cs_pdesc_kind k = cs_pdesc_kind(cls[i]->pdescs[d]);
-			if (k == CS_PDESC_PROFILE ||
-			    ((k == CS_PDESC_PROC || k == CS_PDESC_ID) && pr_proc_has_probes(proc)))
+			enum pb_desc_kind k = pb_desc_kind(cls[i]->pdescs[d]);
+			if (k == PB_DESC_PROFILE ||
+			    ((k == PB_DESC_PROC || k == PB_DESC_ID) && pr_proc_has_probes(proc)))
 				return true;
 		}
 	}
@@ -445,7 +445,7 @@ static bool names_processes(struct dl_program *p)
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
-			if (cs_pdesc_kind(cls[i]->pdescs[d]) == CS_PDESC_PROC)
+			if (pb_desc_kind(cls[i]->pdescs[d]) == PB_DESC_PROC)
 				return true;
 	return false;
 }
@@ -557,7 +557,7 @@ int cmd_list(struct cmd_opts *o)
 {
 	struct dl_program *p = load_program(o);
 	struct target tg = { .sync = -1 };
-	struct cs_probes ps;
+	struct pb_probes ps;
 	const char **descs = NULL;
 	size_t desc_cnt = 0, cap = 0, ncl;
 	struct dl_clause *const *cls = dl_program_clauses(p, &ncl);
@@ -567,7 +567,7 @@ int cmd_list(struct cmd_opts *o)
 		dl_program_free(p);
 		return 1;
 	}
-	cs_probes_load(&ps, tg.have ? &tg.proc : NULL);
+	pb_probes_load(&ps, tg.have ? &tg.proc : NULL);
 	for (size_t i = 0; i < ncl; i++)
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
 			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
@@ -577,25 +577,25 @@ int cmd_list(struct cmd_opts *o)
 	/* the profile provider's probes: those enabled in the process, those named here, and
 	   DTrace's default ones that a glob (or a listing of everything) matches */
 	if (tg.have)
-		cs_probes_add_live(&ps, &tg.proc);
+		pb_probes_add_live(&ps, &tg.proc);
 	if (!ncl)
-		(void)cs_probes_add_profile(&ps, "profile:::", true, NULL);
+		(void)pb_probes_add_profile(&ps, "profile:::", true, NULL);
 	for (size_t d = 0; d < desc_cnt; d++) {
 		char *err = NULL;
-		if (cs_probes_add_profile(&ps, descs[d], true, &err) < 0) {
+		if (pb_probes_add_profile(&ps, descs[d], true, &err) < 0) {
 			fprintf(stderr, "%s: %s\n", udt__progname, err);
 			free(err);
 			ret = 1;
 		}
 	}
 	FILE *out = open_output(o);
-	cs_list(&ps, descs, desc_cnt, o->verbose, out);
+	pb_list(&ps, descs, desc_cnt, o->verbose, out);
 	for (size_t d = 0; d < desc_cnt && !o->copts.zdefs; d++) {
 		bool any = false;
 		for (size_t i = 0; i < ps.cnt && !any; i++)
-			any = cs_pdesc_match(descs[d], &ps.v[i]);
+			any = pb_desc_match(descs[d], &ps.v[i]);
 		uint32_t id;
-		if (!any && cs_pdesc_id(descs[d], &id)) {
+		if (!any && pb_desc_id(descs[d], &id)) {
 			fflush(out);
 			fprintf(stderr, "%s: invalid probe specifier %s: invalid probe identifier %s: "
 				"Unknown probe identifier\n", udt__progname, descs[d], descs[d]);
@@ -610,7 +610,7 @@ int cmd_list(struct cmd_opts *o)
 	if (fflush(out) || (out != stdout && fclose(out)))
 		ret = 1;
 	free(descs);
-	cs_probes_free(&ps);
+	pb_probes_free(&ps);
 	cs_every_free(every);
 	target_kill(&tg);
 	if (tg.have)

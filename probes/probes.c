@@ -16,7 +16,7 @@
  * their first site, after its module's place among the tables; its
  * arguments are typed from the operands' sizes (int32_t for "-4@...").
  */
-#include "consumer/internal.h"
+#include "probes/probes.h"
 #include "abi/abi.h"
 #include "util/util.h"
 
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add(struct cs_probes *ps, size_t *cap, struct cs_probe pr)
+static void add(struct pb_probes *ps, size_t *cap, struct pb_probe pr)
 {
 	if (!pr.id)
 		pr.id = ps->id_base + (uint32_t)ps->cnt + 1;
@@ -82,7 +82,7 @@ static struct dl_probe *make_dprobe(struct dl_program *p, const struct pr_table 
 }
 
 /* The probes of table pt of module mod of proc: one per function its sites are in. */
-static void add_table(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
+static void add_table(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
 		      struct pr_module *mod, struct pr_ptable *pt)
 {
 	const struct pr_table *t = &pt->t;
@@ -92,7 +92,7 @@ static void add_table(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
 	for (uint32_t i = 0; i < t->hdr.probe_cnt; i++) {
 		const struct udt_table_probe *tp = pr_table_probe(t, i);
 		const struct udt_table_provider *pv = pr_table_provider(t, tp->provider);
-		struct cs_probe pr = { 0 };
+		struct pb_probe pr = { 0 };
 
 		pr.prov = udt__xasprintf("%s%d", pr_table_str(t, pv->name), (int)proc->pid);
 		pr.mod = pr_table_probe_module(t, i);
@@ -111,7 +111,7 @@ static void add_table(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
 			continue;
 		}
 		for (uint32_t f = 0; f < tp->func_cnt; f++) {
-			struct cs_probe pf = pr;
+			struct pb_probe pf = pr;
 
 			pf.func = pr_table_func(t, tp->first_func + f);
 			if (f) {
@@ -226,7 +226,7 @@ static void group_notes(struct pr_proc *proc, struct pr_module *mod)
 }
 
 /* The probes of mod's SystemTap notes, if it has no table of ours (docs/notes.md). */
-static void add_notes(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
+static void add_notes(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
 		      struct pr_module *mod)
 {
 	if (mod->table_cnt || !mod->note_cnt)
@@ -234,7 +234,7 @@ static void add_notes(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
 	group_notes(proc, mod);
 	for (size_t i = 0, j; i < mod->note_cnt; i = j) {
 		struct pr_note *n = &mod->notes[i];
-		struct cs_probe pr = { 0 };
+		struct pb_probe pr = { 0 };
 
 		for (j = i + 1; j < mod->note_cnt && same_probe(n, &mod->notes[j]); j++)
 			;
@@ -251,14 +251,14 @@ static void add_notes(struct cs_probes *ps, size_t *cap, struct pr_proc *proc,
 	}
 }
 
-int cs_probes_load(struct cs_probes *ps, struct pr_proc *proc)
+int pb_probes_load(struct pb_probes *ps, struct pr_proc *proc)
 {
 	if (proc)
-		cs_probes_set_target((int)proc->pid);
-	return cs_probes_load_at(ps, proc, CS_PROBE_ERROR + 1);
+		pb_probes_set_target((int)proc->pid);
+	return pb_probes_load_at(ps, proc, PB_PROBE_ERROR + 1);
 }
 
-int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first_id)
+int pb_probes_load_at(struct pb_probes *ps, struct pr_proc *proc, uint32_t first_id)
 {
 	size_t cap = 0;
 	static const char *const core[] = { "BEGIN", "END", "ERROR" };
@@ -269,7 +269,7 @@ int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first
 	if (proc)
 		(void)pr_proc_load_registry(proc);
 	for (uint32_t i = 0; i < 3; i++) {
-		struct cs_probe pr = { .id = CS_PROBE_BEGIN + i, .prov = udt__xstrdup("dtrace"),
+		struct pb_probe pr = { .id = PB_PROBE_BEGIN + i, .prov = udt__xstrdup("dtrace"),
 				       .mod = "", .func = "", .name = udt__xstrdup(core[i]) };
 		add(ps, &cap, pr);
 	}
@@ -283,7 +283,7 @@ int cs_probes_load_at(struct cs_probes *ps, struct pr_proc *proc, uint32_t first
 	return 0;
 }
 
-size_t cs_probes_add_new(struct cs_probes *ps, struct pr_proc *proc, struct dl_program *types,
+size_t pb_probes_add_new(struct pb_probes *ps, struct pr_proc *proc, struct dl_program *types,
 			 uint32_t first_id)
 {
 	size_t cap = 0;
@@ -303,17 +303,17 @@ size_t cs_probes_add_new(struct cs_probes *ps, struct pr_proc *proc, struct dl_p
 	return ps->cnt;
 }
 
-void cs__probes_move(struct cs_probes *ps, struct cs_probes *from)
+void pb_probes_move(struct pb_probes *ps, struct pb_probes *from)
 {
-	size_t n = from->cnt - CS_PROBE_ERROR;
+	size_t n = from->cnt - PB_PROBE_ERROR;
 
 	ps->v = udt__xreallocarray(ps->v, ps->cnt + n, sizeof(*ps->v));
-	memcpy(&ps->v[ps->cnt], &from->v[CS_PROBE_ERROR], n * sizeof(*ps->v));
+	memcpy(&ps->v[ps->cnt], &from->v[PB_PROBE_ERROR], n * sizeof(*ps->v));
 	ps->cnt += n;
-	from->cnt = CS_PROBE_ERROR;
+	from->cnt = PB_PROBE_ERROR;
 }
 
-void cs_probes_free(struct cs_probes *ps)
+void pb_probes_free(struct pb_probes *ps)
 {
 	for (size_t i = 0; i < ps->cnt; i++) {
 		struct dl_probe *d = ps->v[i].dprobe;
@@ -352,7 +352,7 @@ static void expand_target(const char *s, size_t len, char *out, size_t outsz, in
 
 static int the_target;
 
-void cs_probes_set_target(int pid)
+void pb_probes_set_target(int pid)
 {
 	the_target = pid;
 }
@@ -369,7 +369,7 @@ static bool field_match(const char *pat, size_t len, const char *s)
 	return fnmatch(buf, s, 0) == 0;
 }
 
-bool cs_pdesc_id(const char *desc, uint32_t *ret_id)
+bool pb_desc_id(const char *desc, uint32_t *ret_id)
 {
 	uint64_t id = 0;
 
@@ -410,13 +410,13 @@ static bool split_desc(const char *desc, const char *f[4], size_t len[4])
 	return true;
 }
 
-bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
+bool pb_desc_match(const char *desc, const struct pb_probe *pr)
 {
 	const char *f[4];
 	size_t len[4];
 	uint32_t id;
 
-	if (cs_pdesc_id(desc, &id))
+	if (pb_desc_id(desc, &id))
 		return id && pr->id == id;
 	if (!split_desc(desc, f, len))
 		return false;
@@ -424,16 +424,16 @@ bool cs_pdesc_match(const char *desc, const struct cs_probe *pr)
 	       field_match(f[2], len[2], pr->func) && field_match(f[3], len[3], pr->name);
 }
 
-enum cs_pdesc_kind cs_pdesc_kind(const char *desc)
+enum pb_desc_kind pb_desc_kind(const char *desc)
 {
 	const char *f[4];
 	size_t len[4];
 	uint32_t id;
 
-	if (cs_pdesc_id(desc, &id))
-		return CS_PDESC_ID;
+	if (pb_desc_id(desc, &id))
+		return PB_DESC_ID;
 	if (!split_desc(desc, f, len))
-		return CS_PDESC_PROC;
+		return PB_DESC_PROC;
 	/* provider (dtrace's or profile's, or none), name, and no module or function */
 	bool bare = !len[1] && !len[2];
 	bool core = bare && (!len[0] || (len[0] == 6 && !strncmp(f[0], "dtrace", 6))) &&
@@ -443,15 +443,15 @@ enum cs_pdesc_kind cs_pdesc_kind(const char *desc)
 	bool profile = bare && (!len[0] || (len[0] == 7 && !strncmp(f[0], "profile", 7)));
 
 	if (core)
-		return CS_PDESC_DTRACE;
+		return PB_DESC_DTRACE;
 	if (profile && len[3] >= 5 && !strncmp(f[3], "tick-", 5))
-		return CS_PDESC_TICK;
+		return PB_DESC_TICK;
 	if (profile && len[3] >= 8 && !strncmp(f[3], "profile-", 8))
-		return CS_PDESC_PROFILE;
-	return CS_PDESC_PROC;
+		return PB_DESC_PROFILE;
+	return PB_DESC_PROC;
 }
 
-bool cs_pdesc_match_prov(const char *desc, const char *prov)
+bool pb_desc_match_prov(const char *desc, const char *prov)
 {
 	const char *f[4];
 	size_t len[4];
@@ -465,7 +465,7 @@ static uint8_t lower(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
-static void list_verbose(const struct cs_probe *pr, FILE *out)
+static void list_verbose(const struct pb_probe *pr, FILE *out)
 {
 	uint8_t attr[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
 	uint8_t arga[3] = { DL_STAB_UNSTABLE, DL_STAB_UNSTABLE, DL_CLASS_COMMON };
@@ -526,18 +526,18 @@ static void list_verbose(const struct cs_probe *pr, FILE *out)
 	fprintf(out, "\n");
 }
 
-size_t cs_list(const struct cs_probes *ps, const char *const *descs, size_t desc_cnt,
+size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc_cnt,
 	       bool verbose, FILE *out)
 {
 	size_t listed = 0;
 
 	fprintf(out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
 	for (size_t i = 0; i < ps->cnt; i++) {
-		const struct cs_probe *pr = &ps->v[i];
+		const struct pb_probe *pr = &ps->v[i];
 		bool match = desc_cnt == 0;
 
 		for (size_t d = 0; d < desc_cnt && !match; d++)
-			match = cs_pdesc_match(descs[d], pr);
+			match = pb_desc_match(descs[d], pr);
 		if (!match)
 			continue;
 		fprintf(out, "%5u %10s %17s %33s %s\n", pr->id, pr->prov, pr->mod, pr->func,

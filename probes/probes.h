@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probes: the probes dtrace knows, as DTrace names them
+ * (provider:module:function:name, and an ID each): the dtrace provider's
+ * BEGIN, END and ERROR; the probes of a process's probe tables, SDT(9)
+ * providers and SystemTap notes, with the types of their arguments
+ * (args[]); the profile provider's, made on demand from a description
+ * (profile.c); probe descriptions and what they match; and dtrace -l's
+ * listing of them.
+ *
+ * A probe says where it is (its module, table, semaphore or sites) for the
+ * consumer, which enables it; nothing here enables anything, or knows of a
+ * session. It includes proc/ (the process and its objects), dlang/ (the
+ * argument types), abi/, util/ and the system's: never consumer/ or output/.
+ */
+#ifndef UDT_PROBES_H
+#define UDT_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dlang/dlang.h"
+#include "abi/abi.h"
+#include "proc/proc.h"
+
+/* One probe as DTrace shows it: a provider's probe at one function. */
+struct pb_probe {
+	uint32_t id;
+	char *prov;                /* "http1234", or "dtrace" */
+	const char *mod;           /* the module's name, "" for dtrace */
+	const char *func;          /* "" when the table names no function */
+	char *name;                /* "request-start" */
+	struct pr_module *module;  /* NULL for dtrace:::BEGIN/END/ERROR */
+	const struct pr_ptable *pt;
+	uint32_t index;            /* in the table */
+	uint64_t sem;              /* semaphore address in the target */
+	uint64_t dispatch;         /* address of the object's udt__dispatch */
+	uint64_t pc_lo, pc_hi;     /* the function's extent, when the probe has several */
+	struct dl_probe *dprobe;   /* types for args[] (built from the table), or NULL */
+	uint32_t prof_kind;        /* a profile provider probe: enum udt_prof_kind; 0 not one */
+	uint32_t prof_index;       /* its index in the session's table (sem is its key) */
+	uint64_t prof_ns;          /* its interval */
+	/* a probe from SystemTap notes (notes.c): its sites, in its module's notes; sem is
+	   then the first site's address, its key (no semaphore of ours identifies it) */
+	struct pr_note *notes;
+	uint32_t note_cnt;
+};
+
+/* The dtrace provider's probes: the first three of every list. */
+enum { PB_PROBE_BEGIN = 1, PB_PROBE_END, PB_PROBE_ERROR };
+
+struct pb_probes {
+	struct pb_probe *v;
+	size_t cnt;
+	struct dl_program *types;  /* owns the dl_probe types (unless borrowed_types) */
+	bool borrowed_types;
+	uint32_t id_base;          /* the probes are numbered from id_base + 1 */
+};
+
+
+/* Every probe of the process (and dtrace:::BEGIN/END/ERROR); proc may be NULL. */
+int pb_probes_load(struct pb_probes *ps, struct pr_proc *proc);
+/*
+ * pb_probes_load_at() - the same, the process's probes numbered from
+ * first_id (the dtrace provider's keep 1 to 3), without making proc the
+ * $target of probe descriptions: another process of the session's.
+ */
+int pb_probes_load_at(struct pb_probes *ps, struct pr_proc *proc, uint32_t first_id);
+void pb_probes_free(struct pb_probes *ps);
+
+/*
+ * pb_probes_add_new() - the probes of proc's tables that are live and
+ * registered and have none made yet (a library loaded since pb_probes_load():
+ * pr_proc_sync()), into ps, numbered from first_id, their argument types
+ * made in types (owned by the caller, which must outlive ps).
+ * Return: the number of probes made.
+ */
+size_t pb_probes_add_new(struct pb_probes *ps, struct pr_proc *proc, struct dl_program *types,
+			 uint32_t first_id);
+
+/*
+ * pb_probes_add_profile() - (profile.c) the profile provider creates its probes on
+ * demand (docs/profile.md): if desc names profile-n or tick-n (no glob),
+ * add that probe to ps unless it is there; a glob adds DTrace's default
+ * probes it matches (the profile-n ones only if samples: there is a
+ * process to sample, or a listing).
+ * Return: 1 (desc names a probe, which is in ps), 0 (it names none), or -1
+ * with *ret_err (malloc'ed): an interval under 200 microseconds, or not one.
+ */
+int pb_probes_add_profile(struct pb_probes *ps, const char *desc, bool samples, char **ret_err);
+
+
+/* The profile and tick probes enabled in proc's live session (for dtrace -l -p). */
+void pb_probes_add_live(struct pb_probes *ps, struct pr_proc *proc);
+
+/* The process $target names in probe descriptions (pb_probes_load() sets it). */
+void pb_probes_set_target(int pid);
+
+/*
+ * Does probe description desc ("prov:mod:func:name", globs, $target) match
+ * pr? A description that is a number is a probe ID, as in DTrace (dtrace
+ * -i 3, and -n 3: no probe's name is a number).
+ */
+bool pb_desc_match(const char *desc, const struct pb_probe *pr);
+/* What a probe description names: probes that run where? */
+enum pb_desc_kind {
+	PB_DESC_DTRACE,           /* dtrace:::BEGIN, END, ERROR: run in dtrace */
+	PB_DESC_TICK,             /* tick-n: fires in dtrace */
+	PB_DESC_PROFILE,          /* profile-n: samples a process */
+	PB_DESC_PROC,             /* a process's probes (any other) */
+	PB_DESC_ID,               /* a probe ID: of -p's or -c's process, or dtrace's (the
+				      processes found without either are numbered as found) */
+};
+enum pb_desc_kind pb_desc_kind(const char *desc);
+/* Could desc match a probe of provider prov ("http1234"): its provider field matches it? */
+bool pb_desc_match_prov(const char *desc, const char *prov);
+/* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
+bool pb_desc_id(const char *desc, uint32_t *ret_id);
+
+/*
+ * pb_list() - "dtrace -l": the probes matching any of descs (all when
+ * desc_cnt is 0), in DTrace's format; verbose adds stability and argument
+ * types. Return: the number listed.
+ */
+size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc_cnt,
+	       bool verbose, FILE *out);
+
+/* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
+static inline bool pb_runs_here(const struct pb_probe *pr)
+{
+	return !pr->module && pr->prof_kind != UDT_PROF_PROFILE;
+}
+
+/*
+ * pb_probes_move() - append from's probes of a process (all but the dtrace
+ * provider's three) to ps, with their IDs; their argument types stay in
+ * from, which is freed after ps.
+ */
+void pb_probes_move(struct pb_probes *ps, struct pb_probes *from);
+
+#endif /* UDT_PROBES_H */
