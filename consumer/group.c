@@ -639,6 +639,12 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 		int lock = pr_attach_lock(pid, &why);
 		err = lock < 0 ? lock : pr_runtime_load(t->proc, g->runtime, &why);
 		pr_attach_unlock(lock);
+		if (err == -EAGAIN) {
+			/* (its loader is at work: looked at again, as after an exec) */
+			free(why);
+			member_free(t);
+			return -2;
+		}
 		if (err < 0)
 			goto failed;
 		pb_probes_free(&t->probes);

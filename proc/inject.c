@@ -775,6 +775,26 @@ int pr_inject_sync(struct pr_proc *p, char **ret_err)
 	return call_in(p, false, ctl, NULL, 0, SYNC_WAIT_NS, ret_err);
 }
 
+/*
+ * Is p's dynamic linker still at work: mapped, with no C library yet? (A
+ * process looked at right after its exec: ld.so maps the libraries before
+ * main(), and dlopen() comes with libc.)
+ */
+static bool loader_at_work(const struct pr_proc *p)
+{
+	bool ld = false;
+
+	for (size_t i = 0; i < p->mod_cnt; i++) {
+		const char *n = p->mods[i]->name;
+		if (p->mods[i]->gone)
+			continue;
+		if (!strncmp(n, "libc.so", 7) || !strncmp(n, "libc-", 5))
+			return false;
+		ld |= !strncmp(n, "ld-linux", 8) || !strncmp(n, "ld-", 3);
+	}
+	return ld;
+}
+
 int pr_runtime_load(struct pr_proc *p, const char *path, char **ret_err)
 {
 	uint64_t ctl[PR_INJ_SLOTS] = { 0 }, addr;
@@ -802,6 +822,10 @@ int pr_runtime_load(struct pr_proc *p, const char *path, char **ret_err)
 	}
 	if (pr_proc_lookup(p, "dlopen", &ctl[PR_INJ_FN], NULL) &&
 	    pr_proc_lookup(p, "__libc_dlopen_mode", &ctl[PR_INJ_FN], NULL)) {
+		if (loader_at_work(p)) {
+			*ret_err = udt__xstrdup("its dynamic linker has not mapped its C library yet");
+			return -EAGAIN;
+		}
 		*ret_err = udt__xstrdup("it has no dlopen() to load the udtrace runtime with");
 		return -ENOENT;
 	}

@@ -318,7 +318,9 @@ char *pr_runtime_path(void);
  * with the process untouched, for a set-id, non-dumpable or static process,
  * one without dlopen(), or when ptrace is not allowed.
  * Return: 1 (loaded now), 0 (it had one: it is reused), or a negative errno
- * with *ret_err (malloc'ed), the reason, to follow "... pid N: ".
+ * with *ret_err (malloc'ed), the reason, to follow "... pid N: "; -EAGAIN
+ * when its dynamic linker has not mapped its C library yet (just after its
+ * exec: look again soon).
  * Not thread-safe: serialize calls on the same handle.
  */
 int pr_runtime_load(struct pr_proc *p, const char *path, char **ret_err);
