@@ -30,6 +30,11 @@
  *
  * Everything is append-only: new fields at the end, readers check sizes.
  * Integers are native-endian; addresses are the target's.
+ *
+ * abi/ owns what the runtime and dtrace share, one header each: this one,
+ * the bytecode (bytecode.h), the probe tables (probe_table.h), the notes'
+ * operands (note_arg.h). Both sides include it, so it never includes either,
+ * nor any other room: only the C library's headers (docs/layout.md).
  */
 #ifndef UDT_ABI_H
 #define UDT_ABI_H

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The consumer: what the dtrace command uses to list probes and to trace a
- * process. cmd/dtrace owns the command line and the main loop; this library
- * owns probes, options, enablings, the attach protocol (docs/runtime.md),
- * buffers and output.
+ * consumer: the session, what the dtrace command traces with. cmd/dtrace
+ * owns the command line and the main loop; this room owns the options, the
+ * enablings compiled from a program's clauses and laid out in the target,
+ * the attach protocol and the slots (docs/runtime.md), the shared memory and
+ * its draining, the aggregations' totals, speculations, variables, BEGIN,
+ * END and tick-n run here, the processes of a session and the libraries they
+ * load later. It uses probes/ (which probes there are), output/ (how
+ * records look), proc/ (the processes), vm/, dlang/, abi/ and util/, and
+ * never includes cmd/ (docs/layout.md).
  */
 #ifndef UDT_CONSUMER_H
 #define UDT_CONSUMER_H

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dlang: the D language front end shared by every udtrace tool.
+ * dlang: the D language front end shared by every udtrace tool. It owns
+ * the lexer, the parser, the C type model, providers, translators, clauses,
+ * and the compiler of D expressions to bytecode. It includes abi/ (the
+ * bytecode it emits) and util/, and never a room that uses it (consumer/,
+ * output/, probes/, dtrace-h/, dtrace-g/: docs/layout.md).
  *
  * One struct dl_program holds everything parsed from one or more D sources:
  * the C type model (typedefs, struct/union/enum tags, enumerators), providers

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* dtrace -G: the object holding the semaphores and the probe table of a D program's providers. */
+/*
+ * dtrace-g: dtrace -G. It owns the object holding the semaphores and the
+ * probe table of a D program's providers, written with libelf, and the
+ * checks of the application's objects against them. It includes dlang/,
+ * abi/ (the probe table) and util/; never the consumer's rooms
+ * (docs/layout.md).
+ */
 #ifndef UDT_DTRACE_G_H
 #define UDT_DTRACE_G_H
 

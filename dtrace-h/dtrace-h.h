@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* dtrace -h: the C header of probe macros for the providers of a D program. */
+/*
+ * dtrace-h: dtrace -h. It owns the C header of probe macros for the
+ * providers of a D program, and their SystemTap notes' text. It includes
+ * dlang/ and util/; never the consumer's rooms (docs/layout.md).
+ */
 #ifndef UDT_DTRACE_H_H
 #define UDT_DTRACE_H_H
 

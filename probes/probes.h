@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probes: the probes dtrace knows, as DTrace names them
+ * probes: the probes dtrace knows. It owns them as DTrace names them
  * (provider:module:function:name, and an ID each): the dtrace provider's
  * BEGIN, END and ERROR; the probes of a process's probe tables, SDT(9)
  * providers and SystemTap notes, with the types of their arguments

@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* libudtrace's private interfaces, shared by its files and nothing else. */
+/*
+ * runtime: libudtrace, in the target. It owns what only runs there: the
+ * registry of probe tables, sessions and their slots, the per-thread
+ * buffers, the fire, SystemTap sites and their trampolines, the profile
+ * provider's timers, user stacks, dynamic providers and SDT(9). This header
+ * is its private interface, shared by its files and nothing else; its public
+ * one is sdk/'s udtrace.h. It includes abi/ (what it shares with dtrace),
+ * vm/ (the D machine it runs clauses with) and sdk/; never dtrace's rooms
+ * (consumer/, proc/, probes/, output/, dlang/) nor util/, which is not in
+ * the target (docs/layout.md).
+ */
 #ifndef UDT_RUNTIME_INTERNAL_H
 #define UDT_RUNTIME_INTERNAL_H
 

@@ -45,7 +45,7 @@ run_one() {
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
 done
-for t in tests/golden/run.sh tests/compile/run.sh tests/d/run.sh tests/integration/*.sh; do
+for t in tests/layout.sh tests/golden/run.sh tests/compile/run.sh tests/d/run.sh tests/integration/*.sh; do
 	[ -x "$t" ] && run_one "${t#tests/}" "$t"
 done
 # make check: a short run of each fuzzer (tests/fuzz/run.sh skips where they are not built)

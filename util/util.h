@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small helpers shared by the udtrace tools (dlang, dtrace -h, dtrace -G, the
- * dtrace command): checked allocation, a growable string buffer, and output
- * files that appear complete or not at all.
+ * util: small helpers shared by the udtrace tools (dlang, dtrace -h, dtrace
+ * -G, the dtrace command). It owns checked allocation, a growable string
+ * buffer, output files that appear complete or not at all, the parsing of
+ * sizes and times, and the monotonic clock. It never includes another room
+ * (docs/layout.md): everything else may use it, but for the runtime and the
+ * D machine, which run in the target and do not link it.
  *
  * The tools treat running out of memory as fatal (a message and exit 1, the
  * output file never half-written); the runtime does not use this library.

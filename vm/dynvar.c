@@ -33,7 +33,7 @@
  *  - Deletion (storing 0) only marks the element DEAD (a CAS from LIVE, so
  *    one deleter counts it in `dirty`); lookups skip it. Nothing is
  *    unlinked on the probe path.
- *  - Cleaning (the consumer, consumer/dynvar.c, at cleanrate): it unlinks
+ *  - Cleaning (the consumer, consumer/vars.c, at cleanrate): it unlinks
  *    the dead elements, the only writer of interior `next` fields (a head
  *    is removed with a CAS, as a thread may be inserting in front of it),
  *    then keeps them aside ("rinsing") until every thread that could have

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm: the D machine. It checks and runs the bytecode (abi/bytecode.h,
- * docs/bytecode.md) that dtrace compiles D into: the verifier, the
- * interpreter and its decoded shapes, the subroutines (subr.c, vm_str.c,
+ * vm: the D machine. It owns the checking and running of the bytecode
+ * (abi/bytecode.h, docs/bytecode.md) that dtrace compiles D into: the
+ * verifier, the interpreter and its decoded shapes, the subroutines (subr.c, vm_str.c,
  * vm_net.c), and the data a running DIFO works in: string variables and
  * scratch, the dynamic variable space (vm_mem.h, dynvar.c), the aggregation
  * tables (agg.h), the speculations (spec.h), and the fault-safe loads it

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The dtrace command's shared state: parsed options and the helpers main.c calls. */
+/*
+ * cmd: the one dtrace command. It owns the command line (parsed options),
+ * the build tool's and the consumer's dispatch, and the main loop; this
+ * header is its shared state and the helpers main.c calls. It includes
+ * consumer/ (to trace), probes/ and proc/ (to list probes, and to grab a
+ * process), dtrace-h/, dtrace-g/, dlang/ and util/; it is never included by
+ * another room (docs/layout.md).
+ */
 #ifndef UDT_CMD_DTRACE_H
 #define UDT_CMD_DTRACE_H
 
@@ -9,6 +16,8 @@
 #include <sys/types.h>
 
 #include "consumer/consumer.h"
+#include "probes/probes.h"
+#include "proc/proc.h"
 #include "dlang/dlang.h"
 #include "util/util.h"
 

@@ -28,6 +28,9 @@
  *
  * Link with the runtime: `$(pkg-config --libs udtrace)` (libudtrace and
  * libffi). Errors are negative errno values.
+ *
+ * sdk/ owns the installed headers: this one and sdt.h (the probe-site
+ * macros). They never include anything but the C library's headers.
  */
 #ifndef UDT_UDTRACE_H
 #define UDT_UDTRACE_H
