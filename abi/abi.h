@@ -44,7 +44,7 @@
 #include "abi/bytecode.h"
 #include "abi/note_arg.h"
 
-#define UDT_ABI_VERSION 18
+#define UDT_ABI_VERSION 19
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -237,29 +237,53 @@ struct udt_area_hdr {
 };
 
 /*
- * The SystemTap probe sites a session enables (docs/notes.md): sites of
- * probes that only a .note.stapsdt describes, a nop each and no call into a
- * runtime. At sites_off in the area: this header, then cnt struct udt_site
- * at site_off, sorted by address. The runtime (runtime/sites.c) replaces
- * each nop with an int3 or, where the consumer found it sound (mode
- * UDT_SITE_JUMP), with a jump to a trampoline that fires the probe and runs
- * the instructions the jump displaces, relocated as insn[] says. Either way
- * it reads the arguments as args say from the interrupted thread, and fires
- * the probe whose ECBs are keyed by key (the probe's first site:
- * udt_ecb.sem); the thread resumes after the nop. A site's semaphore, if it
- * has one, is in the undo list like any other.
+ * The probe sites a session patches in the text: the SystemTap probe sites
+ * of probes that only a .note.stapsdt describes, a nop each and no call
+ * into a runtime (docs/notes.md), and the pid provider's, an instruction of
+ * a function each (docs/pid.md). At sites_off in the area: this header,
+ * then cnt struct udt_site at site_off, sorted by address, and the notes'
+ * operands. The runtime (runtime/sites.c) replaces a site's first byte with
+ * an int3 or, where the consumer found it sound (mode UDT_SITE_JUMP), its
+ * bytes with a jump to a trampoline that fires the probe and runs the
+ * instructions the jump displaces, relocated as insn[] says. Either way it
+ * reads the arguments from the interrupted thread and fires the probe whose
+ * ECBs are keyed by the site's keys (udt_ecb.sem). A site's semaphore, if
+ * it has one, is in the undo list like any other.
+ *
+ * UDT_SITE_NOTE: addr is the nop, the arguments are the note's operands
+ * (args[arg_idx, arg_idx + arg_cnt) of the table), key the probe's, and the
+ * thread resumes after the nop. A jump displaces the nop and the
+ * instructions after it (insn[].off from 1).
+ *
+ * UDT_SITE_INSN: the instruction at addr + fire_off is the probed one, and
+ * runs, relocated, after the fire. key, key_off and key_ret are its entry,
+ * offset and return probes' keys (0: none; an instruction can be all
+ * three); their arguments are the x86-64 ABI's (entry, offset: %rdi %rsi
+ * %rdx %rcx %r8 %r9, then the stack above the return address; return:
+ * ret_off, %rax, %rdx), fired in that order. A jump displaces the bytes
+ * [addr, addr + len), instructions before the probed one included (they
+ * run first); a trap is an int3 over the probed instruction (fire_off 0,
+ * insn[0] it alone), which runs from a trampoline after the fire.
  */
-#define UDT_SITES_MAX 4096
+#define UDT_SITES_MAX 16384
 #define UDT_SITE_NOP 0x90         /* what sys/sdt.h puts at a site on x86 */
 #define UDT_SITE_JMP_LEN 5        /* a jump: e9 and a 32-bit displacement */
-#define UDT_SITE_INSN_MAX 4       /* instructions a jump displaces, after the nop */
-#define UDT_SITE_BYTES_MAX 24     /* the nop and the instructions displaced */
+#define UDT_SITE_INSN_MAX 6       /* instructions a jump displaces (after the nop) */
+#define UDT_SITE_BYTES_MAX 24     /* the bytes a jump displaces (the nop's included) */
 
 struct udt_sites {
 	uint32_t size;            /* sizeof(struct udt_sites) */
 	uint32_t cnt;             /* at most UDT_SITES_MAX */
 	uint32_t site_off;        /* struct udt_site[cnt], by increasing addr */
+	uint32_t arg_cnt;         /* the notes' operands: struct udt_note_arg[arg_cnt] */
+	uint32_t arg_off;
 	uint32_t reserved;
+};
+
+/* What a site is. */
+enum udt_site_kind {
+	UDT_SITE_NOTE = 0,        /* a SystemTap note's nop */
+	UDT_SITE_INSN = 1,        /* an instruction of a function (the pid provider) */
 };
 
 /* How an instruction the jump displaces runs in the trampoline. */
@@ -273,7 +297,7 @@ enum udt_reloc_kind {
 };
 
 struct udt_site_insn {
-	uint8_t off;              /* where it starts, from the nop (1...) */
+	uint8_t off;              /* where it starts, from addr (NOTE: 1...; INSN: 0...) */
 	uint8_t len;              /* its bytes */
 	uint8_t kind;             /* enum udt_reloc_kind */
 	uint8_t fix;              /* RIPREL: where its displacement is in it; JCC: the condition */
@@ -287,27 +311,37 @@ enum udt_site_mode {
 };
 
 struct udt_site {
-	uint64_t addr;            /* its nop */
-	uint64_t key;             /* the ECBs' key of its probe */
-	uint8_t arg_cnt;          /* at most UDT_NOTE_MAX_ARGS */
+	uint64_t addr;            /* NOTE: its nop; INSN: the first byte it displaces */
+	uint64_t key;             /* NOTE: the ECBs' key of its probe; INSN: of its entry probe */
+	uint64_t key_off;         /* INSN: the ECBs' key of its offset probe, 0 none */
+	uint64_t key_ret;         /* INSN: of its return probe, 0 none */
+	uint64_t ret_off;         /* INSN: its return probe's arg0 (the offset in the function) */
+	uint32_t arg_idx;         /* NOTE: its first operand in the table's */
+	uint8_t arg_cnt;          /* NOTE: its operands, at most UDT_NOTE_MAX_ARGS */
 	uint8_t status;           /* R: enum udt_site_status, what the last sync did */
 	uint8_t mode;             /* enum udt_site_mode */
-	uint8_t insn_cnt;         /* JUMP: the instructions displaced, at most UDT_SITE_INSN_MAX */
-	uint8_t len;              /* JUMP: the bytes displaced, the nop's included: 5 or more */
-	uint8_t pad[3];
-	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* JUMP: those bytes, as the consumer read them */
+	uint8_t kind;             /* enum udt_site_kind */
+	uint8_t insn_cnt;         /* the instructions displaced, at most UDT_SITE_INSN_MAX
+				     (NOTE: JUMP only; INSN: the trap's one too) */
+	uint8_t len;              /* the bytes displaced: NOTE, the nop's included: 5 or more */
+	uint8_t fire_off;         /* INSN: where the probed instruction starts, from addr */
+	uint8_t pad[5];
+	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* those bytes, as the consumer read them */
 	struct udt_site_insn insn[UDT_SITE_INSN_MAX];
-	struct udt_note_arg args[UDT_NOTE_MAX_ARGS];
 };
 
 enum udt_site_status {
 	UDT_SITE_PENDING = 0,     /* not synced yet */
 	UDT_SITE_PATCHED = 1,     /* an int3 */
 	UDT_SITE_BUSY = 2,        /* an int3 that is not ours is there (another tracer's) */
-	UDT_SITE_NOT_NOP = 3,     /* neither the nop nor ours */
+	UDT_SITE_NOT_NOP = 3,     /* neither the nop (INSN: the instruction) nor ours */
 	UDT_SITE_FAILED = 4,      /* could not be written, or too many sites patched in the process */
 	UDT_SITE_JUMPED = 5,      /* a jump to its trampoline */
+	UDT_SITE_OVERLAP = 6,     /* INSN: its bytes overlap another site patched there */
 };
+
+/* The ECBs' key of the pid provider's probe id: above every address, never odd. */
+#define UDT_PID_KEY(id) ((1ull << 62) | (uint64_t)(id) << 1)
 
 /*
  * A later generation of the enablings: the ECBs of probes that appeared

@@ -57,18 +57,30 @@ __attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe
 		pr->mod, pr->func, pr->name, (unsigned long long)n->pc, why);
 }
 
-/* Site n of probe pr as the runtime reads it; false (said) when it cannot be enabled. */
+/* The operands of the sites laid out, in one array (struct udt_sites' arg_off). */
+struct oplist {
+	struct udt_note_arg *v;
+	size_t cnt, cap;
+};
+
+/*
+ * Site n of probe pr as the runtime reads it (its operands appended to ops);
+ * false (said) when it cannot be enabled.
+ */
 static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struct pr_note *n,
-		      struct udt_site *ret)
+		      struct udt_site *ret, struct oplist *ops)
 {
+	struct udt_note_arg args[UDT_NOTE_MAX_ARGS];
 	uint8_t b;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->addr = n->pc;
 	ret->key = pr->sem;
+	ret->kind = UDT_SITE_NOTE;
 	ret->arg_cnt = (uint8_t)n->arg_cnt;
+	ret->arg_idx = (uint32_t)ops->cnt;
 	for (uint32_t k = 0; k < n->arg_cnt; k++) {
-		ret->args[k] = n->args[k];
+		args[k] = n->args[k];
 		if (n->args[k].kind == UDT_NARG_NONE) {
 			left_out(pr, n, "its operand %u (in \"%s\") cannot be read here", k + 1,
 				 n->argstr);
@@ -81,7 +93,7 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 					 k + 1, n->arg_sym[k], pr->mod);
 				return false;
 			}
-			ret->args[k].disp += (int64_t)at;
+			args[k].disp += (int64_t)at;
 		}
 	}
 	if (pr_proc_read(t->proc, n->pc, &b, 1)) {
@@ -93,6 +105,8 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 		left_out(pr, n, "it is not the nop its note describes");
 		return false;
 	}
+	for (uint32_t k = 0; k < n->arg_cnt; k++)
+		UDT__PUSH(ops->v, ops->cnt, ops->cap, args[k]);
 	return true;
 }
 
@@ -157,6 +171,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 	const struct pb_probe **done = NULL;
 	size_t ndone = 0, done_cap = 0;
 	struct udt_sites hdr = { .size = sizeof(hdr) };
+	struct oplist ops = { 0 };
 	uint32_t off = 0;
 	bool shstk = false, checked = false;
 
@@ -183,7 +198,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 				left_out(pr, n, "a session enables at most %d sites", UDT_SITES_MAX);
 				break;
 			}
-			if (!make_site(t, pr, n, &site))
+			if (!make_site(t, pr, n, &site, &ops))
 				continue;
 			/* a jump where it is sound (else the trap stays: dtrace -l -v says why),
 			   unless traps are asked for */
@@ -199,6 +214,8 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		qsort(v, cnt, sizeof(*v), site_cmp);
 		hdr.cnt = (uint32_t)cnt;
 		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
+		hdr.arg_cnt = (uint32_t)ops.cnt;
+		hdr.arg_off = ops.cnt ? cs__area_put(a, ops.v, ops.cnt * sizeof(*ops.v)) : 0;
 		off = cs__area_put(a, &hdr, sizeof(hdr));
 		t->site_off = hdr.site_off;
 		t->sites = udt__xcalloc(cnt, sizeof(*t->sites));
@@ -207,6 +224,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		t->site_cnt = cnt;
 	}
 	free(v);
+	free(ops.v);
 	free(done);
 	return off;
 }

@@ -298,15 +298,6 @@ void udt__register_loaded(void);
  */
 void udt__sites_sync(bool wait);
 /*
- * sites.c: the arguments of site s (its note's operands) into args, from the
- * general registers gpr (the x86 encoding's order) and the FXSAVE image fx
- * (NULL: none) of the thread interrupted at the site. Async-signal-safe.
- */
-struct udt_site;
-void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t *fx,
-		    uint64_t *args);
-
-/*
  * sigchain.c: hand signal sig, which is not ours, to the action o we
  * replaced, as the kernel would have without us (its mask, SA_SIGINFO or
  * not, SA_NODEFER, SA_RESETHAND; the default action by sending it again).

@@ -80,8 +80,9 @@ static struct {
 	char dents[16384];
 } st;
 
-/* Each slot's sites the handler last verified: session << 32 | 1 (acquire). */
+/* Each slot's sites the handler last verified: session << 32 | 1 (acquire); their operands. */
 static uint64_t verified[UDT_SLOT_MAX];
+static const struct udt_note_arg *verified_args[UDT_SLOT_MAX];
 
 /* The general registers of the trampolined site whose fire runs in this thread (ustack.c). */
 __thread const uint64_t *udt__site_gpr __attribute__((tls_model("initial-exec")));
@@ -142,18 +143,19 @@ uint32_t udt__patch_index(const struct patch *p)
 	return (uint32_t)(p - st.patch);
 }
 
-/* Under the lock: the entry of addr, made if need be (NULL when full). */
-static struct patch *patch_get(uint64_t addr, uint8_t orig)
+/* Under the lock: the entry of addr (a site of kind), made if need be (NULL when full). */
+static struct patch *patch_get(uint64_t addr, uint8_t orig, uint8_t kind)
 {
 	struct patch *p = udt__patch_find(addr);
 	uint32_t s;
 
 	if (p)
-		return p;
+		return p->kind == kind ? p : NULL;
 	if (st.npatch == UDT_PATCH_MAX)
 		return NULL;
 	p = &st.patch[st.npatch];
 	p->addr = addr;
+	p->kind = kind;
 	p->bytes[0] = orig;
 	p->bound = 1;
 	p->state = P_RESTORED;
@@ -182,23 +184,56 @@ int udt__text_write(int fd, uint64_t addr, const void *b, size_t n)
 	return 0;
 }
 
-/* Our int3 over the nop at addr (or find it there, or a jump of ours): its udt_site_status. */
-static uint8_t patch_site(int fd, uint64_t addr)
+/*
+ * Does [addr, addr + len) hold another patch's bytes than self's, or lie in
+ * another's, that is not restored? (A site of one session inside the jump of
+ * another's: an offset probe in an entry probe's five bytes.)
+ */
+static bool overlaps(uint64_t addr, uint32_t len, const struct patch *self)
 {
-	uint8_t cur, int3 = UDT_INT3;
+	for (uint32_t k = 1; k < UDT_SITE_BYTES_MAX; k++) {
+		const struct patch *q = udt__patch_find(addr - k);
+		if (q && q != self && LOAD_RELAXED(&q->state) != P_RESTORED && q->len > k)
+			return true;
+	}
+	for (uint32_t k = 1; k < len; k++) {
+		const struct patch *q = udt__patch_find(addr + k);
+		if (q && q != self && LOAD_RELAXED(&q->state) != P_RESTORED)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Our int3 over site s's nop, or over its instruction (which then runs from
+ * a trampoline of its own after the fire), or find it there, or a jump of
+ * ours: its udt_site_status.
+ */
+static uint8_t patch_site(int fd, const struct udt_site *s)
+{
+	uint8_t cur, int3 = UDT_INT3, want = s->kind == UDT_SITE_INSN ? s->bytes[0] : UDT_SITE_NOP;
+	uint64_t addr = s->addr;
 	struct patch *p;
 
 	if (udt__safe_copy(&cur, addr, 1))
 		return UDT_SITE_FAILED;
 	p = udt__patch_find(addr);
+	if (p && p->kind != s->kind)
+		return UDT_SITE_OVERLAP; /* (a note's nop and an instruction site at one address) */
 	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
 		return UDT_SITE_JUMPED; /* (an earlier session's: it stays) */
 	if (p && LOAD_RELAXED(&p->state) == P_TRAP && cur == UDT_INT3)
 		return UDT_SITE_PATCHED; /* (an earlier session's, a consumer that died) */
-	if (cur != UDT_SITE_NOP)
+	if (cur != want)
 		return cur == UDT_INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
-	p = patch_get(addr, cur);
+	if (overlaps(addr, s->kind == UDT_SITE_INSN ? s->len : 1, p))
+		return UDT_SITE_OVERLAP;
+	p = patch_get(addr, cur, s->kind);
 	if (!p)
+		return UDT_SITE_FAILED;
+	/* an instruction runs from a copy after the fire */
+	if (s->kind == UDT_SITE_INSN &&
+	    (s->mode != UDT_SITE_TRAP || udt__tramp_ool(fd, p, s)))
 		return UDT_SITE_FAILED;
 	/* the state first: a trap at the int3 must find it ours */
 	STORE_RELEASE(&p->state, P_TRAP);
@@ -209,26 +244,50 @@ static uint8_t patch_site(int fd, uint64_t addr)
 	return UDT_SITE_PATCHED;
 }
 
+/*
+ * Site s trapped: a NOTE site's nop, or an instruction site's instruction
+ * (a jump's plan made a trap's: its first instruction alone, when the jump
+ * starts at the probed one).
+ */
+static uint8_t trap_site(int fd, const struct udt_site *s)
+{
+	struct udt_site t;
+
+	if (s->kind != UDT_SITE_INSN || s->mode == UDT_SITE_TRAP)
+		return patch_site(fd, s);
+	if (s->fire_off || !s->insn_cnt)
+		return UDT_SITE_FAILED;
+	t = *s;
+	t.mode = UDT_SITE_TRAP;
+	t.insn_cnt = 1;
+	t.len = s->insn[0].len;
+	return patch_site(fd, &t);
+}
+
 /* The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it cannot be. */
 static uint8_t jump_site(int fd, const struct udt_site *s)
 {
 	struct patch *p = udt__patch_find(s->addr);
-	uint8_t cur;
+	uint8_t cur, orig = s->kind == UDT_SITE_INSN ? s->bytes[0] : UDT_SITE_NOP;
 
+	if (p && p->kind != s->kind)
+		return UDT_SITE_OVERLAP;
 	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
 		return UDT_SITE_JUMPED;
 	if (udt__safe_copy(&cur, s->addr, 1))
 		return UDT_SITE_FAILED;
-	/* from the nop, or from our own int3 (an earlier session's trap) */
-	if (cur == UDT_SITE_NOP)
-		p = patch_get(s->addr, cur);
+	if (overlaps(s->addr, s->len, p))
+		return UDT_SITE_OVERLAP;
+	/* from the nop or the instruction, or from our own int3 (an earlier session's trap) */
+	if (cur == orig)
+		p = patch_get(s->addr, cur, s->kind);
 	else if (!p || LOAD_RELAXED(&p->state) != P_TRAP || cur != UDT_INT3)
-		return patch_site(fd, s->addr); /* (says what is there) */
+		return trap_site(fd, s); /* (says what is there) */
 	if (!p)
 		return UDT_SITE_FAILED;
 	if (!udt__tramp_patch(fd, p, s))
 		return UDT_SITE_JUMPED;
-	return patch_site(fd, s->addr);
+	return trap_site(fd, s);
 }
 
 static void restore_site(int fd, struct patch *p)
@@ -299,17 +358,30 @@ static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
 		return -1;
 	ss = (const void *)(a + ah->sites_off);
 	if (ss->size != sizeof(*ss) || ss->cnt > UDT_SITES_MAX || ss->site_off % 8 ||
-	    !in_area(ss->site_off, (uint64_t)ss->cnt * sizeof(*s)))
+	    !in_area(ss->site_off, (uint64_t)ss->cnt * sizeof(*s)) || ss->arg_off % 8 ||
+	    !in_area(ss->arg_off, (uint64_t)ss->arg_cnt * sizeof(struct udt_note_arg)))
 		return -1;
 	s = (const void *)(a + ss->site_off);
+	const struct udt_note_arg *args = (const void *)(a + ss->arg_off);
 	for (uint32_t i = 0; i < ss->cnt; i++) {
-		if (!s[i].addr || (i && s[i].addr <= s[i - 1].addr) || s[i].arg_cnt > UDT_NOTE_MAX_ARGS)
+		if (!s[i].addr || (i && s[i].addr <= s[i - 1].addr) ||
+		    (s[i].kind != UDT_SITE_NOTE && s[i].kind != UDT_SITE_INSN))
+			return -1;
+		if (s[i].kind == UDT_SITE_INSN) {
+			/* (its plan is checked where it is carried out: tramp.c) */
+			if (!s[i].key && !s[i].key_off && !s[i].key_ret)
+				return -1;
+			continue;
+		}
+		if (s[i].arg_cnt > UDT_NOTE_MAX_ARGS || s[i].arg_idx > ss->arg_cnt ||
+		    s[i].arg_cnt > ss->arg_cnt - s[i].arg_idx)
 			return -1;
 		for (uint32_t k = 0; k < s[i].arg_cnt; k++)
-			if (!arg_ok(&s[i].args[k]))
+			if (!arg_ok(&args[s[i].arg_idx + k]))
 				return -1;
 	}
 	*ret = s;
+	STORE_RELAXED(&verified_args[slot], args);
 	STORE_RELEASE(&verified[slot], (uint64_t)session << 32 | 1);
 	return (int)ss->cnt;
 }
@@ -332,11 +404,16 @@ static const struct udt_site *site_search(const struct udt_site *s, int n, uint6
 
 /* -- Arguments ------------------------------------------------------------------------------- */
 
-void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t *fx,
-		    uint64_t *args)
+/*
+ * The arguments of note site s (its operands, n of them at a) into args,
+ * from the general registers gpr (the x86 encoding's order) and the FXSAVE
+ * image fx (NULL: none) of the thread interrupted at the site.
+ */
+static void note_args(const struct udt_note_arg *ops, uint32_t n, const uint64_t *gpr,
+		      const uint8_t *fx, uint64_t *args)
 {
-	for (uint32_t i = 0; i < s->arg_cnt; i++) {
-		const struct udt_note_arg *a = &s->args[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct udt_note_arg *a = &ops[i];
 		uint64_t v = 0, addr;
 
 		switch (a->kind) {
@@ -365,6 +442,21 @@ void udt__site_args(const struct udt_site *s, const uint64_t *gpr, const uint8_t
 		}
 		args[i] = udt_note_arg_value(a->size, v);
 	}
+}
+
+/* The x86-64 ABI's integer arguments of a function at its entry: six registers, then the stack. */
+#define PID_ARGS 10
+static void entry_args(const uint64_t *gpr, uint64_t *args)
+{
+	static const uint8_t reg[6] = { UDT_NREG_RDI, UDT_NREG_RSI, UDT_NREG_RDX,
+					UDT_NREG_RCX, UDT_NREG_R8, UDT_NREG_R9 };
+
+	for (uint32_t i = 0; i < 6; i++)
+		args[i] = gpr[reg[i]];
+	/* (above the return address; unreadable reads 0) */
+	for (uint32_t i = 6; i < PID_ARGS; i++)
+		if (udt__safe_copy(&args[i], gpr[UDT_NREG_RSP] + 8 * (i - 5), 8))
+			args[i] = 0;
 }
 
 /* -- The handler ----------------------------------------------------------------------------- */
@@ -400,7 +492,7 @@ static int live_sites(uint32_t slot, const struct udt_site **ret)
  * lays a site out from the same note, so any of them says how to read its
  * arguments. NULL when no live session has it.
  */
-static const struct udt_site *site_of(struct patch *p)
+static const struct udt_site *site_of(struct patch *p, uint32_t *ret_slot)
 {
 	/* pairs with the sync's release of site_tag after site */
 	uint64_t tag = LOAD_ACQUIRE(&p->site_tag);
@@ -409,38 +501,67 @@ static const struct udt_site *site_of(struct patch *p)
 
 	if (s && slot < UDT_SLOT_MAX) {
 		struct udt_control *c = &udt__ctl.slots[slot];
-		if (udt__active(c) && LOAD_RELAXED(&c->session) == (uint32_t)(tag >> 8))
+		if (udt__active(c) && LOAD_RELAXED(&c->session) == (uint32_t)(tag >> 8)) {
+			*ret_slot = slot;
 			return s;
+		}
 	}
 	s = NULL;
 	for (slot = 0; slot < UDT_SLOT_MAX && !s; slot++) {
 		int n = live_sites(slot, &sites);
 		s = n > 0 ? site_search(sites, n, p->addr) : NULL;
+		*ret_slot = slot;
 	}
 	return s;
 }
 
+/* The probes of instruction site s (docs/pid.md), fired in the order DTrace fires them. */
+static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc)
+{
+	uint64_t args[PID_ARGS] = { 0 };
+
+	if (s->key || s->key_off) {
+		udt__safe_fire_begin();
+		entry_args(gpr, args);
+		udt__safe_fire_end();
+		if (s->key)
+			udt__fire_at(s->key, PID_ARGS, args, pc);
+		if (s->key_off)
+			udt__fire_at(s->key_off, PID_ARGS, args, pc);
+	}
+	if (s->key_ret) {
+		/* illumos's: the returning instruction's offset, %rax, %rdx */
+		uint64_t r[3] = { s->ret_off, gpr[UDT_NREG_RAX], gpr[UDT_NREG_RDX] };
+		udt__fire_at(s->key_ret, 3, r, pc);
+	}
+}
+
 void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, const void *uc)
 {
-	const struct udt_site *s = site_of(p);
+	uint32_t slot = 0;
+	const struct udt_site *s = site_of(p, &slot);
 	uint64_t args[UDT_NOTE_MAX_ARGS];
 
 	if (!s) {
 		udt__sites_sync(false); /* no session has it now: it goes */
 		return;
 	}
-	udt__safe_fire_begin();
-	udt__site_args(s, gpr, fx, args);
-	udt__safe_fire_end();
 	/* ustack() starts at the site: from the signal's context, or from the trampoline's */
 	udt__prof_uc = uc;
 	udt__site_gpr = uc ? NULL : gpr;
-	/* in every session: each has its ECBs of the probe's key, if it enabled it */
-	udt__fire_at(s->key, s->arg_cnt, args, p->addr + 1);
+	if (s->kind == UDT_SITE_INSN) {
+		fire_insn(s, gpr, s->addr + s->fire_off);
+	} else {
+		udt__safe_fire_begin();
+		note_args(LOAD_RELAXED(&verified_args[slot]) + s->arg_idx, s->arg_cnt, gpr, fx, args);
+		udt__safe_fire_end();
+		/* in every session: each has its ECBs of the probe's key, if it enabled it */
+		udt__fire_at(s->key, s->arg_cnt, args, p->addr + 1);
+	}
 	udt__prof_uc = NULL;
 	udt__site_gpr = NULL;
 	/* the fire found a session over (the deadman, a fork child): its sites may go */
-	if (!site_of(p))
+	if (!site_of(p, &slot))
 		udt__sites_sync(false);
 }
 
@@ -482,15 +603,17 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 	} else if (state == P_RESTORED || (k && state != P_JUMP)) {
 		chain(sig, si, ucv); /* someone else's int3 where ours was */
-	} else if (k) {
-		/* a thread resuming inside the bytes a jump displaced: their copy */
+	} else if (k || (state == P_JUMP && p->fire_off)) {
+		/* a thread resuming inside the bytes a jump displaced: their copy (or, before an
+		   instruction site's probed instruction, the copies that lead to its fire) */
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->at[k];
 	} else {
 		for (int r = 0; r < UDT_NREG_CNT; r++)
 			gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
 		udt__site_fire(p, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, uc);
-		/* after the nop, or (a site on its way to or from a jump) in its trampoline */
-		if (state == P_JUMP)
+		/* after the nop, or (a site on its way to or from a jump, an instruction) in its
+		   trampoline */
+		if (state == P_JUMP || p->kind == UDT_SITE_INSN)
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->resume;
 	}
 	errno = saved_errno;
@@ -646,7 +769,7 @@ void udt__sites_sync(bool wait)
 		for (int i = 0; i < n[s] && !err; i++) {
 			const struct udt_site *site = &sites[s][i];
 			uint8_t status = jumps && site->mode == UDT_SITE_JUMP ? jump_site(fd, site)
-									      : patch_site(fd, site->addr);
+									      : trap_site(fd, site);
 			struct patch *p = udt__patch_find(site->addr);
 			if (p) {
 				/* for the trap and the trampoline: the site's arguments, from here */

@@ -3,7 +3,7 @@
  * What runtime/sites.c (the patching, the trap, the sync) and
  * runtime/tramp.c (the trampolines) share: the table of the sites this
  * process has had patched, and the writing of its text. docs/notes.md has
- * the design.
+ * the design, and docs/pid.md what the pid provider's sites add.
  */
 #ifndef UDT_RUNTIME_SITES_H
 #define UDT_RUNTIME_SITES_H
@@ -11,12 +11,12 @@
 #include "runtime/internal.h"
 
 #define UDT_INT3 0xcc
-#define UDT_PATCH_MAX 4096
+#define UDT_PATCH_MAX 32768
 
 /* struct patch.state */
 enum {
 	P_RESTORED = 0,           /* the object's bytes are there */
-	P_TRAP = 1,               /* our int3 over the nop */
+	P_TRAP = 1,               /* our int3 over the nop (or the instruction) */
 	P_JUMP = 2,               /* a jump to the trampoline, or on the way to or from one */
 };
 
@@ -30,15 +30,19 @@ enum {
  * P_JUMP.
  */
 struct patch {
-	uint64_t addr;            /* the nop */
+	uint64_t addr;            /* the nop; INSN: the first byte its jump or trap takes */
 	uint32_t state;           /* P_* (release when set, acquire when read) */
-	uint8_t len;              /* with a trampoline: the bytes its jump displaces (5...) */
+	uint8_t kind;             /* enum udt_site_kind, of its first site (set once) */
+	uint8_t fire_off;         /* INSN: the probed instruction's offset in the bytes */
+	uint8_t len;              /* with a trampoline: the bytes it displaces (NOTE: 5...) */
 	uint8_t bound;            /* bit k: offset k starts an instruction (an int3 there while
 				     jumped); bit 0 always */
 	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* the object's bytes (bytes[0] is the nop) */
 	uint64_t tramp;           /* its trampoline entry, 0 none yet */
-	uint64_t resume;          /* in it: the relocated instructions (at[1]) */
-	uint64_t at[UDT_SITE_JMP_LEN]; /* at[k]: the copy of the instruction at offset k */
+	uint64_t resume;          /* in it: where a trap's fire goes on (NOTE: the relocated
+				     instructions, at[1]; INSN: the probed instruction's copy) */
+	uint64_t at[UDT_SITE_JMP_LEN]; /* at[k]: where a thread at offset k goes on: the copy of
+				     the instruction there (INSN: at[fire_off] the fire) */
 	/* a live session's site there (the sync's), for the trap and the trampoline: the
 	   site, then its session << 8 | its slot (release) */
 	const struct udt_site *site;
@@ -78,6 +82,12 @@ bool udt__tramp_ready(void);
  * (the site is left as it was: the caller may trap instead). Under the lock.
  */
 int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s);
+/*
+ * tramp.c: the trampoline a trapped instruction site runs its instruction
+ * from (s's insn[0], relocated): p->tramp and p->resume set. 0, or -errno.
+ * Under the lock.
+ */
+int udt__tramp_ool(int fd, struct patch *p, const struct udt_site *s);
 /* tramp.c: put back the object's bytes of a jumped site p. Under the lock. */
 void udt__tramp_restore(int fd, struct patch *p);
 

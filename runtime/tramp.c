@@ -37,6 +37,21 @@
  * trampoline is never unmapped: a thread may be in it, and a site jumped
  * again later uses it again.
  *
+ * An instruction site of the pid provider (UDT_SITE_INSN: docs/pid.md) has
+ * the same, but that its jump starts at an instruction (the probed one, or
+ * one before it in the same straight line: a return probe's ret may need
+ * them to make five bytes), and the entry runs the instructions before the
+ * probed one first, then fires, then runs the probed one and those after:
+ *
+ *	the instructions before the probed one, copies
+ *	lea -128(%rsp), %rsp ... lea 136(%rsp), %rsp      the fire, as above
+ *	the probed instruction and those after it, copies
+ *	jmp site + len
+ *
+ * A trapped instruction site has an entry too, never jumped to: its
+ * instruction alone, after the fire, which the handler sends the thread to
+ * once it has fired the probe from the trap (udt__tramp_ool()).
+ *
  * Where: /proc/self/maps gives the gaps within 2 GB of the site; the first
  * address that a page of ours already has room at, or failing that, in the
  * gap nearest the site, whose displacement has the bytes the boundaries
@@ -56,7 +71,7 @@
 
 #define PAGE 4096ull
 #define MAX_PAGES 1024
-#define ENTRY_MAX 184             /* bytes of an entry, at most */
+#define ENTRY_MAX 256             /* bytes of an entry, at most */
 #define LIT 8                     /* before it: the address of udt__tramp_entry */
 #define MAPS_BUF 65536
 #define USER_TOP 0x7ffffffff000ull
@@ -285,13 +300,63 @@ static void rel32(struct emit *e, uint64_t target, size_t after)
 	put(e, &v, 4);
 }
 
-/* The bytes of s's trampoline at t for patch index idx, and each instruction's place. */
+/* Emit a copy of instruction in of site s, relocated as it says. */
+static void copy_insn(struct emit *e, const struct udt_site *s, const struct udt_site_insn *in)
+{
+	static const uint8_t jmp = 0xe9;
+	const uint8_t *b = s->bytes + in->off;
+
+	switch (in->kind) {
+	case UDT_RELOC_COPY:
+		put(e, b, in->len);
+		break;
+	case UDT_RELOC_RIPREL:
+		put(e, b, in->fix);
+		rel32(e, in->target, 4 + (size_t)(in->len - in->fix - 4));
+		put(e, b + in->fix + 4, (size_t)(in->len - in->fix - 4));
+		break;
+	case UDT_RELOC_JMP:
+		put(e, &jmp, 1);
+		rel32(e, in->target, 4);
+		break;
+	case UDT_RELOC_JCC: {
+		uint8_t jcc[2] = { 0x0f, (uint8_t)(0x80 | in->fix) };
+		put(e, jcc, 2);
+		rel32(e, in->target, 4);
+		break;
+	}
+	case UDT_RELOC_CALL: {
+		/* its return address, the one in the object, then the callee:
+		   lea -8(%rsp),%rsp; push %rax; movabs $ret,%rax; mov %rax,8(%rsp);
+		   pop %rax; jmp target (no flag changed, no register) */
+		static const uint8_t a[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50, 0x48, 0xb8 };
+		static const uint8_t c[] = { 0x48, 0x89, 0x44, 0x24, 0x08, 0x58 };
+		uint64_t ret = s->addr + in->off + in->len;
+		put(e, a, sizeof(a));
+		put(e, &ret, 8);
+		put(e, c, sizeof(c));
+		put(e, &jmp, 1);
+		rel32(e, in->target, 4);
+		break;
+	}
+	default:
+		e->bad = true;
+	}
+}
+
+/*
+ * The bytes of s's trampoline at t for patch index idx: where a thread at
+ * each offset of the jump goes on (at[]), and where a trap's fire does
+ * (*ret_resume).
+ */
 static bool build(struct emit *e, uint64_t t, uint32_t idx, const struct udt_site *s,
-		  uint64_t *at)
+		  uint64_t *at, uint64_t *ret_resume)
 {
 	static const uint8_t skip_red[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };
 	static const uint8_t back_red[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0 };
 	uint8_t push = 0x68, call[2] = { 0xff, 0x15 }, jmp = 0xe9;
+	bool insn = s->kind == UDT_SITE_INSN;
+	uint32_t i = 0;
 
 	memset(e, 0, sizeof(*e));
 	uint64_t entry = (uint64_t)(uintptr_t)udt__tramp_entry;
@@ -299,81 +364,112 @@ static bool build(struct emit *e, uint64_t t, uint32_t idx, const struct udt_sit
 	/* the literal the call reads, just before the entry */
 	e->at = t - LIT;
 	put(e, &entry, LIT);
+	/* (an instruction site's: those before the probed one) */
+	for (; insn && i < s->insn_cnt && s->insn[i].off < s->fire_off; i++) {
+		if (s->insn[i].off < UDT_SITE_JMP_LEN)
+			at[s->insn[i].off] = e->at + e->n;
+		copy_insn(e, s, &s->insn[i]);
+	}
+	if (insn && s->fire_off < UDT_SITE_JMP_LEN)
+		at[s->fire_off] = e->at + e->n;
 	put(e, skip_red, sizeof(skip_red));
 	put(e, &push, 1);
 	put(e, &idx, 4);
 	put(e, call, 2);
 	rel32(e, t - LIT, 4);
 	put(e, back_red, sizeof(back_red));
-	for (uint32_t i = 0; i < s->insn_cnt; i++) {
+	*ret_resume = e->at + e->n;
+	for (; i < s->insn_cnt; i++) {
 		const struct udt_site_insn *in = &s->insn[i];
-		const uint8_t *b = s->bytes + in->off;
-
-		if (in->off < UDT_SITE_JMP_LEN)
+		if (in->off < UDT_SITE_JMP_LEN && !(insn && in->off == s->fire_off))
 			at[in->off] = e->at + e->n;
-		switch (in->kind) {
-		case UDT_RELOC_COPY:
-			put(e, b, in->len);
-			break;
-		case UDT_RELOC_RIPREL:
-			put(e, b, in->fix);
-			rel32(e, in->target, 4 + (size_t)(in->len - in->fix - 4));
-			put(e, b + in->fix + 4, (size_t)(in->len - in->fix - 4));
-			break;
-		case UDT_RELOC_JMP:
-			put(e, &jmp, 1);
-			rel32(e, in->target, 4);
-			break;
-		case UDT_RELOC_JCC: {
-			uint8_t jcc[2] = { 0x0f, (uint8_t)(0x80 | in->fix) };
-			put(e, jcc, 2);
-			rel32(e, in->target, 4);
-			break;
-		}
-		case UDT_RELOC_CALL: {
-			/* its return address, the one in the object, then the callee:
-			   lea -8(%rsp),%rsp; push %rax; movabs $ret,%rax; mov %rax,8(%rsp);
-			   pop %rax; jmp target (no flag changed, no register) */
-			static const uint8_t a[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50, 0x48, 0xb8 };
-			static const uint8_t c[] = { 0x48, 0x89, 0x44, 0x24, 0x08, 0x58 };
-			uint64_t ret = s->addr + in->off + in->len;
-			put(e, a, sizeof(a));
-			put(e, &ret, 8);
-			put(e, c, sizeof(c));
-			put(e, &jmp, 1);
-			rel32(e, in->target, 4);
-			break;
-		}
-		default:
-			e->bad = true;
-		}
+		copy_insn(e, s, in);
 	}
 	put(e, &jmp, 1);
 	rel32(e, s->addr + s->len, 4);
 	return !e->bad;
 }
 
-/* The plan of site s is one this runtime can carry out: its instructions tile its bytes. */
+/* Is instruction in of s one that never goes on to the bytes after it (a ret or a jmp)? */
+static bool ends_flow(const struct udt_site *s, const struct udt_site_insn *in)
+{
+	const uint8_t *b = s->bytes + in->off;
+	uint8_t op = b[0] == 0xf3 && in->len > 1 ? b[1] : b[0]; /* (rep ret) */
+
+	return in->kind == UDT_RELOC_JMP ||
+	       (in->kind == UDT_RELOC_COPY && (op == 0xc3 || op == 0xc2));
+}
+
+/*
+ * The plan of site s is one this runtime can carry out: its instructions
+ * tile its bytes (but for an instruction site's padding after a ret or a
+ * jmp, never run), and a jump has five bytes; *ret_bound says which of
+ * them start an instruction.
+ */
 static bool plan_ok(const struct udt_site *s, uint8_t *ret_bound)
 {
-	uint32_t off = 1;
+	bool insn = s->kind == UDT_SITE_INSN;
+	uint32_t off = insn ? 0 : 1;
 	uint8_t bound = 1;
 
-	if (s->len < UDT_SITE_JMP_LEN || s->len > UDT_SITE_BYTES_MAX || !s->insn_cnt ||
-	    s->insn_cnt > UDT_SITE_INSN_MAX || s->bytes[0] != UDT_SITE_NOP)
+	if (s->len > UDT_SITE_BYTES_MAX || !s->insn_cnt || s->insn_cnt > UDT_SITE_INSN_MAX ||
+	    (s->mode == UDT_SITE_JUMP && s->len < UDT_SITE_JMP_LEN) ||
+	    (!insn && s->bytes[0] != UDT_SITE_NOP) || (insn && s->fire_off >= s->len))
 		return false;
 	for (uint32_t i = 0; i < s->insn_cnt; i++) {
 		const struct udt_site_insn *in = &s->insn[i];
-		if (in->off != off || off >= UDT_SITE_JMP_LEN || !in->len || in->len > 15 ||
+		if (in->off != off || (!insn && off >= UDT_SITE_JMP_LEN) || !in->len || in->len > 15 ||
+		    in->off + in->len > s->len ||
 		    in->kind < UDT_RELOC_COPY || in->kind > UDT_RELOC_CALL ||
 		    (in->kind == UDT_RELOC_RIPREL && in->fix + 4u > in->len) ||
 		    (in->kind == UDT_RELOC_JCC && in->fix > 15))
 			return false;
-		bound |= (uint8_t)(1u << off);
+		if (off < UDT_SITE_JMP_LEN)
+			bound |= (uint8_t)(1u << off);
 		off += in->len;
 	}
+	/* the probed instruction starts one of them */
+	if (insn && !(s->fire_off == 0 || (s->fire_off < UDT_SITE_JMP_LEN &&
+					   (bound & (1u << s->fire_off))) ||
+		      s->fire_off >= UDT_SITE_JMP_LEN))
+		return false;
 	*ret_bound = bound;
-	return off == s->len;
+	return off == s->len || (insn && ends_flow(s, &s->insn[s->insn_cnt - 1]));
+}
+
+/* Make p's trampoline for s (a jump's when mask asks bytes of the displacement for the
+   boundaries, an out-of-line copy's when 0), unless it has the one s needs. 0 or -errno. */
+static int tramp_for(int fd, struct patch *p, const struct udt_site *s, uint8_t bound,
+		     uint32_t mask, uint32_t val)
+{
+	uint64_t at[UDT_SITE_JMP_LEN] = { 0 }, resume = 0;
+	struct emit e;
+
+	if (p->tramp && p->len == s->len && p->bound == bound && p->fire_off == s->fire_off &&
+	    !memcmp(p->bytes, s->bytes, s->len))
+		return 0;
+	uint64_t t = place(s->addr, mask, val);
+	if (!t || !build(&e, t, udt__patch_index(p), s, at, &resume) ||
+	    udt__text_write(fd, t - LIT, e.b, e.n))
+		return -ENOSPC;
+	p->len = s->len;
+	p->bound = bound;
+	p->fire_off = s->fire_off;
+	memcpy(p->bytes, s->bytes, s->len);
+	memcpy(p->at, at, sizeof(at));
+	p->resume = s->kind == UDT_SITE_INSN ? resume : at[1];
+	STORE_RELEASE(&p->tramp, t); /* (pairs with nothing yet: the state says which later) */
+	return 0;
+}
+
+int udt__tramp_ool(int fd, struct patch *p, const struct udt_site *s)
+{
+	uint8_t bound;
+
+	if (s->kind != UDT_SITE_INSN || s->insn_cnt != 1 || s->fire_off || !plan_ok(s, &bound) ||
+	    s->insn[0].len != s->len)
+		return -EINVAL;
+	return tramp_for(fd, p, s, bound, 0, 0);
 }
 
 /* -- Jumping and back ----------------------------------------------------------------------- */
@@ -395,33 +491,23 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	uint32_t state = LOAD_RELAXED(&p->state);
 	int err;
 
-	if (!plan_ok(s, &bound) || udt__safe_copy(cur, s->addr, s->len))
+	if (s->mode != UDT_SITE_JUMP || !plan_ok(s, &bound) ||
+	    udt__safe_copy(cur, s->addr, s->len))
 		return -EINVAL;
-	/* the bytes are the plan's (the nop, or our int3 over it) */
-	if ((cur[0] != UDT_SITE_NOP && !(cur[0] == UDT_INT3 && state == P_TRAP)) ||
+	/* the bytes are the plan's (the nop or the instruction, or our int3 over it) */
+	if ((cur[0] != s->bytes[0] && !(cur[0] == UDT_INT3 && state == P_TRAP)) ||
 	    memcmp(cur + 1, s->bytes + 1, s->len - 1u))
 		return -ESTALE;
 	/* a trampoline of its own: the one it had, if it displaced the same */
-	if (!p->tramp || p->len != s->len || p->bound != bound || memcmp(p->bytes, s->bytes, s->len)) {
-		uint32_t mask = 0, val = 0;
-		uint64_t at[UDT_SITE_JMP_LEN] = { 0 };
-		struct emit e;
-		for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++)
-			if (bound & (1u << k)) {
-				mask |= 0xffu << (8 * (k - 1));
-				val |= (uint32_t)UDT_INT3 << (8 * (k - 1));
-			}
-		uint64_t t = place(s->addr, mask, val);
-		if (!t || !build(&e, t, udt__patch_index(p), s, at) ||
-		    udt__text_write(fd, t - LIT, e.b, e.n))
-			return -ENOSPC;
-		p->len = s->len;
-		p->bound = bound;
-		memcpy(p->bytes, s->bytes, s->len);
-		memcpy(p->at, at, sizeof(at));
-		p->resume = at[1];
-		STORE_RELEASE(&p->tramp, t); /* (pairs with nothing yet: the state says P_JUMP later) */
-	}
+	uint32_t mask = 0, val = 0;
+	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++)
+		if (bound & (1u << k)) {
+			mask |= 0xffu << (8 * (k - 1));
+			val |= (uint32_t)UDT_INT3 << (8 * (k - 1));
+		}
+	err = tramp_for(fd, p, s, bound, mask, val);
+	if (err)
+		return err;
 	int32_t d = (int32_t)(p->tramp - (s->addr + UDT_SITE_JMP_LEN));
 	jmp[0] = 0xe9;
 	memcpy(jmp + 1, &d, 4);
