@@ -61,6 +61,7 @@ struct cs_opts {
 				      | micro); 0: not set */
 	bool compile_only;         /* -e: compiled, never enabled (so -w is not needed) */
 	bool note_traps;           /* notesites=trap: SystemTap sites trapped, never jumped */
+	bool pid_traps;            /* pidsites=trap: the pid provider's sites likewise */
 	bool every_process;        /* no -p or -c: the descriptions are matched in every process
 				      dtrace may trace, running or started later (docs/processes.md) */
 	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */

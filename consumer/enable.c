@@ -581,6 +581,9 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 							  "-c CMD", desc);
 				goto fail;
 			}
+			/* and the pid provider's (docs/pid.md) */
+			if (pb_probes_add_pid(&t->probes, proc, desc, ret_err) < 0)
+				goto fail;
 		}
 	}
 

@@ -300,6 +300,14 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 			o->note_traps = true;
 		else
 			return BAD_VALUE;
+	} else if (!strcmp(name, "pidsites")) {
+		/* the pid provider's sites: likewise (docs/pid.md) */
+		if (value && !strcmp(value, "auto"))
+			o->pid_traps = false;
+		else if (value && !strcmp(value, "trap"))
+			o->pid_traps = true;
+		else
+			return BAD_VALUE;
 	} else if (!strcmp(name, "profclock")) {
 		/* how profile-n samples are timed (docs/profile.md) */
 		if (value && !strcmp(value, "auto"))

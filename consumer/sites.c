@@ -35,6 +35,13 @@
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
 #define INT3 0xcc
 
+static int addr_cmp(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	return *a < *b ? -1 : *a > *b;
+}
+
 static int site_cmp(const void *x, const void *y)
 {
 	const struct udt_site *a = x, *b = y;
@@ -42,10 +49,9 @@ static int site_cmp(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-/* Say why a site of probe pr is left out. */
-__attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe *pr,
-							   const struct pr_note *n, const char *fmt,
-							   ...)
+/* Say why the site at pc of probe pr is left out. */
+__attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe *pr, uint64_t pc,
+							   const char *fmt, ...)
 {
 	char why[256];
 	va_list ap;
@@ -54,7 +60,7 @@ __attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s:%s:%s:%s: site 0x%llx left out: %s\n", udt__progname, pr->prov,
-		pr->mod, pr->func, pr->name, (unsigned long long)n->pc, why);
+		pr->mod, pr->func, pr->name, (unsigned long long)pc, why);
 }
 
 /* The operands of the sites laid out, in one array (struct udt_sites' arg_off). */
@@ -82,14 +88,14 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 	for (uint32_t k = 0; k < n->arg_cnt; k++) {
 		args[k] = n->args[k];
 		if (n->args[k].kind == UDT_NARG_NONE) {
-			left_out(pr, n, "its operand %u (in \"%s\") cannot be read here", k + 1,
+			left_out(pr, n->pc, "its operand %u (in \"%s\") cannot be read here", k + 1,
 				 n->argstr);
 			return false;
 		}
 		if (n->arg_sym[k]) {
 			uint64_t at;
 			if (pr_module_sym_addr(pr->module, n->arg_sym[k], &at)) {
-				left_out(pr, n, "its operand %u names %s, which is not in %s's symbols",
+				left_out(pr, n->pc, "its operand %u names %s, which is not in %s's symbols",
 					 k + 1, n->arg_sym[k], pr->mod);
 				return false;
 			}
@@ -97,12 +103,12 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 		}
 	}
 	if (pr_proc_read(t->proc, n->pc, &b, 1)) {
-		left_out(pr, n, "it cannot be read");
+		left_out(pr, n->pc, "it cannot be read");
 		return false;
 	}
 	/* (an int3 may be our own runtime's, left by a consumer that died: the runtime knows) */
 	if (b != UDT_SITE_NOP && b != INT3 && b != 0xe9) {
-		left_out(pr, n, "it is not the nop its note describes");
+		left_out(pr, n->pc, "it is not the nop its note describes");
 		return false;
 	}
 	for (uint32_t k = 0; k < n->arg_cnt; k++)
@@ -126,21 +132,19 @@ static bool shadow_stack(pid_t pid)
 	return on;
 }
 
-/* The probe and note of the site at addr, for messages. */
-static bool site_note(const struct cs_trace *t, uint64_t addr, const struct pb_probe **ret_pr,
-		      const struct pr_note **ret_n)
+/* A probe with a site at addr (a note's, or the pid provider's), for messages. */
+static const struct pb_probe *site_probe(const struct cs_trace *t, uint64_t addr)
 {
 	for (size_t i = 0; i < t->ecb_cnt; i++) {
 		const struct pb_probe *pr = t->ecbs[i].probe;
-		for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++) {
-			if (pr->notes[s].pc == addr) {
-				*ret_pr = pr;
-				*ret_n = &pr->notes[s];
-				return true;
-			}
-		}
+		for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++)
+			if (pr->notes[s].pc == addr)
+				return pr;
+		for (uint32_t s = 0; pr->pid_kind && s < pr->pid_cnt; s++)
+			if (pr->fn_lo + pr->pid_offs[s] == addr)
+				return pr;
 	}
-	return false;
+	return NULL;
 }
 
 /* Say which sites the runtime did not patch, and why (udt_site.status). */
@@ -152,16 +156,146 @@ static void report_statuses(struct cs_trace *t)
 	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
 			const struct pb_probe *pr;
-			const struct pr_note *n;
+			bool insn = v[i].kind == UDT_SITE_INSN;
 			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
-			    !site_note(t, v[i].addr, &pr, &n))
+			    !(pr = site_probe(t, v[i].addr)))
 				continue;
-			left_out(pr, n, v[i].status == UDT_SITE_BUSY ? "another tracer's breakpoint is on it"
-					: v[i].status == UDT_SITE_NOT_NOP ? "it is not the nop its note describes"
-									  : "it could not be patched");
+			left_out(pr, v[i].addr, v[i].status == UDT_SITE_BUSY
+					? "another tracer's breakpoint is on it"
+				: v[i].status == UDT_SITE_NOT_NOP
+					? insn ? "its instruction is not its object file's"
+					       : "it is not the nop its note describes"
+				: v[i].status == UDT_SITE_OVERLAP
+					? "its bytes overlap another probe site's patched there"
+					: "it could not be patched");
 		}
 	}
 	free(v);
+}
+
+/* -- The pid provider's sites (docs/pid.md) ----------------------------------------------- */
+
+/* An instruction the session's pid probes fire at: its probes' keys, its function. */
+struct isite {
+	uint64_t addr;
+	uint64_t key, key_off, key_ret, ret_off;
+	const struct pb_probe *pr; /* one of them (its function and module), for messages */
+};
+
+static int isite_cmp(const void *x, const void *y)
+{
+	const struct isite *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->pr->fn_lo < b->pr->fn_lo ? -1 : a->pr->fn_lo > b->pr->fn_lo;
+}
+
+/* The sites of the pid probes the session's ECBs enable, one for each instruction. */
+static size_t pid_isites(struct cs_trace *t, struct isite **ret)
+{
+	struct isite *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < t->ecb_cnt; i++) {
+		const struct pb_probe *pr = t->ecbs[i].probe;
+		if (t->ecbs[i].local || !pr->pid_kind)
+			continue;
+		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
+			struct isite is = { .addr = pr->fn_lo + pr->pid_offs[s], .pr = pr };
+			if (pr->pid_kind == PB_PID_ENTRY)
+				is.key = pr->sem;
+			else if (pr->pid_kind == PB_PID_OFFSET)
+				is.key_off = pr->sem;
+			else {
+				is.key_ret = pr->sem;
+				is.ret_off = pr->pid_offs[s];
+			}
+			UDT__PUSH(v, n, cap, is);
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), isite_cmp);
+	/* one for each address: its probes' keys together (several ECBs of a probe: once) */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].addr == v[i].addr) {
+			struct isite *d = &v[m - 1];
+			d->key = d->key ? d->key : v[i].key;
+			d->key_off = d->key_off ? d->key_off : v[i].key_off;
+			if (!d->key_ret) {
+				d->key_ret = v[i].key_ret;
+				d->ret_off = v[i].ret_off;
+			}
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*ret = v;
+	return m;
+}
+
+/*
+ * Plan the pid sites is[0..n) (sorted), into v: each function's
+ * instructions decoded once; a site whose jump would take another site's
+ * bytes (notes: the note sites' addresses, sorted) is trapped.
+ */
+static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
+			  const uint64_t *notes, size_t nnotes, bool shstk, struct udt_site **v,
+			  size_t *cnt, size_t *cap)
+{
+	struct pr_func_text ft = { 0 };
+	const struct pb_probe *fn = NULL;
+	bool have = false;
+	size_t nk = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pb_probe *pr = is[i].pr;
+		const char *why = NULL;
+		struct udt_site site;
+
+		while (nk < nnotes && notes[nk] <= is[i].addr)
+			nk++;
+		if (nk && notes[nk - 1] == is[i].addr) {
+			left_out(pr, is[i].addr, "it is a SystemTap probe site's nop: trace it by its "
+				 "provider");
+			continue;
+		}
+		if (*cnt == UDT_SITES_MAX) {
+			left_out(pr, is[i].addr, "a session enables at most %d sites", UDT_SITES_MAX);
+			break;
+		}
+		if (!fn || fn->fn_lo != pr->fn_lo || fn->module != pr->module) {
+			if (have)
+				pr_func_text_free(&ft);
+			have = true;
+			fn = pr;
+			if (pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why))
+				ft.cnt = 0;
+		}
+		size_t k = 0;
+		while (k < ft.cnt && ft.lo + ft.v[k].off < is[i].addr)
+			k++;
+		if (k == ft.cnt || ft.lo + ft.v[k].off != is[i].addr) {
+			left_out(pr, is[i].addr, "%s", why ? why : "it is not an instruction of its "
+				 "function");
+			continue;
+		}
+		uint64_t next = i + 1 < n ? is[i + 1].addr : UINT64_MAX;
+		if (nk < nnotes && notes[nk] < next)
+			next = notes[nk];
+		if (!pr_insn_plan(&ft, k, next, shstk, t->o.pid_traps, &site, &why)) {
+			left_out(pr, is[i].addr, "it cannot be instrumented: %s", why);
+			continue;
+		}
+		site.key = is[i].key;
+		site.key_off = is[i].key_off;
+		site.key_ret = is[i].key_ret;
+		site.ret_off = is[i].ret_off;
+		UDT__PUSH(*v, *cnt, *cap, site);
+	}
+	if (have)
+		pr_func_text_free(&ft);
 }
 
 uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems)
@@ -195,7 +329,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			struct udt_site site;
 
 			if (cnt == UDT_SITES_MAX) {
-				left_out(pr, n, "a session enables at most %d sites", UDT_SITES_MAX);
+				left_out(pr, n->pc, "a session enables at most %d sites", UDT_SITES_MAX);
 				break;
 			}
 			if (!make_site(t, pr, n, &site, &ops))
@@ -210,6 +344,20 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 				cs__addrs_add(sems, n->sem);
 		}
 	}
+	/* the pid provider's, planned knowing where the notes' are */
+	struct isite *is;
+	size_t nis = pid_isites(t, &is);
+	if (nis) {
+		uint64_t *notes = udt__xcalloc(cnt + 1, sizeof(*notes));
+		for (size_t i = 0; i < cnt; i++)
+			notes[i] = v[i].addr;
+		qsort(notes, cnt, sizeof(*notes), addr_cmp);
+		if (!checked)
+			shstk = shadow_stack(t->proc->pid);
+		pid_sites_put(t, is, nis, notes, cnt, shstk, &v, &cnt, &cap);
+		free(notes);
+	}
+	free(is);
 	if (cnt) {
 		qsort(v, cnt, sizeof(*v), site_cmp);
 		hdr.cnt = (uint32_t)cnt;
@@ -303,10 +451,11 @@ static void restore_outside(struct cs_trace *t)
 	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
 	    (fd = open(path, O_RDWR | O_CLOEXEC)) >= 0) {
 		for (size_t i = 0; i < t->site_cnt; i++) {
-			uint8_t b, nop = UDT_SITE_NOP;
+			/* (the nop, or the instruction's first byte) */
+			uint8_t b, orig = v[i].kind == UDT_SITE_INSN ? v[i].bytes[0] : UDT_SITE_NOP;
 			if (v[i].status == UDT_SITE_PATCHED && !cs__addrs_has(&keep, v[i].addr) &&
 			    pread(fd, &b, 1, (off_t)v[i].addr) == 1 && b == INT3)
-				(void)!pwrite(fd, &nop, 1, (off_t)v[i].addr);
+				(void)!pwrite(fd, &orig, 1, (off_t)v[i].addr);
 		}
 		(void)close(fd);
 	}

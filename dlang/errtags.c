@@ -61,6 +61,17 @@ static const struct {
 	{ "D_XLATE_MEMB", "translator member * is defined twice" },
 	{ "D_OP_INCOMPAT", "inline * definition uses incompatible types*" },
 	{ "D_PDESC_ZERO", "*does not match any probes*" },
+	/* the pid provider's (probes/pid.c), as dt_pid.c words them */
+	{ "D_PROC_FUNC", "invalid probe specifier *: failed to lookup '*' in module '*'" },
+	{ "D_PROC_NAME", "invalid probe specifier *: '*' is an invalid probe name" },
+	{ "D_PROC_NAME", "invalid probe specifier *: only individual addresses may be specified*" },
+	{ "D_PROC_OFF", "invalid probe specifier *: offset 0x* outside of function '*'" },
+	{ "D_PROC_OFF", "invalid probe specifier *: address 0x* is in no function of a.out" },
+	{ "D_PROC_ALIGN", "invalid probe specifier *: * is not aligned on an instruction" },
+	{ "D_PROC_LIB", "invalid probe specifier *: only the a.out module is valid with the '-'*" },
+	{ "D_PROC_BADPID", "invalid probe specifier *: '*' does not contain a valid pid" },
+	{ "D_PROC_GRAB", "invalid probe specifier *: the pid provider makes its probes in *" },
+	{ "D_PROC_CREATEFAIL", "invalid probe specifier *: failed to create * probe*" },
 	{ "D_PDESC_ZERO", "invalid probe specifier *: * is not an interval: *" },
 	{ "D_PDESC_ZERO", "invalid probe specifier *: * fires every *, and the profile provider's "
 			  "shortest interval *" },

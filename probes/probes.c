@@ -320,6 +320,7 @@ void pb_probes_free(struct pb_probes *ps)
 
 		free(ps->v[i].prov);
 		free(ps->v[i].name);
+		free(ps->v[i].pid_offs);
 		if (d) {
 			if (d->xargs != d->nargs)
 				free(d->xargs);
@@ -410,6 +411,21 @@ static bool split_desc(const char *desc, const char *f[4], size_t len[4])
 	return true;
 }
 
+bool pb__desc_fields(const char *desc, char ret[4][512])
+{
+	const char *f[4];
+	size_t len[4];
+
+	if (!split_desc(desc, f, len))
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (len[i] >= 512)
+			return false;
+		expand_target(f[i], len[i], ret[i], 512, the_target);
+	}
+	return true;
+}
+
 bool pb_desc_match(const char *desc, const struct pb_probe *pr)
 {
 	const char *f[4];
@@ -418,6 +434,11 @@ bool pb_desc_match(const char *desc, const struct pb_probe *pr)
 
 	if (pb_desc_id(desc, &id))
 		return id && pr->id == id;
+	if (pr->pid_kind) {
+		char b[4][512];
+		const char *fs[4] = { b[0], b[1], b[2], b[3] };
+		return pb__desc_fields(desc, b) && pb__pid_match(fs, pr);
+	}
 	if (!split_desc(desc, f, len))
 		return false;
 	return field_match(f[0], len[0], pr->prov) && field_match(f[1], len[1], pr->mod) &&
@@ -474,6 +495,10 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 
 	if (pr->notes) {
 		/* the notes declare no stability: the defaults of a provider that declares none */
+	} else if (pr->pid_kind) {
+		/* illumos's fasttrap: its module, function and arguments are Private */
+		attr[0] = attr[1] = arga[0] = arga[1] = DL_STAB_PRIVATE;
+		attr[2] = arga[2] = DL_CLASS_UNKNOWN;
 	} else if (tp) {
 		const struct udt_table_provider *pv = pr_table_provider(t, tp->provider);
 		for (int k = 0; k < 3; k++) {
@@ -504,6 +529,8 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 		fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->nargs[i].ctype);
 	if (!n)
 		fprintf(out, "\t\tNone\n");
+	if (pr->pid_kind)
+		pb__pid_list_sites(pr, out);
 	if (pr->notes) {
 		/* where the probe comes from: its sites as the notes give them */
 		fprintf(out, "\n\tProbe Sites (SystemTap notes, .note.stapsdt)\n");

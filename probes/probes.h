@@ -46,7 +46,19 @@ struct pb_probe {
 	   then the first site's address, its key (no semaphore of ours identifies it) */
 	struct pr_note *notes;
 	uint32_t note_cnt;
+	/* a pid provider probe (pid.c; docs/pid.md): its kind (0: not one), its function, and
+	   its sites there; sem is UDT_PID_KEY(id) */
+	uint8_t pid_kind;          /* PB_PID_ENTRY, PB_PID_RETURN, PB_PID_OFFSET */
+	bool pid_exe;              /* its module is the executable (a.out) */
+	uint64_t fn_lo, fn_hi;     /* its function, in the target */
+	const struct pr_sym *fn_syms; /* that function's symbols, in its module's (aliases) */
+	size_t fn_nsyms;
+	uint32_t *pid_offs;        /* its sites: offsets in the function (malloc'ed) */
+	uint32_t pid_cnt;
+	const char *pid_why;       /* with no site: why (a return probe where illumos puts none) */
 };
+
+enum { PB_PID_ENTRY = 1, PB_PID_RETURN, PB_PID_OFFSET };
 
 /* The dtrace provider's probes: the first three of every list. */
 enum { PB_PROBE_BEGIN = 1, PB_PROBE_END, PB_PROBE_ERROR };
@@ -127,6 +139,17 @@ bool pb_desc_id(const char *desc, uint32_t *ret_id);
 size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc_cnt,
 	       bool verbose, FILE *out);
 
+/*
+ * pb_probes_add_pid() - (pid.c) the pid provider makes its probes on demand
+ * (docs/pid.md): if desc's provider is pid<PID> (pid$target), proc's, add
+ * the probes desc names in proc to ps, those not there yet.
+ * Return: how many probes desc names (0: none, or another provider's), or
+ * -1 with *ret_err (malloc'ed, "invalid probe specifier DESC: ...", in
+ * dt_pid.c's words: dlang's errtags know them).
+ */
+int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
+		      char **ret_err);
+
 /* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
 static inline bool pb_runs_here(const struct pb_probe *pr)
 {
@@ -139,5 +162,12 @@ static inline bool pb_runs_here(const struct pb_probe *pr)
  * from, which is freed after ps.
  */
 void pb_probes_move(struct pb_probes *ps, struct pb_probes *from);
+
+/* The four fields of desc, $target expanded (probes.c). false: not a description of four. */
+bool pb__desc_fields(const char *desc, char ret[4][512]);
+/* dtrace -l -v: pid probe pr's sites, and how each would be placed (pid.c). */
+void pb__pid_list_sites(const struct pb_probe *pr, FILE *out);
+/* Does description fields f match pid probe pr (pid.c: module and function names as DTrace's)? */
+bool pb__pid_match(const char *const f[4], const struct pb_probe *pr);
 
 #endif /* UDT_PROBES_H */

@@ -1107,17 +1107,81 @@ int pr_module_open(const struct pr_module *mod)
 	return fd < 0 ? -1 : fd;
 }
 
+/* Does e have a section of type type (SHT_SYMTAB...)? */
+static bool has_section(Elf *e, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+/* e's GNU build ID as hexadecimal digits into buf (at most 64 bytes of ID); false: none. */
+static bool build_id(Elf *e, char *buf, size_t sz)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
+			    nh.n_descsz > 64 || 2 * (size_t)nh.n_descsz + 1 > sz)
+				continue;
+			const uint8_t *id = (const uint8_t *)d->d_buf + desc_off;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(buf + 2 * i, 3, "%02x", id[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The separate debug file of mod's file e (Debian's -dbg and -dbgsym
+ * packages: /usr/lib/debug/.build-id/xx/yyyy.debug, from its build ID), in
+ * the process's file system: an open descriptor, or -1.
+ */
+static int debug_file(const struct pr_module *mod, Elf *e)
+{
+	char id[130], path[4200], root[64] = "";
+	int n;
+
+	if (!build_id(e, id, sizeof(id)) || strlen(id) < 3)
+		return -1;
+	/* (mod->file is /proc/PID/root/<path> while the process lives) */
+	if (!strncmp(mod->file, "/proc/", 6)) {
+		const char *r = strstr(mod->file + 6, "/root/");
+		if (r && (size_t)(r - mod->file) + 5 < sizeof(root))
+			snprintf(root, sizeof(root), "%.*s", (int)(r - mod->file + 5), mod->file);
+	}
+	n = snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, id,
+		     id + 2);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	int fd = udt__open_regular(path, O_RDONLY, NULL);
+	return fd < 0 ? -1 : fd;
+}
+
 /* Load a module's symbols (see the design comment). 0, or -ENOMEM; a missing file gives none. */
 static int load_syms(struct pr_module *mod)
 {
 	struct symload sl = { 0 };
 	struct pr_sym *syms = NULL;
 	Elf_Scn *scn = NULL;
-	Elf *e = NULL;
+	Elf *e = NULL, *de = NULL;
 	GElf_Shdr sh;
 	size_t cnt = 0;
 	char *names;
-	int fd = -1, err = 0;
+	int fd = -1, dfd = -1, err = 0;
 
 	if (mod->syms_loaded)
 		return 0;
@@ -1134,6 +1198,18 @@ static int load_syms(struct pr_module *mod)
 		err = collect_syms(e, scn, &sh, mod->base, &sl);
 		if (err)
 			goto out;
+	}
+	/* a stripped file's static functions, from its debug file, as gdb finds them */
+	if (!has_section(e, SHT_SYMTAB) && (dfd = debug_file(mod, e)) >= 0 &&
+	    (de = elf_begin(dfd, ELF_C_READ_MMAP, NULL)) && elf_kind(de) == ELF_K_ELF) {
+		scn = NULL;
+		while ((scn = elf_nextscn(de, scn))) {
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+				continue;
+			err = collect_syms(de, scn, &sh, mod->base, &sl);
+			if (err)
+				goto out;
+		}
 	}
 	if (!sl.cnt)
 		goto done;
@@ -1182,6 +1258,10 @@ done:
 out:
 	free(syms);
 	free(sl.v);
+	if (de)
+		elf_end(de);
+	if (dfd >= 0)
+		(void)close(dfd);
 	if (e)
 		elf_end(e);
 	if (fd >= 0)
@@ -1333,6 +1413,63 @@ int pr_module_func_range(struct pr_module *mod, const char *name, uint64_t *ret_
 		return 0;
 	}
 	return -ENOENT;
+}
+
+struct pr_module *pr_proc_exe(struct pr_proc *p)
+{
+	char link[64], target[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)p->pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	if (ends_with(target, (size_t)n, DELETED_SUFFIX))
+		target[n - (ssize_t)strlen(DELETED_SUFFIX)] = '\0';
+	for (size_t i = 0; i < p->mod_cnt; i++)
+		if (!p->mods[i]->gone && p->mods[i]->path && !strcmp(p->mods[i]->path, target))
+			return p->mods[i];
+	return NULL;
+}
+
+/* Is s a function's name as the pid provider names functions: no hidden version, no cold part? */
+static bool func_name_ok(const char *s)
+{
+	const char *c = strstr(s, ".cold");
+
+	return !strchr(s, '@') && !(c && (!c[5] || c[5] == '.'));
+}
+
+size_t pr_module_funcs(struct pr_module *mod, struct pr_func **ret)
+{
+	struct pr_func *v = NULL;
+	size_t n = 0, cap = 0;
+
+	*ret = NULL;
+	if (load_syms(mod))
+		return 0;
+	for (size_t i = 0; i < mod->sym_cnt;) {
+		size_t j = i;
+		/* the aliases at one address, the preferred first (sym_cmp) */
+		while (j < mod->sym_cnt && mod->syms[j].addr == mod->syms[i].addr)
+			j++;
+		const struct pr_sym *s = &mod->syms[i];
+		/* (a sized function, and a name the pid provider gives functions) */
+		size_t k = i;
+		while (k < j && !(mod->syms[k].func && mod->syms[k].size &&
+				  func_name_ok(mod->syms[k].name)))
+			k++;
+		if (k < j && s->addr >= mod->lo && s->addr < mod->hi) {
+			struct pr_func f = { .name = mod->syms[k].name, .addr = s->addr,
+					     .size = mod->syms[k].size, .syms = &mod->syms[i],
+					     .nsyms = j - i };
+			UDT__PUSH(v, n, cap, f);
+		}
+		i = j;
+	}
+	*ret = v;
+	return n;
 }
 
 int pr_proc_execname(const struct pr_proc *p, char *buf, size_t sz)

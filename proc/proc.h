@@ -259,6 +259,27 @@ int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sy
 int pr_module_func_range(struct pr_module *mod, const char *name, uint64_t *ret_lo,
 			 uint64_t *ret_hi);
 
+/* The module of p's executable (/proc/PID/exe), or NULL. */
+struct pr_module *pr_proc_exe(struct pr_proc *p);
+
+/* A function of a module, as the pid provider sees them (pr_module_funcs()). */
+struct pr_func {
+	const char *name;         /* its preferred symbol's name (sym_cmp's order: proc.c) */
+	uint64_t addr, size;      /* in the target */
+	const struct pr_sym *syms; /* every symbol at its address, the preferred first */
+	size_t nsyms;
+};
+
+/*
+ * pr_module_funcs() - the functions of mod: one for each address that a
+ * sized function symbol of its .symtab, else its .dynsym, or its debug
+ * file's .symtab (/usr/lib/debug/.build-id) names, by address; a name
+ * with a hidden version (name@VERSION) or a compiler's cold part
+ * (name.cold) is no function's. Return: the count, with *ret (malloc'ed;
+ * its names are mod's, valid while mod is).
+ */
+size_t pr_module_funcs(struct pr_module *mod, struct pr_func **ret);
+
 /* The target's command name (/proc/PID/comm), for execname. 0 or -errno. */
 int pr_proc_execname(const struct pr_proc *p, char *buf, size_t sz);
 
@@ -357,6 +378,65 @@ int pr_runtime_check(struct pr_proc *p, char **ret_err);
  */
 struct udt_site;
 bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why);
+
+/* -- A function's instructions, for the pid provider (reloc.c; docs/pid.md) ------------ */
+
+/* One instruction of a function. */
+struct pr_insn {
+	uint32_t off;             /* from the function's start */
+	uint8_t len;
+	uint8_t flags;            /* PR_INSN_* */
+};
+
+enum {
+	PR_INSN_RET = 1,          /* a ret (ret imm16, rep ret) */
+	PR_INSN_OUT = 2,          /* a jump (or a conditional one) out of the function: a tail call */
+	PR_INSN_TARGET = 4,       /* a branch, call or RIP-relative operand of the function names it */
+	PR_INSN_END = 8,          /* the flow never goes on to the next one (ret, jmp, a trap) */
+};
+
+/* The instructions of a function, decoded from its module's file (its text may hold ours). */
+struct pr_func_text {
+	uint64_t lo, hi;          /* its extent in the target (its symbol's) */
+	uint64_t next;            /* where the next function starts (UINT64_MAX: none known) */
+	uint8_t *text;            /* its bytes, and pad bytes after them (the padding's) */
+	uint32_t pad;
+	struct pr_insn *v;        /* in order */
+	size_t cnt;
+	bool jump_table;          /* an indirect jmp, which may take a jump table */
+	bool partial;             /* an instruction could not be decoded: v holds those before it */
+	bool odd_target;          /* a branch names a place inside an instruction */
+};
+
+/*
+ * pr_func_text() - decode the function [lo, hi) of mod (from its file).
+ * Return: 0, or a negative errno with *ret_why (a constant string); free
+ * with pr_func_text_free() either way.
+ */
+int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func_text *ret,
+		 const char **ret_why);
+void pr_func_text_free(struct pr_func_text *f);
+
+/*
+ * Is instruction i of f a place of its function's return probe: a ret, or a
+ * jump out of it (a tail call), as illumos's return scan finds them; where
+ * an indirect jmp may take a jump table, only a ret after leave (or after
+ * mov %rbp,%rsp; pop %rbp), as illumos's rule is.
+ */
+bool pr_func_returns(const struct pr_func_text *f, size_t i);
+
+/*
+ * pr_insn_plan() - the site of a probe at instruction i of f (a struct
+ * udt_site of kind UDT_SITE_INSN, its keys left to the caller): a jump to a
+ * trampoline where sound (mode UDT_SITE_JUMP: the instruction and those after
+ * it, five bytes at least, none a branch's target in the function but the
+ * first, below next_site, the session's next site), else a trap (mode
+ * UDT_SITE_TRAP, *ret_why saying why not a jump), or neither.
+ * Return: true with the site; false when the instruction cannot be
+ * instrumented at all (*ret_why says why).
+ */
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
+		  bool traps_only, struct udt_site *site, const char **ret_why);
 
 /* -- The processes of the system (procwatch.c; docs/processes.md) ----------------------- */
 

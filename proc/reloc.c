@@ -281,17 +281,22 @@ static bool is_trap(ZydisMnemonic m)
 
 /*
  * Plan instruction in (decoded from the bytes at addr, offset off from the
- * site) into *ret. NULL, or why it cannot be moved.
+ * site) into *ret; jump_len: the bytes a jump takes (0: a trap's copy). NULL,
+ * or why it cannot be moved (note: a note site's words, "an instruction after
+ * it"; else an instruction site's).
  */
 static const char *plan_insn(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
-			     uint64_t addr, uint32_t off, bool shstk, struct udt_site_insn *ret)
+			     uint64_t addr, uint32_t off, uint32_t jump_len, bool shstk, bool note,
+			     struct udt_site_insn *ret)
 {
 	*ret = (struct udt_site_insn){ .off = (uint8_t)off, .len = in->length,
 				       .kind = UDT_RELOC_COPY };
 	if (is_trap(in->mnemonic))
-		return "an instruction after it is a trap";
+		return note ? "an instruction after it is a trap" : "an instruction it takes is a trap";
 	if (in->meta.category == ZYDIS_CATEGORY_CALL && !(in->attributes & ZYDIS_ATTRIB_IS_RELATIVE))
-		return "an instruction after it is an indirect call";
+		return note ? "an instruction after it is an indirect call"
+			    : "an instruction it takes is an indirect call (its return address "
+			      "would be the trampoline's)";
 	for (uint32_t i = 0; i < in->operand_count_visible; i++) {
 		const ZydisDecodedOperand *o = &ops[i];
 		ZyanU64 abs;
@@ -299,13 +304,15 @@ static const char *plan_insn(const ZydisDecodedInstruction *in, const ZydisDecod
 		if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
 			if (in->raw.disp.size != 32 ||
 			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, o, addr, &abs)))
-				return "an instruction after it has an operand it cannot move";
+				return note ? "an instruction after it has an operand it cannot move"
+					    : "an instruction it takes has an operand it cannot move";
 			ret->kind = UDT_RELOC_RIPREL;
 			ret->fix = in->raw.disp.offset;
 			ret->target = abs;
 		} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative) {
 			if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(in, o, addr, &abs)))
-				return "an instruction after it has an operand it cannot move";
+				return note ? "an instruction after it has an operand it cannot move"
+					    : "an instruction it takes has an operand it cannot move";
 			ret->target = abs;
 			if (in->mnemonic == ZYDIS_MNEMONIC_JMP) {
 				ret->kind = UDT_RELOC_JMP;
@@ -319,14 +326,18 @@ static const char *plan_insn(const ZydisDecodedInstruction *in, const ZydisDecod
 				ret->kind = UDT_RELOC_JCC;
 				ret->fix = in->opcode & 0x0f; /* 70+cc, or 0f 80+cc */
 			} else if (in->meta.category == ZYDIS_CATEGORY_CALL) {
-				if (off + in->length < UDT_SITE_JMP_LEN)
-					return "a call after it would return into the jump";
+				if (off + in->length < jump_len)
+					return note ? "a call after it would return into the jump"
+						    : "a call it takes would return into the jump";
 				if (shstk)
-					return "the process has shadow stacks, and a call after it "
-					       "would not return where they say";
+					return note ? "the process has shadow stacks, and a call after "
+						      "it would not return where they say"
+						    : "the process has shadow stacks, and a call it "
+						      "takes would not return where they say";
 				ret->kind = UDT_RELOC_CALL;
 			} else {
-				return "an instruction after it branches in a way it cannot move";
+				return note ? "an instruction after it branches in a way it cannot move"
+					    : "an instruction it takes branches in a way it cannot move";
 			}
 		}
 	}
@@ -414,7 +425,8 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 			why = "the instructions after it are too long";
 			break;
 		}
-		why = plan_insn(&in, ops, site->addr + off, off, shstk, &site->insn[n]);
+		why = plan_insn(&in, ops, site->addr + off, off, UDT_SITE_JMP_LEN, shstk, true,
+				&site->insn[n]);
 		off += in.length;
 		n++;
 	}
@@ -470,6 +482,266 @@ out:
 	return !why;
 }
 
+/* -- Functions, for the pid provider (docs/pid.md) ------------------------------------------- */
+
+/* Where the first function after target address a starts in mod (its padding ends): UINT64_MAX
+   when none does. */
+static uint64_t next_start(const struct obj *o, struct pr_module *mod, uint64_t a)
+{
+	uint64_t lo, hi, next = UINT64_MAX, v = a - mod->base;
+
+	if (fde_range(o->e, v, &lo, &hi, &next) || next != UINT64_MAX)
+		next = next == UINT64_MAX ? UINT64_MAX : next + mod->base;
+	for (size_t i = 0; i < mod->sym_cnt; i++)
+		if (mod->syms[i].func && mod->syms[i].addr >= a && mod->syms[i].addr < next)
+			next = mod->syms[i].addr;
+	return next;
+}
+
+/* Is in a jmp through a register or memory (the way a jump table is taken)? */
+static bool is_indirect_jmp(const ZydisDecodedInstruction *in)
+{
+	return in->mnemonic == ZYDIS_MNEMONIC_JMP && !(in->attributes & ZYDIS_ATTRIB_IS_RELATIVE);
+}
+
+/* Is in a leave, or the mov %rbp,%rsp a frame's end is (illumos's return rule with a table)? */
+static bool ends_frame(const uint8_t *b, uint32_t len)
+{
+	return (len == 1 && b[0] == 0xc9) ||
+	       (len == 3 && b[0] == 0x48 && (b[1] == 0x89 || b[1] == 0x8b) &&
+		(b[2] == 0xec || b[2] == 0xe5));
+}
+
+static int insn_at(const struct pr_func_text *f, uint64_t off)
+{
+	size_t lo = 0, hi = f->cnt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->v[mid].off == off)
+			return (int)mid;
+		if (f->v[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func_text *ret,
+		 const char **ret_why)
+{
+	struct obj o = { .fd = -1, .base = mod->base };
+	ZydisDecoder dec;
+	size_t n = (size_t)(hi - lo), cap = 0;
+	uint64_t *targets = NULL;
+	size_t ntargets = 0, tcap = 0;
+	int err = 0;
+
+	*ret = (struct pr_func_text){ .lo = lo, .hi = hi };
+	*ret_why = NULL;
+	if (hi <= lo || n > MAX_FUNC) {
+		*ret_why = "its function is too large to look at";
+		return -EINVAL;
+	}
+	o.fd = pr_module_open(mod);
+	o.e = o.fd >= 0 ? elf_begin(o.fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!o.e || elf_kind(o.e) != ELF_K_ELF) {
+		*ret_why = "its object's file could not be read";
+		err = -EIO;
+		goto out;
+	}
+	ret->text = udt__xcalloc(1, n + UDT_SITE_BYTES_MAX);
+	if (read_text(&o, lo, ret->text, n) != n) {
+		*ret_why = "its function could not be read from its object's file";
+		err = -EIO;
+		goto out;
+	}
+	/* and what follows it before the next function: padding a jump may take */
+	ret->next = next_start(&o, mod, hi);
+	if (ret->next > hi)
+		ret->pad = (uint32_t)read_text(&o, hi, ret->text + n,
+					       ret->next - hi < UDT_SITE_BYTES_MAX
+						       ? (size_t)(ret->next - hi) : UDT_SITE_BYTES_MAX);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (size_t at = 0; at < n;) {
+		ZydisDecodedInstruction in;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		struct pr_insn pi = { .off = (uint32_t)at };
+		uint64_t ip = lo + at;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, ret->text + at, n - at, &in, ops))) {
+			ret->partial = true; /* (those before it are kept, as illumos keeps them) */
+			break;
+		}
+		pi.len = in.length;
+		if (in.mnemonic == ZYDIS_MNEMONIC_RET)
+			pi.flags |= PR_INSN_RET | PR_INSN_END;
+		if (in.mnemonic == ZYDIS_MNEMONIC_JMP || is_trap(in.mnemonic) ||
+		    in.mnemonic == ZYDIS_MNEMONIC_HLT)
+			pi.flags |= PR_INSN_END;
+		if (is_indirect_jmp(&in))
+			ret->jump_table = true;
+		for (uint32_t i = 0; i < in.operand_count_visible; i++) {
+			ZyanU64 abs;
+			bool rel = ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative;
+			bool rip = ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+				   ops[i].mem.base == ZYDIS_REGISTER_RIP;
+			if (!(rel || rip) || !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &ops[i], ip, &abs)))
+				continue;
+			if (abs >= lo && abs < hi)
+				UDT__PUSH(targets, ntargets, tcap, abs - lo);
+			else if (rel && (in.mnemonic == ZYDIS_MNEMONIC_JMP ||
+					 in.meta.category == ZYDIS_CATEGORY_COND_BR))
+				pi.flags |= PR_INSN_OUT; /* a tail call (or a jump to a cold part) */
+		}
+		UDT__PUSH(ret->v, ret->cnt, cap, pi);
+		at += in.length;
+	}
+	/* what its branches, calls and RIP-relative operands name in it */
+	for (size_t i = 0; i < ntargets; i++) {
+		int k = insn_at(ret, targets[i]);
+		if (k >= 0)
+			ret->v[k].flags |= PR_INSN_TARGET;
+		else if (targets[i] < (ret->cnt ? ret->v[ret->cnt - 1].off + ret->v[ret->cnt - 1].len : 0))
+			ret->odd_target = true; /* (inside an instruction: data, or code decoded wrong) */
+	}
+out:
+	free(targets);
+	if (o.e)
+		elf_end(o.e);
+	if (o.fd >= 0)
+		close(o.fd);
+	if (err)
+		pr_func_text_free(ret);
+	return err;
+}
+
+void pr_func_text_free(struct pr_func_text *f)
+{
+	free(f->v);
+	free(f->text);
+	f->v = NULL;
+	f->text = NULL;
+	f->cnt = 0;
+}
+
+bool pr_func_returns(const struct pr_func_text *f, size_t i)
+{
+	const struct pr_insn *in = &f->v[i];
+
+	if (!(in->flags & (PR_INSN_RET | PR_INSN_OUT)))
+		return false;
+	if (!f->jump_table)
+		return true;
+	/* illumos's rule where an indirect jmp may take a jump table: leave; ret, and
+	   mov %rbp,%rsp; pop %rbp; ret, only */
+	if (!(in->flags & PR_INSN_RET) || !i)
+		return false;
+	const struct pr_insn *p = &f->v[i - 1];
+	if (ends_frame(f->text + p->off, p->len))
+		return true;
+	return i >= 2 && p->len == 1 && f->text[p->off] == 0x5d &&
+	       ends_frame(f->text + f->v[i - 2].off, f->v[i - 2].len);
+}
+
+/* Decode instruction i of f again, for its plan. */
+static bool decode(const struct pr_func_text *f, size_t i, ZydisDecodedInstruction *in,
+		   ZydisDecodedOperand *ops)
+{
+	ZydisDecoder dec;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f->text + f->v[i].off,
+						   (size_t)(f->hi - f->lo) - f->v[i].off, in, ops));
+}
+
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
+		  bool traps_only, struct udt_site *site, const char **ret_why)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct udt_site_insn plan[UDT_SITE_INSN_MAX];
+	const char *why = NULL;
+	uint32_t len = 0, n = 0;
+
+	memset(site, 0, sizeof(*site));
+	site->kind = UDT_SITE_INSN;
+	site->addr = f->lo + f->v[i].off;
+	site->mode = UDT_SITE_TRAP;
+	*ret_why = NULL;
+	/* the trap's plan: the instruction alone, copied after the fire */
+	if (!decode(f, i, &in, ops)) {
+		*ret_why = "its instruction could not be decoded";
+		return false;
+	}
+	why = plan_insn(&in, ops, site->addr, 0, 0, shstk, false, &site->insn[0]);
+	if (why) {
+		*ret_why = why;
+		return false;
+	}
+	site->insn_cnt = 1;
+	site->len = in.length;
+	memcpy(site->bytes, f->text + f->v[i].off, in.length);
+	if (traps_only) {
+		*ret_why = "traps were asked for (-x pidsites=trap)";
+		return true;
+	}
+	/*
+	 * A jump: this instruction and those after it, five bytes at least, none a
+	 * branch's target in the function (but the first), none another site's
+	 * (next_site: the session's next one), each one moved; or, after
+	 * the function's last instruction when it ends the flow (a ret, a jmp), the
+	 * padding before the next function, which nothing runs.
+	 */
+	for (size_t k = i; len < UDT_SITE_JMP_LEN && !why; k++) {
+		if (k == f->cnt) {
+			uint64_t end = f->lo + len + f->v[i].off;
+			if (!n || !(f->v[k - 1].flags & PR_INSN_END) || f->partial || end != f->hi ||
+			    UDT_SITE_JMP_LEN - len > f->pad) {
+				why = "its function ends within the five bytes a jump takes";
+				break;
+			}
+			len = UDT_SITE_JMP_LEN; /* (the padding: its bytes are never run) */
+			break;
+		}
+		if (k > i && (f->v[k].flags & PR_INSN_TARGET)) {
+			why = "an instruction of its function jumps into the bytes a jump would take";
+			break;
+		}
+		if (k > i && f->v[k - 1].flags & PR_INSN_END) {
+			why = "the bytes a jump would take run past the end of the flow (a ret or a jmp) "
+			      "into other code";
+			break;
+		}
+		if (n == UDT_SITE_INSN_MAX || !decode(f, k, &in, ops)) {
+			why = "the instructions a jump would take could not be decoded";
+			break;
+		}
+		why = plan_insn(&in, ops, f->lo + f->v[k].off, len, UDT_SITE_JMP_LEN, shstk, false,
+				&plan[n]);
+		len += f->v[k].len;
+		n++;
+	}
+	if (!why && (f->odd_target || f->partial))
+		why = f->partial ? "its function could not be decoded to its end"
+				 : "a branch of its function lands inside an instruction";
+	if (!why && site->addr + len > next_site)
+		why = "another probe site is in the bytes a jump would take";
+	if (!why && len > UDT_SITE_BYTES_MAX)
+		why = "the instructions a jump would take are too long";
+	if (why) {
+		*ret_why = why;
+		return true; /* (the trap) */
+	}
+	site->mode = UDT_SITE_JUMP;
+	site->insn_cnt = (uint8_t)n;
+	site->len = (uint8_t)len;
+	memcpy(site->insn, plan, n * sizeof(plan[0]));
+	memcpy(site->bytes, f->text + f->v[i].off, len); /* (the padding's too) */
+	return true;
+}
+
 #else
 
 bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
@@ -482,4 +754,41 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 	return false;
 }
 
+
+int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func_text *ret,
+		 const char **ret_why)
+{
+	(void)mod;
+	*ret = (struct pr_func_text){ .lo = lo, .hi = hi };
+	*ret_why = "dtrace was built without Zydis (libzydis-dev), which decodes functions";
+	return -ENOTSUP;
+}
+
+void pr_func_text_free(struct pr_func_text *f)
+{
+	free(f->v);
+	free(f->text);
+	f->v = NULL;
+	f->text = NULL;
+}
+
+bool pr_func_returns(const struct pr_func_text *f, size_t i)
+{
+	(void)f;
+	(void)i;
+	return false;
+}
+
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
+		  bool traps_only, struct udt_site *site, const char **ret_why)
+{
+	(void)f;
+	(void)i;
+	(void)next_site;
+	(void)shstk;
+	(void)traps_only;
+	(void)site;
+	*ret_why = "dtrace was built without Zydis (libzydis-dev), which decodes functions";
+	return false;
+}
 #endif

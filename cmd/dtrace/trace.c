@@ -582,8 +582,9 @@ int cmd_list(struct cmd_opts *o)
 		(void)pb_probes_add_profile(&ps, "profile:::", true, NULL);
 	for (size_t d = 0; d < desc_cnt; d++) {
 		char *err = NULL;
-		if (pb_probes_add_profile(&ps, descs[d], true, &err) < 0) {
-			fprintf(stderr, "%s: %s\n", udt__progname, err);
+		if (pb_probes_add_profile(&ps, descs[d], true, &err) < 0 ||
+		    pb_probes_add_pid(&ps, tg.have ? &tg.proc : NULL, descs[d], &err) < 0) {
+			fprintf(stderr, "%s: %s%s\n", udt__progname, cmd_errtag(o, err), err);
 			free(err);
 			ret = 1;
 		}

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pid provider's probes (docs/pid.md): made on demand when a probe
+ * description names them, as illumos's dt_pid.c makes them, in the process
+ * of -p or -c:
+ *
+ *	pid<PID>:<module>:<function>:entry     the function's first instruction
+ *	pid<PID>:<module>:<function>:return    each way out of it (proc/reloc.c)
+ *	pid<PID>:<module>:<function>:<offset>  the instruction at a hex offset
+ *	pid<PID>:a.out:-:<address>             the instruction at an address
+ *
+ * A module is named by its file name (libc.so.6), by a prefix of it that
+ * ends before a '.' (libc, libc.so), or, for the executable, a.out; a glob
+ * is matched against the file name. A function is named by any of its
+ * symbols (the probe then has the preferred one's name, as DTrace's has:
+ * proc.c's order), a glob matching any of them. A name that is a glob makes
+ * the entry and return probes it matches, and a probe at every offset whose
+ * hexadecimal text it matches. Errors are DTrace's (its D_PROC_* messages).
+ *
+ * The runtime's own library is never instrumented: its functions run the
+ * fire itself.
+ */
+#include "probes/probes.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Does pattern pat (a glob or not) match s? */
+static bool gmatch(const char *pat, const char *s)
+{
+	return fnmatch(pat, s, 0) == 0;
+}
+
+/* A symbol's name without its version ("memcpy@GLIBC_2.2.5": "memcpy"), into buf. */
+static const char *plain(const char *sym, char *buf, size_t sz)
+{
+	const char *at = strchr(sym, '@');
+
+	if (!at)
+		return sym;
+	snprintf(buf, sz, "%.*s", (int)(at - sym), sym);
+	return buf;
+}
+
+/* Is mod the runtime's own library (udtrace's: never instrumented)? */
+static bool runtime_mod(const struct pr_module *mod)
+{
+	return !strncmp(mod->name, "libudtrace", 10);
+}
+
+/*
+ * Does module field f name mod, as illumos's libproc names objects: its
+ * file name or path, a prefix of its file name that ends before a '.', or
+ * a.out for the executable? A glob is matched against the file name.
+ */
+static bool mod_match(const char *f, const struct pr_module *mod, bool is_exe)
+{
+	size_t n = strlen(f);
+
+	if (!*f)
+		return true;
+	if (is_glob(f))
+		return gmatch(f, mod->name);
+	return !strcmp(f, mod->name) || (mod->path && !strcmp(f, mod->path)) ||
+	       (!strncmp(mod->name, f, n) && mod->name[n] == '.') ||
+	       (is_exe && !strcmp(f, "a.out"));
+}
+
+/* Does function field f match a name of the function whose symbols are syms (n of them)? */
+static bool func_match(const char *f, const struct pr_sym *syms, size_t n, const char **ret_name)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = plain(syms[i].name, buf, sizeof(buf));
+		if (syms[i].func && (!*f || gmatch(f, s))) {
+			*ret_name = syms[i].name;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A hex offset ("1a", no "0x"), all of s: true with *ret. */
+static bool hex_offset(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!*s || strlen(s) > 16)
+		return false;
+	for (const char *c = s; *c; c++) {
+		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+			: *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*ret = v;
+	return true;
+}
+
+/* The probe of ps named prov:mod:func:name, or NULL. */
+static struct pb_probe *find(struct pb_probes *ps, const char *prov, const char *mod,
+			     const char *func, const char *name)
+{
+	for (size_t i = 0; i < ps->cnt; i++) {
+		struct pb_probe *p = &ps->v[i];
+		if (p->pid_kind && !strcmp(p->prov, prov) && !strcmp(p->mod, mod) &&
+		    !strcmp(p->func, func) && !strcmp(p->name, name))
+			return p;
+	}
+	return NULL;
+}
+
+/* What a description makes in one module: the probes, and what it says when they fail. */
+struct make {
+	struct pb_probes *ps;
+	const char *prov;
+	const char *desc;
+	struct pr_module *mod;
+	bool exe;
+	const char *name;          /* the name field ("*" when empty) */
+	size_t made;
+	char *err;                 /* the first error (DTrace's words: its tag's) */
+};
+
+/* Add a pid probe (kind, named name: owned) of function fn at offsets offs (owned). */
+static void add_probe(struct make *m, const struct pr_func *fn, uint8_t kind, char *name,
+		      uint32_t *offs, uint32_t cnt, const char *why)
+{
+	if (find(m->ps, m->prov, m->mod->name, fn->name, name)) {
+		free(name);
+		free(offs);
+		m->made++;
+		return;
+	}
+	struct pb_probe pr = {
+		.id = m->ps->id_base + (uint32_t)m->ps->cnt + 1,
+		.prov = udt__xstrdup(m->prov),
+		.mod = m->mod->name,
+		.func = fn->name,
+		.name = name,
+		.module = m->mod,
+		.pid_kind = kind,
+		.pid_exe = m->exe,
+		.fn_lo = fn->addr,
+		.fn_hi = fn->addr + fn->size,
+		.fn_syms = fn->syms,
+		.fn_nsyms = fn->nsyms,
+		.pid_offs = offs,
+		.pid_cnt = cnt,
+		.pid_why = why,
+	};
+	pr.sem = UDT_PID_KEY(pr.id);
+	size_t cap = m->ps->cnt;
+	UDT__PUSH(m->ps->v, m->ps->cnt, cap, pr);
+	m->made++;
+}
+
+/* The probes of name field m->name in function fn. */
+static void make_in_func(struct make *m, const struct pr_func *fn)
+{
+	const char *name = m->name;
+	bool glob = is_glob(name);
+	struct pr_func_text ft;
+	const char *why = NULL;
+	uint64_t off;
+	bool text = false;
+
+	if (gmatch(name, "entry")) {
+		uint32_t *o = udt__xcalloc(1, sizeof(*o));
+		add_probe(m, fn, PB_PID_ENTRY, udt__xstrdup("entry"), o, 1, NULL);
+	}
+	bool ret = gmatch(name, "return");
+	bool offs = glob || (!ret && !gmatch(name, "entry"));
+	if (!ret && !offs)
+		return;
+	if (pr_func_text(m->mod, fn->addr, fn->addr + fn->size, &ft, &why)) {
+		if (!glob && !m->err) {
+			m->err = udt__xasprintf("failed to create %s probe for '%s': %s",
+						ret ? "return" : "offset", fn->name, why);
+		}
+		pr_func_text_free(&ft);
+		return;
+	}
+	text = true;
+	if (ret) {
+		uint32_t *o = udt__xcalloc(ft.cnt + 1, sizeof(*o));
+		uint32_t n = 0;
+		for (size_t i = 0; i < ft.cnt; i++)
+			if (pr_func_returns(&ft, i))
+				o[n++] = ft.v[i].off;
+		add_probe(m, fn, PB_PID_RETURN, udt__xstrdup("return"), o, n,
+			  n ? NULL : ft.jump_table ? "it has an indirect jmp (a jump table?), and then "
+						     "only a ret after leave is a return's place, "
+						     "as in illumos"
+						   : "no ret or jump out of it was found");
+	}
+	if (!offs)
+		goto out;
+	/* illumos's rule: no offset probe in a function whose indirect jmp may take a table
+	   (its instructions may not be what a linear decode finds) */
+	if (ft.jump_table)
+		goto out;
+	if (!glob) {
+		if (!hex_offset(name, &off)) {
+			m->err = udt__xasprintf("'%s' is an invalid probe name", name);
+			goto out;
+		}
+		if (off >= fn->size) {
+			m->err = udt__xasprintf("offset 0x%llx outside of function '%s'",
+						(unsigned long long)off, fn->name);
+			goto out;
+		}
+		size_t i = 0;
+		while (i < ft.cnt && ft.v[i].off < off)
+			i++;
+		if (i == ft.cnt || ft.v[i].off != off) {
+			m->err = udt__xasprintf("offset 0x%llx is not aligned on an instruction",
+						(unsigned long long)off);
+			goto out;
+		}
+		uint32_t *o = udt__xcalloc(1, sizeof(*o));
+		*o = (uint32_t)off;
+		add_probe(m, fn, PB_PID_OFFSET, udt__xasprintf("%llx", (unsigned long long)off), o, 1,
+			  NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < ft.cnt; i++) {
+		char buf[24];
+		snprintf(buf, sizeof(buf), "%x", ft.v[i].off);
+		if (!gmatch(name, buf))
+			continue;
+		uint32_t *o = udt__xcalloc(1, sizeof(*o));
+		*o = ft.v[i].off;
+		add_probe(m, fn, PB_PID_OFFSET, udt__xstrdup(buf), o, 1, NULL);
+	}
+out:
+	if (text)
+		pr_func_text_free(&ft);
+}
+
+/* The probes of function field func and name field m->name in module m->mod. */
+static void make_in_mod(struct make *m, const char *func, bool *ret_found)
+{
+	struct pr_func *fns;
+	size_t n = pr_module_funcs(m->mod, &fns);
+
+	for (size_t i = 0; i < n && !m->err; i++) {
+		const char *matched;
+		if (!func_match(func, fns[i].syms, fns[i].nsyms, &matched))
+			continue;
+		*ret_found = true;
+		make_in_func(m, &fns[i]);
+	}
+	free(fns);
+}
+
+/* pid<PID>:a.out:-:<address>: the instruction at an absolute address of the executable. */
+static int make_at_address(struct make *m, struct pr_proc *proc, const char *modf)
+{
+	struct pr_module *exe = pr_proc_exe(proc);
+	const struct pr_sym *sym;
+	uint64_t addr;
+
+	if (*modf && (!exe || !mod_match(modf, exe, true))) {
+		m->err = udt__xstrdup("only the a.out module is valid with the '-' function");
+		return -1;
+	}
+	if (is_glob(m->name) || !hex_offset(m->name, &addr)) {
+		m->err = udt__xstrdup("only individual addresses may be specified with the '-' "
+				      "function");
+		return -1;
+	}
+	if (!exe || pr_module_symbolize(exe, addr, &sym) || !sym->size) {
+		m->err = udt__xasprintf("address 0x%llx is in no function of a.out",
+					(unsigned long long)addr);
+		return -1;
+	}
+	/* (a probe at the address, in the function that holds it: its instruction's boundary) */
+	struct pr_func fn = { .name = "-", .addr = sym->addr, .size = sym->size, .syms = sym,
+			      .nsyms = 1 };
+	struct pr_func_text ft;
+	const char *why;
+	int err = pr_func_text(exe, fn.addr, fn.addr + fn.size, &ft, &why);
+	bool on = false;
+	for (size_t i = 0; !err && i < ft.cnt; i++)
+		on |= fn.addr + ft.v[i].off == addr;
+	pr_func_text_free(&ft);
+	if (!on) {
+		m->err = udt__xasprintf("address 0x%llx is not aligned on an instruction",
+					(unsigned long long)addr);
+		return -1;
+	}
+	uint32_t *o = udt__xcalloc(1, sizeof(*o));
+	*o = (uint32_t)(addr - fn.addr);
+	m->mod = exe;
+	m->exe = true;
+	add_probe(m, &fn, PB_PID_OFFSET, udt__xasprintf("%llx", (unsigned long long)addr), o, 1,
+		  NULL);
+	return 0;
+}
+
+int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
+		      char **ret_err)
+{
+	char field[4][512];
+	uint64_t pid = 0;
+
+	*ret_err = NULL;
+	if (!pb__desc_fields(desc, field))
+		return 0;
+	/* pid<digits>: ours; pid followed by anything else is another provider's name */
+	const char *pv = field[0];
+	if (strncmp(pv, "pid", 3) || !pv[3] || strspn(pv + 3, "0123456789") != strlen(pv + 3))
+		return 0;
+	for (const char *c = pv + 3; *c && pid <= 0xffffffffull; c++)
+		pid = pid * 10 + (uint64_t)(*c - '0');
+	if (!pid || pid > 0x7fffffff) {
+		*ret_err = udt__xasprintf("invalid probe specifier %s: '%s' does not contain a valid "
+					  "pid", desc, pv);
+		return -1;
+	}
+	if (!proc || (pid_t)pid != proc->pid) {
+		*ret_err = udt__xasprintf("invalid probe specifier %s: the pid provider makes its "
+					  "probes in the process of -p or -c, and pid %llu is not it "
+					  "(use -p %llu)", desc, (unsigned long long)pid,
+					  (unsigned long long)pid);
+		return -1;
+	}
+	struct make m = { .ps = ps, .prov = pv, .desc = desc,
+			  .name = field[3][0] ? field[3] : "*" };
+	const char *modf = field[1], *func = field[2];
+	struct pr_module *exe = pr_proc_exe(proc);
+	bool found = false;
+
+	if (!strcmp(func, "-")) {
+		if (make_at_address(&m, proc, modf))
+			goto fail;
+		return (int)m.made;
+	}
+	for (size_t i = 0; i < proc->mod_cnt && !m.err; i++) {
+		struct pr_module *mod = proc->mods[i];
+		if (mod->gone || runtime_mod(mod) || !mod_match(modf, mod, mod == exe))
+			continue;
+		m.mod = mod;
+		m.exe = mod == exe;
+		make_in_mod(&m, func, &found);
+	}
+	if (m.err)
+		goto fail;
+	if (!found && *func && !is_glob(func) && *modf && !is_glob(modf)) {
+		m.err = udt__xasprintf("failed to lookup '%s' in module '%s'", func, modf);
+		goto fail;
+	}
+	return (int)m.made;
+fail:
+	*ret_err = udt__xasprintf("invalid probe specifier %s: %s", desc, m.err);
+	free(m.err);
+	return -1;
+}
+
+bool pb__pid_match(const char *const f[4], const struct pb_probe *pr)
+{
+	uint64_t a, b;
+
+	if (*f[0] && !gmatch(f[0], pr->prov))
+		return false;
+	if (!mod_match(f[1], pr->module, pr->pid_exe))
+		return false;
+	const char *matched;
+	if (!strcmp(pr->func, "-") ? *f[2] && !gmatch(f[2], "-")
+	    : *f[2] && !func_match(f[2], pr->fn_syms, pr->fn_nsyms, &matched))
+		return false;
+	if (!*f[3] || gmatch(f[3], pr->name))
+		return true;
+	/* an offset given otherwise than the probe's name says it ("01a", "1A") */
+	return pr->pid_kind == PB_PID_OFFSET && !is_glob(f[3]) && hex_offset(f[3], &a) &&
+	       hex_offset(pr->name, &b) && a == b;
+}
+
+void pb__pid_list_sites(const struct pb_probe *pr, FILE *out)
+{
+	struct pr_func_text ft;
+	const char *why = NULL;
+	bool text = !pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why);
+
+	fprintf(out, "\n\tProbe Sites (pid provider: %s, 0x%llx-0x%llx)\n", pr->module->name,
+		(unsigned long long)pr->fn_lo, (unsigned long long)pr->fn_hi);
+	if (!pr->pid_cnt)
+		fprintf(out, "\t\tnone: %s\n", pr->pid_why ? pr->pid_why : "no place found");
+	for (uint32_t i = 0; i < pr->pid_cnt; i++) {
+		uint64_t a = pr->fn_lo + pr->pid_offs[i];
+		struct udt_site site;
+		size_t k = 0;
+		fprintf(out, "\t\t0x%llx (+0x%x)\n", (unsigned long long)a, pr->pid_offs[i]);
+		while (text && k < ft.cnt && ft.v[k].off < pr->pid_offs[i])
+			k++;
+		/* how it would be enabled alone (a process with shadow stacks traps more) */
+		if (!text || k == ft.cnt || ft.v[k].off != pr->pid_offs[i])
+			fprintf(out, "\t\t\tcannot be instrumented: %s\n",
+				why ? why : "it is not an instruction of its function");
+		else if (!pr_insn_plan(&ft, k, UINT64_MAX, false, false, &site, &why))
+			fprintf(out, "\t\t\tcannot be instrumented: %s\n", why);
+		else if (site.mode == UDT_SITE_JUMP)
+			fprintf(out, "\t\t\tenabled by a jump to a trampoline\n");
+		else
+			fprintf(out, "\t\t\tenabled by a trap: %s\n", why);
+	}
+	if (text)
+		pr_func_text_free(&ft);
+}
