@@ -57,8 +57,8 @@
 #define UDT_SEG_MAX 24
 #define UDT_TBUF_LIMIT (UDT_SEG0_TBUFS << (UDT_SEG_MAX - 1))
 
-/* Size of each of the two enabling areas of a slot. */
-#define UDT_AREA_SZ (512u * 1024u)
+/* Size of each of the two enabling areas of a slot (.bss: no memory until written). */
+#define UDT_AREA_SZ (2048u * 1024u)
 
 /*
  * The most sessions a process holds at once (docs/runtime.md, "Several
@@ -255,15 +255,19 @@ struct udt_area_hdr {
  * thread resumes after the nop. A jump displaces the nop and the
  * instructions after it (insn[].off from 1).
  *
- * UDT_SITE_INSN: the instruction at addr + fire_off is the probed one, and
- * runs, relocated, after the fire. key, key_off and key_ret are its entry,
+ * UDT_SITE_INSN: the instruction at addr is the probed one, and runs,
+ * relocated, after the fire. key, key_off and key_ret are its entry,
  * offset and return probes' keys (0: none; an instruction can be all
  * three); their arguments are the x86-64 ABI's (entry, offset: %rdi %rsi
  * %rdx %rcx %r8 %r9, then the stack above the return address; return:
  * ret_off, %rax, %rdx), fired in that order. A jump displaces the bytes
- * [addr, addr + len), instructions before the probed one included (they
- * run first); a trap is an int3 over the probed instruction (fire_off 0,
- * insn[0] it alone), which runs from a trampoline after the fire.
+ * [addr - fire_off, addr - fire_off + len), instructions before the probed
+ * one included (they run first); a trap is an int3 over the probed
+ * instruction (fire_off 0, insn[0] it alone), which runs from a trampoline
+ * after the fire. A jump's bytes may hold the probed instructions of later
+ * sites too (join_mask): its trampoline fires them before their copies, and
+ * those sites (join_back) need nothing of their own while it is there; where
+ * it is not, each is trapped by its own plan (a trap's, as above).
  */
 #define UDT_SITES_MAX 16384
 #define UDT_SITE_NOP 0x90         /* what sys/sdt.h puts at a site on x86 */
@@ -324,8 +328,11 @@ struct udt_site {
 	uint8_t insn_cnt;         /* the instructions displaced, at most UDT_SITE_INSN_MAX
 				     (NOTE: JUMP only; INSN: the trap's one too) */
 	uint8_t len;              /* the bytes displaced: NOTE, the nop's included: 5 or more */
-	uint8_t fire_off;         /* INSN: where the probed instruction starts, from addr */
-	uint8_t pad[5];
+	uint8_t fire_off;         /* INSN: bytes its jump starts before addr (the probed one) */
+	uint8_t join_back;        /* INSN: another site's jump has it fire from its trampoline:
+				     that site is join_back bytes before it; 0: none */
+	uint32_t join_mask;       /* INSN, JUMP: the other sites in its bytes that fire from its
+				     trampoline, bit k for the one k bytes after the jump's start */
 	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* those bytes, as the consumer read them */
 	struct udt_site_insn insn[UDT_SITE_INSN_MAX];
 };
@@ -340,8 +347,13 @@ enum udt_site_status {
 	UDT_SITE_OVERLAP = 6,     /* INSN: its bytes overlap another site patched there */
 };
 
-/* The ECBs' key of the pid provider's probe id: above every address, never odd. */
-#define UDT_PID_KEY(id) ((1ull << 62) | (uint64_t)(id) << 1)
+/*
+ * The ECBs' key of a pid provider's probe: its kind (UDT_PID_ENTRY...) above
+ * every address, and its function's address (an offset probe: its
+ * instruction's). The same in every session, so that one fire serves them all.
+ */
+enum { UDT_PID_ENTRY = 1, UDT_PID_RETURN = 2, UDT_PID_OFFSET = 3 };
+#define UDT_PID_KEY(kind, addr) ((uint64_t)(kind) << 60 | (uint64_t)(addr))
 
 /*
  * A later generation of the enablings: the ECBs of probes that appeared

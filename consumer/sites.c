@@ -237,8 +237,10 @@ static size_t pid_isites(struct cs_trace *t, struct isite **ret)
 
 /*
  * Plan the pid sites is[0..n) (sorted), into v: each function's
- * instructions decoded once; a site whose jump would take another site's
- * bytes (notes: the note sites' addresses, sorted) is trapped.
+ * instructions decoded once; a jump where sound, taking the later sites in
+ * its bytes along (they fire from its trampoline: joined), or stretched to
+ * take the next one that would be trapped alone (a short function's entry
+ * and ret); never a note site's bytes (notes: their addresses, sorted).
  */
 static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
 			  const uint64_t *notes, size_t nnotes, bool shstk, struct udt_site **v,
@@ -248,6 +250,8 @@ static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
 	const struct pb_probe *fn = NULL;
 	bool have = false;
 	size_t nk = 0;
+	size_t owner = SIZE_MAX;   /* the jump (in v) later sites of this function may join */
+	uint64_t owner_end = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pb_probe *pr = is[i].pr;
@@ -270,6 +274,7 @@ static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
 				pr_func_text_free(&ft);
 			have = true;
 			fn = pr;
+			owner = SIZE_MAX;
 			if (pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why))
 				ft.cnt = 0;
 		}
@@ -281,10 +286,14 @@ static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
 				 "function");
 			continue;
 		}
-		uint64_t next = i + 1 < n ? is[i + 1].addr : UINT64_MAX;
-		if (nk < nnotes && notes[nk] < next)
-			next = notes[nk];
-		if (!pr_insn_plan(&ft, k, next, shstk, t->o.pid_traps, &site, &why)) {
+		uint64_t next_note = nk < nnotes ? notes[nk] : UINT64_MAX;
+		uint64_t prev = i ? is[i - 1].addr : 0;
+		if (nk && notes[nk - 1] > prev)
+			prev = notes[nk - 1];
+		bool joined = owner != SIZE_MAX && is[i].addr < owner_end;
+		/* its own plan: a trap's, if it joins a jump (the jump's, while that jump is there) */
+		if (!pr_insn_plan(&ft, k, prev, next_note, 0, is[i].key_ret != 0, shstk,
+				  t->o.pid_traps || joined, &site, &why)) {
 			left_out(pr, is[i].addr, "it cannot be instrumented: %s", why);
 			continue;
 		}
@@ -292,7 +301,39 @@ static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
 		site.key_off = is[i].key_off;
 		site.key_ret = is[i].key_ret;
 		site.ret_off = is[i].ret_off;
+		/* a trap alone: the jump before it stretched to take it, if that is sound */
+		struct udt_site wider;
+		const char *wwhy;
+		if (!joined && site.mode == UDT_SITE_TRAP && owner != SIZE_MAX && !t->o.pid_traps) {
+			struct udt_site *o = &(*v)[owner];
+			size_t ok = 0;
+			while (ok < ft.cnt && ft.lo + ft.v[ok].off < o->addr)
+				ok++;
+			if (pr_insn_plan(&ft, ok, 0, next_note, is[i].addr, false, shstk, false, &wider,
+					 &wwhy) && wider.mode == UDT_SITE_JUMP) {
+				wider.key = o->key;
+				wider.key_off = o->key_off;
+				wider.key_ret = o->key_ret;
+				wider.ret_off = o->ret_off;
+				wider.join_mask = o->join_mask;
+				*o = wider;
+				owner_end = o->addr + o->len;
+				joined = true;
+			}
+		}
+		if (joined) {
+			struct udt_site *o = &(*v)[owner];
+			site.mode = UDT_SITE_TRAP; /* (its own plan: a trap's, from pr_insn_plan()) */
+			site.join_back = (uint8_t)(is[i].addr - o->addr);
+			o->join_mask |= 1u << (is[i].addr - (o->addr - o->fire_off));
+		}
 		UDT__PUSH(*v, *cnt, *cap, site);
+		if (!joined && site.mode == UDT_SITE_JUMP) {
+			owner = *cnt - 1;
+			owner_end = site.addr - site.fire_off + site.len;
+		} else if (!joined) {
+			owner = SIZE_MAX;
+		}
 	}
 	if (have)
 		pr_func_text_free(&ft);

@@ -159,7 +159,9 @@ static void add_probe(struct make *m, const struct pr_func *fn, uint8_t kind, ch
 		.pid_cnt = cnt,
 		.pid_why = why,
 	};
-	pr.sem = UDT_PID_KEY(pr.id);
+	pr.sem = UDT_PID_KEY(kind == PB_PID_ENTRY ? UDT_PID_ENTRY : kind == PB_PID_RETURN
+			     ? UDT_PID_RETURN : UDT_PID_OFFSET,
+			     kind == PB_PID_OFFSET ? fn->addr + *offs : fn->addr);
 	size_t cap = m->ps->cnt;
 	UDT__PUSH(m->ps->v, m->ps->cnt, cap, pr);
 	m->made++;
@@ -408,7 +410,8 @@ void pb__pid_list_sites(const struct pb_probe *pr, FILE *out)
 		if (!text || k == ft.cnt || ft.v[k].off != pr->pid_offs[i])
 			fprintf(out, "\t\t\tcannot be instrumented: %s\n",
 				why ? why : "it is not an instruction of its function");
-		else if (!pr_insn_plan(&ft, k, UINT64_MAX, false, false, &site, &why))
+		else if (!pr_insn_plan(&ft, k, 0, UINT64_MAX, 0, pr->pid_kind == PB_PID_RETURN, false,
+				       false, &site, &why))
 			fprintf(out, "\t\t\tcannot be instrumented: %s\n", why);
 		else if (site.mode == UDT_SITE_JUMP)
 			fprintf(out, "\t\t\tenabled by a jump to a trampoline\n");

@@ -465,6 +465,11 @@ enum pb_desc_kind pb_desc_kind(const char *desc)
 
 	if (core)
 		return PB_DESC_DTRACE;
+	/* pid123, pid$target: the pid provider's (pid.c) */
+	if (len[0] > 3 && !strncmp(f[0], "pid", 3) &&
+	    ((len[0] == 10 && !strncmp(f[0] + 3, "$target", 7)) ||
+	     strspn(f[0] + 3, "0123456789") >= len[0] - 3))
+		return PB_DESC_PID;
 	if (profile && len[3] >= 5 && !strncmp(f[3], "tick-", 5))
 		return PB_DESC_TICK;
 	if (profile && len[3] >= 8 && !strncmp(f[3], "profile-", 8))

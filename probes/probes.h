@@ -47,7 +47,7 @@ struct pb_probe {
 	struct pr_note *notes;
 	uint32_t note_cnt;
 	/* a pid provider probe (pid.c; docs/pid.md): its kind (0: not one), its function, and
-	   its sites there; sem is UDT_PID_KEY(id) */
+	   its sites there; sem is its UDT_PID_KEY() */
 	uint8_t pid_kind;          /* PB_PID_ENTRY, PB_PID_RETURN, PB_PID_OFFSET */
 	bool pid_exe;              /* its module is the executable (a.out) */
 	uint64_t fn_lo, fn_hi;     /* its function, in the target */
@@ -124,6 +124,8 @@ enum pb_desc_kind {
 	PB_DESC_PROC,             /* a process's probes (any other) */
 	PB_DESC_ID,               /* a probe ID: of -p's or -c's process, or dtrace's (the
 				      processes found without either are numbered as found) */
+	PB_DESC_PID,              /* the pid provider's (pid<PID>, pid$target): made on demand in
+				      -p's or -c's process */
 };
 enum pb_desc_kind pb_desc_kind(const char *desc);
 /* Could desc match a probe of provider prov ("http1234"): its provider field matches it? */

@@ -591,6 +591,15 @@ static int put_back(struct inj *in)
 	return err ? err : e;
 }
 
+/* Is tid's signal-delivery stop an int3's SIGTRAP (the kernel's, SI_KERNEL)? */
+static bool is_int3(pid_t tid)
+{
+	siginfo_t si;
+
+	return !ptrace(PTRACE_GETSIGINFO, tid, 0, &si) && si.si_signo == SIGTRAP &&
+	       si.si_code == SI_KERNEL;
+}
+
 /* Step 4: the call, the thread parked after it. ctl[] are the control block's slots. */
 static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 {
@@ -615,6 +624,14 @@ static int inj_call(struct inj *in, uint64_t *ctl, uint64_t wait_ns)
 		int st;
 		sleep_us(us);
 		pid_t w = waitpid(in->tid, &st, __WALL | WNOHANG);
+		if (w == in->tid && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP && is_int3(in->tid)) {
+			/* an int3 the call met: the runtime's (a probe site it patched, in a
+			   function the call runs: docs/pid.md), which its handler takes */
+			if (ptrace(PTRACE_CONT, in->tid, 0, (void *)(uintptr_t)SIGTRAP))
+				return -errno;
+			us = 10;
+			continue;
+		}
 		if (w == in->tid)
 			/* it stopped by itself: a fault in the call (or it died) */
 			return WIFSTOPPED(st) ? -EFAULT : -ESRCH;

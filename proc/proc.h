@@ -427,16 +427,20 @@ bool pr_func_returns(const struct pr_func_text *f, size_t i);
 
 /*
  * pr_insn_plan() - the site of a probe at instruction i of f (a struct
- * udt_site of kind UDT_SITE_INSN, its keys left to the caller): a jump to a
- * trampoline where sound (mode UDT_SITE_JUMP: the instruction and those after
- * it, five bytes at least, none a branch's target in the function but the
- * first, below next_site, the session's next site), else a trap (mode
- * UDT_SITE_TRAP, *ret_why saying why not a jump), or neither.
+ * udt_site of kind UDT_SITE_INSN, its keys and joins left to the caller): a
+ * jump to a trampoline where sound (mode UDT_SITE_JUMP: the instruction and
+ * those after it, five bytes at least and up to the instruction at cover_to
+ * (0: none), none a branch's target in the function but the first, below
+ * next_site (a site the jump may not take); for a return, is_return, else
+ * the straight line of instructions that ends with it, above prev_site),
+ * else a trap (mode UDT_SITE_TRAP, *ret_why saying why not a jump), or
+ * neither.
  * Return: true with the site; false when the instruction cannot be
  * instrumented at all (*ret_why says why).
  */
-bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
-		  bool traps_only, struct udt_site *site, const char **ret_why);
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t prev_site, uint64_t next_site,
+		  uint64_t cover_to, bool is_return, bool shstk, bool traps_only,
+		  struct udt_site *site, const char **ret_why);
 
 /* -- The processes of the system (procwatch.c; docs/processes.md) ----------------------- */
 

@@ -656,14 +656,110 @@ static bool decode(const struct pr_func_text *f, size_t i, ZydisDecodedInstructi
 						   (size_t)(f->hi - f->lo) - f->v[i].off, in, ops));
 }
 
-bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
-		  bool traps_only, struct udt_site *site, const char **ret_why)
+/* A window's plan, as it is made: its instructions, its bytes. */
+struct window {
+	struct udt_site_insn insn[UDT_SITE_INSN_MAX];
+	uint32_t n, len;
+	size_t first;             /* the index of its first instruction */
+};
+
+/*
+ * The forward window of instruction i: it and those after it, five bytes at
+ * least, none a branch's target in the function (but the first), each one
+ * moved; or, after the function's last instruction when it ends the flow (a
+ * ret, a jmp), the padding before the next function, which nothing runs; up
+ * to the instruction at cover_to at least (0: none), a later site's.
+ * NULL, or why there is none.
+ */
+static const char *forward(const struct pr_func_text *f, size_t i, uint64_t cover_to, bool shstk,
+			   struct window *w)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	struct udt_site_insn plan[UDT_SITE_INSN_MAX];
-	const char *why = NULL;
-	uint32_t len = 0, n = 0;
+	bool covered = !cover_to;
+
+	w->n = w->len = 0;
+	w->first = i;
+	for (size_t k = i; w->len < UDT_SITE_JMP_LEN || !covered; k++) {
+		if (k == f->cnt) {
+			uint64_t end = f->lo + f->v[i].off + w->len;
+			if (!covered)
+				return "its function ends before the site a jump was to take too";
+			if (!w->n || !(f->v[k - 1].flags & PR_INSN_END) || f->partial || end != f->hi ||
+			    UDT_SITE_JMP_LEN - w->len > f->pad)
+				return "its function ends within the five bytes a jump takes";
+			w->len = UDT_SITE_JMP_LEN; /* (the padding: its bytes are never run) */
+			break;
+		}
+		if (k > i && (f->v[k].flags & PR_INSN_TARGET))
+			return "an instruction of its function jumps into the bytes a jump would take";
+		if (k > i && f->v[k - 1].flags & PR_INSN_END)
+			return "the bytes a jump would take run past the end of the flow (a ret or a "
+			       "jmp) into other code";
+		if (w->n == UDT_SITE_INSN_MAX || !decode(f, k, &in, ops))
+			return "the instructions a jump would take could not be decoded";
+		const char *why = plan_insn(&in, ops, f->lo + f->v[k].off, w->len, UDT_SITE_JMP_LEN,
+					    shstk, false, &w->insn[w->n]);
+		if (why)
+			return why;
+		covered |= f->lo + f->v[k].off >= cover_to;
+		w->len += f->v[k].len;
+		w->n++;
+	}
+	return NULL;
+}
+
+/*
+ * A return's window before instruction i: the instructions of the straight
+ * line that ends with it (no branch, no call, no end of the flow among
+ * them, none a branch's target but the first), five bytes at least, which
+ * run relocated before the fire. NULL, or why there is none.
+ */
+static const char *backward(const struct pr_func_text *f, size_t i, bool shstk, struct window *w)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t len = f->v[i].len;
+	size_t j = i;
+
+	while (len < UDT_SITE_JMP_LEN) {
+		if (!j || i - j + 1 == UDT_SITE_INSN_MAX)
+			return "the straight line before it is shorter than a jump's five bytes";
+		if (f->v[j].flags & PR_INSN_TARGET)
+			return "the straight line before it (which a jump would take) is a branch's "
+			       "target";
+		j--;
+		if (f->v[j].flags & PR_INSN_END)
+			return "the straight line before it is shorter than a jump's five bytes";
+		len += f->v[j].len;
+	}
+	w->n = w->len = 0;
+	w->first = j;
+	for (size_t k = j; k <= i; k++) {
+		if (!decode(f, k, &in, ops))
+			return "the instructions a jump would take could not be decoded";
+		if (k < i && (in.meta.category == ZYDIS_CATEGORY_CALL ||
+			      in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+			      in.meta.category == ZYDIS_CATEGORY_UNCOND_BR))
+			return "the straight line before it has a branch or a call";
+		const char *why = plan_insn(&in, ops, f->lo + f->v[k].off, w->len, UDT_SITE_JMP_LEN,
+					    shstk, false, &w->insn[w->n]);
+		if (why)
+			return why;
+		w->len += f->v[k].len;
+		w->n++;
+	}
+	return NULL;
+}
+
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t prev_site, uint64_t next_site,
+		  uint64_t cover_to, bool is_return, bool shstk, bool traps_only,
+		  struct udt_site *site, const char **ret_why)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct window w;
+	const char *why = NULL, *bwhy = NULL;
 
 	memset(site, 0, sizeof(*site));
 	site->kind = UDT_SITE_INSN;
@@ -687,58 +783,35 @@ bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bo
 		*ret_why = "traps were asked for (-x pidsites=trap)";
 		return true;
 	}
-	/*
-	 * A jump: this instruction and those after it, five bytes at least, none a
-	 * branch's target in the function (but the first), none another site's
-	 * (next_site: the session's next one), each one moved; or, after
-	 * the function's last instruction when it ends the flow (a ret, a jmp), the
-	 * padding before the next function, which nothing runs.
-	 */
-	for (size_t k = i; len < UDT_SITE_JMP_LEN && !why; k++) {
-		if (k == f->cnt) {
-			uint64_t end = f->lo + len + f->v[i].off;
-			if (!n || !(f->v[k - 1].flags & PR_INSN_END) || f->partial || end != f->hi ||
-			    UDT_SITE_JMP_LEN - len > f->pad) {
-				why = "its function ends within the five bytes a jump takes";
-				break;
-			}
-			len = UDT_SITE_JMP_LEN; /* (the padding: its bytes are never run) */
-			break;
-		}
-		if (k > i && (f->v[k].flags & PR_INSN_TARGET)) {
-			why = "an instruction of its function jumps into the bytes a jump would take";
-			break;
-		}
-		if (k > i && f->v[k - 1].flags & PR_INSN_END) {
-			why = "the bytes a jump would take run past the end of the flow (a ret or a jmp) "
-			      "into other code";
-			break;
-		}
-		if (n == UDT_SITE_INSN_MAX || !decode(f, k, &in, ops)) {
-			why = "the instructions a jump would take could not be decoded";
-			break;
-		}
-		why = plan_insn(&in, ops, f->lo + f->v[k].off, len, UDT_SITE_JMP_LEN, shstk, false,
-				&plan[n]);
-		len += f->v[k].len;
-		n++;
+	if (f->odd_target || f->partial) {
+		*ret_why = f->partial ? "its function could not be decoded to its end"
+				      : "a branch of its function lands inside an instruction";
+		return true;
 	}
-	if (!why && (f->odd_target || f->partial))
-		why = f->partial ? "its function could not be decoded to its end"
-				 : "a branch of its function lands inside an instruction";
-	if (!why && site->addr + len > next_site)
+	/* a jump: forward from it; for a return, else the straight line that ends with it */
+	why = forward(f, i, cover_to, shstk, &w);
+	if (!why && site->addr + w.len > next_site)
 		why = "another probe site is in the bytes a jump would take";
-	if (!why && len > UDT_SITE_BYTES_MAX)
+	if (why && is_return && !cover_to) {
+		bwhy = backward(f, i, shstk, &w);
+		if (!bwhy && f->lo + f->v[w.first].off <= prev_site)
+			bwhy = "another probe site is in the bytes a jump would take";
+		if (!bwhy)
+			why = NULL;
+	}
+	if (!why && w.len > UDT_SITE_BYTES_MAX)
 		why = "the instructions a jump would take are too long";
 	if (why) {
 		*ret_why = why;
 		return true; /* (the trap) */
 	}
+	uint32_t start = f->v[w.first].off;
 	site->mode = UDT_SITE_JUMP;
-	site->insn_cnt = (uint8_t)n;
-	site->len = (uint8_t)len;
-	memcpy(site->insn, plan, n * sizeof(plan[0]));
-	memcpy(site->bytes, f->text + f->v[i].off, len); /* (the padding's too) */
+	site->fire_off = (uint8_t)(f->v[i].off - start);
+	site->insn_cnt = (uint8_t)w.n;
+	site->len = (uint8_t)w.len;
+	memcpy(site->insn, w.insn, w.n * sizeof(w.insn[0]));
+	memcpy(site->bytes, f->text + start, w.len); /* (the padding's too) */
 	return true;
 }
 
@@ -779,12 +852,16 @@ bool pr_func_returns(const struct pr_func_text *f, size_t i)
 	return false;
 }
 
-bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t next_site, bool shstk,
-		  bool traps_only, struct udt_site *site, const char **ret_why)
+bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t prev_site, uint64_t next_site,
+		  uint64_t cover_to, bool is_return, bool shstk, bool traps_only,
+		  struct udt_site *site, const char **ret_why)
 {
 	(void)f;
 	(void)i;
+	(void)prev_site;
 	(void)next_site;
+	(void)cover_to;
+	(void)is_return;
 	(void)shstk;
 	(void)traps_only;
 	(void)site;

@@ -125,6 +125,8 @@ struct udt_tslot {
 /* Per-thread state, in static TLS (initial-exec: no allocation on first use). */
 struct udt_tls {
 	uint32_t depth;           /* > 0 while this thread runs the runtime: no recursion */
+	bool quiet;               /* it patches sites (sites.c): the probes it meets are its own */
+	uint8_t traps;            /* the SIGTRAP handlers it is in (sites.c: nested, they fire none) */
 	int32_t tid;
 	int *errp;                /* this thread's errno */
 	uint64_t rand[2];         /* rand()'s state (subr.c) */

@@ -30,18 +30,19 @@ void udt__sig_chain(struct sigaction *o, bool forced, int sig, siginfo_t *si, vo
 		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 		return;
 	}
-	/* its mask while it runs, and SA_NODEFER's unblocked signal */
-	for (int s = 1; s < NSIG && !mask; s++)
-		mask = sigismember(&o->sa_mask, s) == 1;
-	if (mask || (o->sa_flags & SA_NODEFER)) {
+	/* its mask while it runs (sig too but with SA_NODEFER: ours may not block it), and
+	   SA_NODEFER's unblocked signal */
+	mask = true;
+	{
 		sigset_t set = o->sa_mask;
+		if (!(o->sa_flags & SA_NODEFER))
+			sigaddset(&set, sig);
 		pthread_sigmask(SIG_BLOCK, &set, &prev);
 		if (o->sa_flags & SA_NODEFER) {
 			sigemptyset(&set);
 			sigaddset(&set, sig);
 			pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 		}
-		mask = true;
 	}
 	if (o->sa_flags & SA_SIGINFO)
 		o->sa_sigaction(sig, si, uc);

@@ -184,25 +184,36 @@ int udt__text_write(int fd, uint64_t addr, const void *b, size_t n)
 	return 0;
 }
 
-/*
- * Does [addr, addr + len) hold another patch's bytes than self's, or lie in
- * another's, that is not restored? (A site of one session inside the jump of
- * another's: an offset probe in an entry probe's five bytes.)
- */
-static bool overlaps(uint64_t addr, uint32_t len, const struct patch *self)
+/* The bytes patch q holds: [*lo, *hi). */
+static void held(const struct patch *q, uint64_t *lo, uint64_t *hi)
 {
-	for (uint32_t k = 1; k < UDT_SITE_BYTES_MAX; k++) {
-		const struct patch *q = udt__patch_find(addr - k);
-		if (q && q != self && LOAD_RELAXED(&q->state) != P_RESTORED && q->len > k)
-			return true;
-	}
-	for (uint32_t k = 1; k < len; k++) {
-		const struct patch *q = udt__patch_find(addr + k);
-		if (q && q != self && LOAD_RELAXED(&q->state) != P_RESTORED)
+	bool jump = LOAD_RELAXED(&q->state) == P_JUMP;
+
+	*lo = jump ? q->addr - q->fire_off : q->addr;
+	*hi = jump ? *lo + q->len : q->addr + 1;
+}
+
+/*
+ * Does [a, a + len) meet the bytes another patch than self holds (not
+ * restored)? (A site of one session inside the jump of another's: an offset
+ * probe in an entry probe's five bytes.) A patch's identity is at most
+ * UDT_SITE_BYTES_MAX from the bytes it holds.
+ */
+static bool overlaps(uint64_t a, uint32_t len, const struct patch *self)
+{
+	for (uint64_t x = a - UDT_SITE_BYTES_MAX; x < a + len + UDT_SITE_BYTES_MAX; x++) {
+		const struct patch *q = udt__patch_find(x);
+		uint64_t lo, hi;
+		if (!q || q == self || LOAD_RELAXED(&q->state) == P_RESTORED)
+			continue;
+		held(q, &lo, &hi);
+		if (lo < a + len && a < hi)
 			return true;
 	}
 	return false;
 }
+
+static bool served(uint64_t addr);
 
 /*
  * Our int3 over site s's nop, or over its instruction (which then runs from
@@ -211,7 +222,8 @@ static bool overlaps(uint64_t addr, uint32_t len, const struct patch *self)
  */
 static uint8_t patch_site(int fd, const struct udt_site *s)
 {
-	uint8_t cur, int3 = UDT_INT3, want = s->kind == UDT_SITE_INSN ? s->bytes[0] : UDT_SITE_NOP;
+	uint8_t cur, int3 = UDT_INT3;
+	uint8_t want = s->kind == UDT_SITE_INSN ? s->bytes[s->fire_off] : UDT_SITE_NOP;
 	uint64_t addr = s->addr;
 	struct patch *p;
 
@@ -220,6 +232,7 @@ static uint8_t patch_site(int fd, const struct udt_site *s)
 	p = udt__patch_find(addr);
 	if (p && p->kind != s->kind)
 		return UDT_SITE_OVERLAP; /* (a note's nop and an instruction site at one address) */
+	/* (jumped, by a session since its plan changed: it stays jumped) */
 	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
 		return UDT_SITE_JUMPED; /* (an earlier session's: it stays) */
 	if (p && LOAD_RELAXED(&p->state) == P_TRAP && cur == UDT_INT3)
@@ -227,7 +240,7 @@ static uint8_t patch_site(int fd, const struct udt_site *s)
 	if (cur != want)
 		return cur == UDT_INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
 	if (overlaps(addr, s->kind == UDT_SITE_INSN ? s->len : 1, p))
-		return UDT_SITE_OVERLAP;
+		return served(addr) ? UDT_SITE_JUMPED : UDT_SITE_OVERLAP;
 	p = patch_get(addr, cur, s->kind);
 	if (!p)
 		return UDT_SITE_FAILED;
@@ -255,20 +268,62 @@ static uint8_t trap_site(int fd, const struct udt_site *s)
 
 	if (s->kind != UDT_SITE_INSN || s->mode == UDT_SITE_TRAP)
 		return patch_site(fd, s);
-	if (s->fire_off || !s->insn_cnt)
+	/* the probed instruction of the jump's plan, alone */
+	uint32_t i = 0;
+	while (i < s->insn_cnt && s->insn[i].off != s->fire_off)
+		i++;
+	if (i == s->insn_cnt)
 		return UDT_SITE_FAILED;
 	t = *s;
 	t.mode = UDT_SITE_TRAP;
 	t.insn_cnt = 1;
-	t.len = s->insn[0].len;
+	t.insn[0] = s->insn[i];
+	t.insn[0].off = 0;
+	t.fire_off = 0;
+	t.join_mask = 0;
+	t.len = s->insn[i].len;
+	memcpy(t.bytes, s->bytes + s->fire_off, t.len);
 	return patch_site(fd, &t);
+}
+
+static void restore_site(int fd, struct patch *p);
+
+/* Does a jump of ours (patched) fire the probes at addr from its trampoline? */
+static bool served(uint64_t addr)
+{
+	for (uint64_t x = addr - (UDT_SITE_BYTES_MAX - 1); x <= addr; x++) {
+		const struct patch *q = udt__patch_find(x);
+		if (!q || LOAD_RELAXED(&q->state) != P_JUMP)
+			continue;
+		uint64_t k = addr - (q->addr - q->fire_off);
+		if (k < 32 && (q->points >> k & 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A site whose probed instruction is in another's jump (join_back): nothing
+ * of its own while that jump fires it from its trampoline, else its trap.
+ */
+static uint8_t joined_site(int fd, const struct udt_site *s)
+{
+	struct patch *p = udt__patch_find(s->addr);
+
+	if (served(s->addr)) {
+		/* (its own trap, from a sync before the jump: the jump's now) */
+		if (p && LOAD_RELAXED(&p->state) == P_TRAP)
+			restore_site(fd, p);
+		return UDT_SITE_JUMPED;
+	}
+	return trap_site(fd, s);
 }
 
 /* The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it cannot be. */
 static uint8_t jump_site(int fd, const struct udt_site *s)
 {
 	struct patch *p = udt__patch_find(s->addr);
-	uint8_t cur, orig = s->kind == UDT_SITE_INSN ? s->bytes[0] : UDT_SITE_NOP;
+	uint8_t cur, orig = s->kind == UDT_SITE_INSN ? s->bytes[s->fire_off] : UDT_SITE_NOP;
 
 	if (p && p->kind != s->kind)
 		return UDT_SITE_OVERLAP;
@@ -276,8 +331,16 @@ static uint8_t jump_site(int fd, const struct udt_site *s)
 		return UDT_SITE_JUMPED;
 	if (udt__safe_copy(&cur, s->addr, 1))
 		return UDT_SITE_FAILED;
-	if (overlaps(s->addr, s->len, p))
-		return UDT_SITE_OVERLAP;
+	uint64_t start = s->kind == UDT_SITE_INSN ? s->addr - s->fire_off : s->addr;
+	/* the joined sites' own traps (from a sync the jump failed at) go first: the jump's
+	   trampoline fires them */
+	for (uint32_t k = 0; s->kind == UDT_SITE_INSN && k < 32; k++) {
+		struct patch *q = s->join_mask >> k & 1 ? udt__patch_find(start + k) : NULL;
+		if (q && LOAD_RELAXED(&q->state) == P_TRAP)
+			restore_site(fd, q);
+	}
+	if (overlaps(start, s->len, p))
+		return served(s->addr) ? UDT_SITE_JUMPED : UDT_SITE_OVERLAP;
 	/* from the nop or the instruction, or from our own int3 (an earlier session's trap) */
 	if (cur == orig)
 		p = patch_get(s->addr, cur, s->kind);
@@ -298,9 +361,10 @@ static void restore_site(int fd, struct patch *p)
 		udt__tramp_restore(fd, p);
 		return;
 	}
-	/* an object unloaded meanwhile, or a byte that is no longer ours: nothing to write */
+	/* an object unloaded meanwhile, or a byte that is no longer ours: nothing to write
+	   (a trap's byte is the one at the probed instruction: fire_off of the bytes) */
 	if (!udt__safe_copy(&cur, p->addr, 1) && cur == UDT_INT3)
-		(void)udt__text_write(fd, p->addr, &p->bytes[0], 1);
+		(void)udt__text_write(fd, p->addr, &p->bytes[p->fire_off], 1);
 	STORE_RELEASE(&p->state, P_RESTORED);
 }
 
@@ -515,29 +579,83 @@ static const struct udt_site *site_of(struct patch *p, uint32_t *ret_slot)
 	return s;
 }
 
-/* The probes of instruction site s (docs/pid.md), fired in the order DTrace fires them. */
+static int live_sites(uint32_t slot, const struct udt_site **ret);
+
+/*
+ * The probes of the instruction site at pc (docs/pid.md), in the order DTrace
+ * fires them: s's, one live session's site there, and where several
+ * sessions live, the keys any of them has there (each key's fire runs every
+ * session's ECBs of it: the keys are the same in all).
+ */
 static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc)
 {
-	uint64_t args[PID_ARGS] = { 0 };
+	uint64_t args[PID_ARGS] = { 0 }, key = s->key, key_off = s->key_off, key_ret = s->key_ret;
+	uint64_t ret_off = s->ret_off;
+	uint64_t lives = LOAD_RELAXED(&udt__ctl.hdr.lives) & 0x0101010101010101ull;
 
-	if (s->key || s->key_off) {
+	for (uint32_t slot = 0; lives & (lives - 1) && slot < UDT_SLOT_MAX; slot++) {
+		const struct udt_site *sites, *o;
+		int n = live_sites(slot, &sites);
+		if (n <= 0 || !(o = site_search(sites, n, pc)) || o->kind != UDT_SITE_INSN)
+			continue;
+		key = key ? key : o->key;
+		key_off = key_off ? key_off : o->key_off;
+		if (!key_ret) {
+			key_ret = o->key_ret;
+			ret_off = o->ret_off;
+		}
+	}
+	if (key || key_off) {
 		udt__safe_fire_begin();
 		entry_args(gpr, args);
 		udt__safe_fire_end();
-		if (s->key)
-			udt__fire_at(s->key, PID_ARGS, args, pc);
-		if (s->key_off)
-			udt__fire_at(s->key_off, PID_ARGS, args, pc);
+		if (key)
+			udt__fire_at(key, PID_ARGS, args, pc);
+		if (key_off)
+			udt__fire_at(key_off, PID_ARGS, args, pc);
 	}
-	if (s->key_ret) {
+	if (key_ret) {
 		/* illumos's: the returning instruction's offset, %rax, %rdx */
-		uint64_t r[3] = { s->ret_off, gpr[UDT_NREG_RAX], gpr[UDT_NREG_RDX] };
-		udt__fire_at(s->key_ret, 3, r, pc);
+		uint64_t r[3] = { ret_off, gpr[UDT_NREG_RAX], gpr[UDT_NREG_RDX] };
+		udt__fire_at(key_ret, 3, r, pc);
+	}
+}
+
+void udt__point_fire(struct patch *p, uint64_t addr, const uint64_t *gpr)
+{
+	/* (the runtime's own calls, in a fire or a sync, to functions it has patched: the
+	   pid provider's sites there are the application's, not its) */
+	if (udt__tls.quiet || udt__tls.depth)
+		return;
+	const struct udt_site *sites, *s = NULL;
+	/* the session the sync last found p's site in, as site_of() takes it */
+	uint64_t tag = LOAD_ACQUIRE(&p->site_tag);
+	uint32_t slot = (uint32_t)(tag & 0xff);
+
+	if (LOAD_RELAXED(&p->site) && slot < UDT_SLOT_MAX) {
+		struct udt_control *c = &udt__ctl.slots[slot];
+		uint32_t session = (uint32_t)(tag >> 8);
+		int n = udt__active(c) && LOAD_RELAXED(&c->session) == session
+				? sites_of(slot, udt__area(c, LOAD_RELAXED(&c->area)), session, &sites)
+				: 0;
+		s = n > 0 ? site_search(sites, n, addr) : NULL;
+	}
+	for (slot = 0; !s && slot < UDT_SLOT_MAX; slot++) {
+		int n = live_sites(slot, &sites);
+		s = n > 0 ? site_search(sites, n, addr) : NULL;
+	}
+	/* (one session's site: its fire runs every session's ECBs of its keys) */
+	if (s && s->kind == UDT_SITE_INSN) {
+		udt__site_gpr = gpr;
+		fire_insn(s, gpr, addr);
+		udt__site_gpr = NULL;
 	}
 }
 
 void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, const void *uc)
 {
+	if (udt__tls.quiet || udt__tls.depth)
+		return; /* (the runtime's own calls: udt__point_fire()) */
 	uint32_t slot = 0;
 	const struct udt_site *s = site_of(p, &slot);
 	uint64_t args[UDT_NOTE_MAX_ARGS];
@@ -550,7 +668,7 @@ void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, con
 	udt__prof_uc = uc;
 	udt__site_gpr = uc ? NULL : gpr;
 	if (s->kind == UDT_SITE_INSN) {
-		fire_insn(s, gpr, s->addr + s->fire_off);
+		fire_insn(s, gpr, s->addr);
 	} else {
 		udt__safe_fire_begin();
 		note_args(LOAD_RELAXED(&verified_args[slot]) + s->arg_idx, s->arg_cnt, gpr, fx, args);
@@ -567,14 +685,19 @@ void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, con
 
 /*
  * The patch of a site with a trampoline (jumped now, or before) whose jump
- * covers pc, where an instruction it displaced starts (at offset *ret_k).
+ * covers pc, where an instruction it displaced starts (at offset *ret_k of
+ * its bytes): a site's jump starts at it, or (an instruction site's) up to
+ * UDT_SITE_BYTES_MAX bytes before it.
  */
 static struct patch *displaced_at(uint64_t pc, uint32_t *ret_k)
 {
-	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++) {
-		struct patch *p = udt__patch_find(pc - k);
-		if (p && (p->bound & (1u << k)) && LOAD_ACQUIRE(&p->tramp)) {
-			*ret_k = k;
+	for (uint64_t x = pc - (UDT_SITE_JMP_LEN - 1); x < pc + UDT_SITE_BYTES_MAX; x++) {
+		struct patch *p = x == pc ? NULL : udt__patch_find(x);
+		if (!p || !LOAD_ACQUIRE(&p->tramp))
+			continue;
+		uint64_t start = p->addr - p->fire_off;
+		if (pc >= start && pc - start < UDT_SITE_JMP_LEN && (p->bound & (1u << (pc - start)))) {
+			*ret_k = (uint32_t)(pc - start);
 			return p;
 		}
 	}
@@ -583,14 +706,26 @@ static struct patch *displaced_at(uint64_t pc, uint32_t *ret_k)
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
+	struct udt_tls *t = &udt__tls;
+	/*
+	 * A trap in the handler itself (SA_NODEFER), or in what it calls: the C
+	 * library's functions, which may be the pid provider's trapped sites (errno's
+	 * location, the first time in a thread), fires nothing and touches nothing of
+	 * the C library, as the kernel kills a thread that meets a trap with SIGTRAP
+	 * blocked.
+	 */
+	bool nested = t->traps > 0;
+	t->traps++;
+	int *errp = nested ? NULL : t->errp ? t->errp : &errno;
 	ucontext_t *uc = ucv;
-	int saved_errno = errno;
+	int saved_errno = errp ? *errp : 0;
 	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1, gpr[UDT_NREG_CNT];
 	struct patch *p = NULL;
 	uint32_t k = 0;
+	bool inside = false;
 
 	if (si->si_code == SI_KERNEL && !(p = udt__patch_find(pc)))
-		p = displaced_at(pc, &k);
+		inside = (p = displaced_at(pc, &k)) != NULL;
 	uint32_t state = p ? LOAD_ACQUIRE(&p->state) : P_RESTORED;
 	/*
 	 * (The byte at pc is read directly: this thread ran it a moment ago, and an
@@ -601,22 +736,25 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	} else if (*(volatile uint8_t *)(uintptr_t)pc != UDT_INT3) {
 		/* restored (or jumped) since it trapped: run what is there now */
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	} else if (state == P_RESTORED || (k && state != P_JUMP)) {
+	} else if (state == P_RESTORED || (inside && state != P_JUMP)) {
 		chain(sig, si, ucv); /* someone else's int3 where ours was */
-	} else if (k || (state == P_JUMP && p->fire_off)) {
-		/* a thread resuming inside the bytes a jump displaced: their copy (or, before an
+	} else if (inside) {
+		/* a thread resuming inside the bytes a jump displaced: their copy (before an
 		   instruction site's probed instruction, the copies that lead to its fire) */
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->at[k];
 	} else {
 		for (int r = 0; r < UDT_NREG_CNT; r++)
 			gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
-		udt__site_fire(p, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, uc);
+		if (!nested)
+			udt__site_fire(p, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, uc);
 		/* after the nop, or (a site on its way to or from a jump, an instruction) in its
 		   trampoline */
 		if (state == P_JUMP || p->kind == UDT_SITE_INSN)
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->resume;
 	}
-	errno = saved_errno;
+	if (errp)
+		*errp = saved_errno;
+	t->traps--;
 }
 
 /* -- The sync -------------------------------------------------------------------------------- */
@@ -634,7 +772,8 @@ static int install_handler(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_trap;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | (old.sa_flags & SA_ONSTACK);
+	/* (SA_NODEFER: what the handler calls may meet a trap of ours: on_trap()) */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | (old.sa_flags & SA_ONSTACK);
 	if (sigaction(SIGTRAP, &sa, NULL))
 		return -errno;
 	st.handler = true;
@@ -717,6 +856,10 @@ static bool wanted(const struct udt_site *const *sites, const int *n, uint64_t a
 
 void udt__sites_sync(bool wait)
 {
+	/* what it calls of the C library (errno's location, a write, a membarrier) may be a
+	   probe site it patched: those are its own (udt__site_fire()) */
+	bool was_quiet = udt__tls.quiet;
+	udt__tls.quiet = true;
 	int saved_errno = errno;
 	int32_t tid = gettid_raw();
 	const struct udt_site *sites[UDT_SLOT_MAX];
@@ -726,6 +869,7 @@ void udt__sites_sync(bool wait)
 
 	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;
+		udt__tls.quiet = was_quiet;
 		return;
 	}
 	/* every live session's sites (a fork child's parent's are not ours: none of them) */
@@ -768,8 +912,10 @@ void udt__sites_sync(bool wait)
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		for (int i = 0; i < n[s] && !err; i++) {
 			const struct udt_site *site = &sites[s][i];
-			uint8_t status = jumps && site->mode == UDT_SITE_JUMP ? jump_site(fd, site)
-									      : trap_site(fd, site);
+			uint8_t status = site->kind == UDT_SITE_INSN && site->join_back
+						 ? joined_site(fd, site)
+					 : jumps && site->mode == UDT_SITE_JUMP ? jump_site(fd, site)
+										: trap_site(fd, site);
 			struct patch *p = udt__patch_find(site->addr);
 			if (p) {
 				/* for the trap and the trampoline: the site's arguments, from here */
@@ -796,4 +942,5 @@ out:
 	}
 	STORE_RELEASE(&st.lock, 0);
 	errno = saved_errno;
+	udt__tls.quiet = was_quiet;
 }

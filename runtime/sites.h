@@ -37,6 +37,8 @@ struct patch {
 	uint8_t len;              /* with a trampoline: the bytes it displaces (NOTE: 5...) */
 	uint8_t bound;            /* bit k: offset k starts an instruction (an int3 there while
 				     jumped); bit 0 always */
+	uint32_t points;          /* INSN: bit k, a probed instruction k bytes after its bytes'
+				     start fires from its trampoline (fire_off's, and the joined) */
 	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* the object's bytes (bytes[0] is the nop) */
 	uint64_t tramp;           /* its trampoline entry, 0 none yet */
 	uint64_t resume;          /* in it: where a trap's fire goes on (NOTE: the relocated
@@ -63,6 +65,8 @@ uint32_t udt__patch_index(const struct patch *p);
  * uc its signal context for ustack() (NULL: gpr is). Async-signal-safe.
  */
 void udt__site_fire(struct patch *p, const uint64_t *gpr, const uint8_t *fx, const void *uc);
+/* Fire the probes of the instruction sites at addr (joined in p's jump) from its trampoline. */
+void udt__point_fire(struct patch *p, uint64_t addr, const uint64_t *gpr);
 
 /*
  * Write n bytes at addr of the text (or of a trampoline page): through

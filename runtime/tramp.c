@@ -178,9 +178,20 @@ static uint64_t hex(const char **s)
 	}
 }
 
+/*
+ * Where an entry may be besides: within 2 GB of every address its relocated
+ * instructions name (a RIP-relative operand's, a branch's), [reach.lo,
+ * reach.hi). Under the sync's lock.
+ */
+static struct { uint64_t lo, hi; } reach = { 0, UINT64_MAX };
+
 /* An entry's address in the free range [lo, hi) leaving LIT bytes before it, or 0. */
 static uint64_t fit_in(uint64_t lo, uint64_t hi, uint64_t base, uint32_t mask, uint32_t val)
 {
+	if (lo < reach.lo)
+		lo = reach.lo;
+	if (hi > reach.hi)
+		hi = reach.hi;
 	if (hi < lo + LIT + ENTRY_MAX)
 		return 0;
 	return fit(lo + LIT, hi - ENTRY_MAX, base, mask, val);
@@ -300,6 +311,18 @@ static void rel32(struct emit *e, uint64_t target, size_t after)
 	put(e, &v, 4);
 }
 
+/* Where site s's bytes start: its nop, or (an instruction site) the window before it. */
+static uint64_t win(const struct udt_site *s)
+{
+	return s->kind == UDT_SITE_INSN ? s->addr - s->fire_off : s->addr;
+}
+
+/* Where patch p's bytes start, as its trampoline has them. */
+static uint64_t p_win(const struct patch *p)
+{
+	return p->addr - p->fire_off;
+}
+
 /* Emit a copy of instruction in of site s, relocated as it says. */
 static void copy_insn(struct emit *e, const struct udt_site *s, const struct udt_site_insn *in)
 {
@@ -331,7 +354,7 @@ static void copy_insn(struct emit *e, const struct udt_site *s, const struct udt
 		   pop %rax; jmp target (no flag changed, no register) */
 		static const uint8_t a[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8, 0x50, 0x48, 0xb8 };
 		static const uint8_t c[] = { 0x48, 0x89, 0x44, 0x24, 0x08, 0x58 };
-		uint64_t ret = s->addr + in->off + in->len;
+		uint64_t ret = win(s) + in->off + in->len;
 		put(e, a, sizeof(a));
 		put(e, &ret, 8);
 		put(e, c, sizeof(c));
@@ -344,19 +367,40 @@ static void copy_insn(struct emit *e, const struct udt_site *s, const struct udt
 	}
 }
 
+/* The fire of the probe delta bytes after patch idx's site (push $value; call ...). */
+static void fire_seq(struct emit *e, uint64_t t, uint32_t idx, uint32_t delta)
+{
+	static const uint8_t skip_red[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };
+	static const uint8_t back_red[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0 };
+	uint8_t push = 0x68, call[2] = { 0xff, 0x15 };
+	uint32_t v = idx | delta << 24;
+
+	put(e, skip_red, sizeof(skip_red));
+	put(e, &push, 1);
+	put(e, &v, 4);
+	put(e, call, 2);
+	rel32(e, t - LIT, 4);
+	put(e, back_red, sizeof(back_red));
+}
+
+/* The probed instructions of instruction site s, bit k for the one k bytes after its start. */
+static uint32_t points_of(const struct udt_site *s)
+{
+	return s->kind == UDT_SITE_INSN ? s->join_mask | 1u << s->fire_off : 0;
+}
+
 /*
  * The bytes of s's trampoline at t for patch index idx: where a thread at
  * each offset of the jump goes on (at[]), and where a trap's fire does
- * (*ret_resume).
+ * (*ret_resume). A note site fires first, then runs the instructions after
+ * its nop; an instruction site runs its instructions, each probed one after
+ * its fire.
  */
 static bool build(struct emit *e, uint64_t t, uint32_t idx, const struct udt_site *s,
 		  uint64_t *at, uint64_t *ret_resume)
 {
-	static const uint8_t skip_red[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };
-	static const uint8_t back_red[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0, 0, 0 };
-	uint8_t push = 0x68, call[2] = { 0xff, 0x15 }, jmp = 0xe9;
-	bool insn = s->kind == UDT_SITE_INSN;
-	uint32_t i = 0;
+	uint8_t jmp = 0xe9;
+	uint32_t points = points_of(s);
 
 	memset(e, 0, sizeof(*e));
 	uint64_t entry = (uint64_t)(uintptr_t)udt__tramp_entry;
@@ -364,29 +408,24 @@ static bool build(struct emit *e, uint64_t t, uint32_t idx, const struct udt_sit
 	/* the literal the call reads, just before the entry */
 	e->at = t - LIT;
 	put(e, &entry, LIT);
-	/* (an instruction site's: those before the probed one) */
-	for (; insn && i < s->insn_cnt && s->insn[i].off < s->fire_off; i++) {
-		if (s->insn[i].off < UDT_SITE_JMP_LEN)
-			at[s->insn[i].off] = e->at + e->n;
-		copy_insn(e, s, &s->insn[i]);
+	if (s->kind == UDT_SITE_NOTE) {
+		fire_seq(e, t, idx, 0);
+		*ret_resume = e->at + e->n;
 	}
-	if (insn && s->fire_off < UDT_SITE_JMP_LEN)
-		at[s->fire_off] = e->at + e->n;
-	put(e, skip_red, sizeof(skip_red));
-	put(e, &push, 1);
-	put(e, &idx, 4);
-	put(e, call, 2);
-	rel32(e, t - LIT, 4);
-	put(e, back_red, sizeof(back_red));
-	*ret_resume = e->at + e->n;
-	for (; i < s->insn_cnt; i++) {
+	for (uint32_t i = 0; i < s->insn_cnt; i++) {
 		const struct udt_site_insn *in = &s->insn[i];
-		if (in->off < UDT_SITE_JMP_LEN && !(insn && in->off == s->fire_off))
+		if (in->off < UDT_SITE_JMP_LEN)
 			at[in->off] = e->at + e->n;
+		if (in->off < 32 && (points >> in->off & 1)) {
+			/* (the delta from the site, the patch's identity, to the probe) */
+			fire_seq(e, t, idx, in->off - s->fire_off);
+			if (in->off == s->fire_off)
+				*ret_resume = e->at + e->n;
+		}
 		copy_insn(e, s, in);
 	}
 	put(e, &jmp, 1);
-	rel32(e, s->addr + s->len, 4);
+	rel32(e, win(s) + s->len, 4);
 	return !e->bad;
 }
 
@@ -428,10 +467,13 @@ static bool plan_ok(const struct udt_site *s, uint8_t *ret_bound)
 			bound |= (uint8_t)(1u << off);
 		off += in->len;
 	}
-	/* the probed instruction starts one of them */
-	if (insn && !(s->fire_off == 0 || (s->fire_off < UDT_SITE_JMP_LEN &&
-					   (bound & (1u << s->fire_off))) ||
-		      s->fire_off >= UDT_SITE_JMP_LEN))
+	/* the probed instructions start some of them: the site's, and those joined after it */
+	uint32_t starts = 0;
+	for (uint32_t i = 0; i < s->insn_cnt; i++)
+		if (s->insn[i].off < 32)
+			starts |= 1u << s->insn[i].off;
+	if (insn && ((points_of(s) & ~starts) || (s->join_mask & ((2u << s->fire_off) - 1)) ||
+		     s->fire_off > s->addr || (s->mode != UDT_SITE_JUMP && s->join_mask)))
 		return false;
 	*ret_bound = bound;
 	return off == s->len || (insn && ends_flow(s, &s->insn[s->insn_cnt - 1]));
@@ -446,15 +488,30 @@ static int tramp_for(int fd, struct patch *p, const struct udt_site *s, uint8_t 
 	struct emit e;
 
 	if (p->tramp && p->len == s->len && p->bound == bound && p->fire_off == s->fire_off &&
-	    !memcmp(p->bytes, s->bytes, s->len))
+	    p->points == points_of(s) && !memcmp(p->bytes, s->bytes, s->len))
 		return 0;
-	uint64_t t = place(s->addr, mask, val);
+	/* (every address a copy names within 2 GB of all of the entry) */
+	reach.lo = 0;
+	reach.hi = UINT64_MAX;
+	for (uint32_t i = 0; i < s->insn_cnt; i++) {
+		uint64_t x = s->insn[i].target;
+		if (s->insn[i].kind == UDT_RELOC_COPY)
+			continue;
+		uint64_t lo = x > 0x7fff0000ull ? x - 0x7fff0000ull : 0;
+		uint64_t hi = x < UINT64_MAX - 0x7fff0000ull ? x + 0x7fff0000ull : UINT64_MAX;
+		reach.lo = lo > reach.lo ? lo : reach.lo;
+		reach.hi = hi < reach.hi ? hi : reach.hi;
+	}
+	uint64_t t = reach.lo < reach.hi ? place(win(s), mask, val) : 0;
+	reach.lo = 0;
+	reach.hi = UINT64_MAX;
 	if (!t || !build(&e, t, udt__patch_index(p), s, at, &resume) ||
 	    udt__text_write(fd, t - LIT, e.b, e.n))
 		return -ENOSPC;
 	p->len = s->len;
 	p->bound = bound;
 	p->fire_off = s->fire_off;
+	p->points = points_of(s);
 	memcpy(p->bytes, s->bytes, s->len);
 	memcpy(p->at, at, sizeof(at));
 	p->resume = s->kind == UDT_SITE_INSN ? resume : at[1];
@@ -478,7 +535,7 @@ int udt__tramp_ool(int fd, struct patch *p, const struct udt_site *s)
 static int write_some(int fd, const struct patch *p, unsigned which, const uint8_t *bytes)
 {
 	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++) {
-		int err = (which >> k) & 1 ? udt__text_write(fd, p->addr + k, &bytes[k], 1) : 0;
+		int err = (which >> k) & 1 ? udt__text_write(fd, p_win(p) + k, &bytes[k], 1) : 0;
 		if (err)
 			return err;
 	}
@@ -492,11 +549,17 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	int err;
 
 	if (s->mode != UDT_SITE_JUMP || !plan_ok(s, &bound) ||
-	    udt__safe_copy(cur, s->addr, s->len))
+	    udt__safe_copy(cur, win(s), s->len))
 		return -EINVAL;
-	/* the bytes are the plan's (the nop or the instruction, or our int3 over it) */
-	if ((cur[0] != s->bytes[0] && !(cur[0] == UDT_INT3 && state == P_TRAP)) ||
-	    memcmp(cur + 1, s->bytes + 1, s->len - 1u))
+	/* the bytes are the plan's (the nop or the instruction, or our int3 over it: at the
+	   probed instruction, which may be after the jump's start) */
+	uint32_t trap_off = s->kind == UDT_SITE_INSN ? s->fire_off : 0;
+	bool int3_at_start = cur[0] == UDT_INT3, int3_at_probe = false;
+	if (state == P_TRAP && cur[trap_off] == UDT_INT3) {
+		cur[trap_off] = s->bytes[trap_off];
+		int3_at_probe = true;
+	}
+	if (memcmp(cur, s->bytes, s->len))
 		return -ESTALE;
 	/* a trampoline of its own: the one it had, if it displaced the same */
 	uint32_t mask = 0, val = 0;
@@ -508,12 +571,12 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	err = tramp_for(fd, p, s, bound, mask, val);
 	if (err)
 		return err;
-	int32_t d = (int32_t)(p->tramp - (s->addr + UDT_SITE_JMP_LEN));
+	int32_t d = (int32_t)(p->tramp - (win(s) + UDT_SITE_JMP_LEN));
 	jmp[0] = 0xe9;
 	memcpy(jmp + 1, &d, 4);
 	/* from here a trap at the site or at a boundary is the jump's (sites.c) */
 	STORE_RELEASE(&p->state, P_JUMP);
-	err = cur[0] == UDT_INT3 ? 0 : udt__text_write(fd, s->addr, &int3, 1);
+	err = int3_at_start && int3_at_probe && !trap_off ? 0 : udt__text_write(fd, win(s), &int3, 1);
 	if (err) {
 		STORE_RELEASE(&p->state, state);
 		return err;
@@ -526,8 +589,12 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 		err = write_some(fd, p, ~bound & 0x1e, jmp);
 	sync_core();
 	if (!err)
-		err = udt__text_write(fd, s->addr, &jmp[0], 1);
+		err = udt__text_write(fd, win(s), &jmp[0], 1);
 	sync_core();
+	/* a trap's int3 past the jump's five bytes goes (a thread that meets it first is the
+	   jump's: sites.c fires it and sends it to the copy) */
+	if (!err && int3_at_probe && trap_off >= UDT_SITE_JMP_LEN)
+		err = udt__text_write(fd, s->addr, &s->bytes[trap_off], 1);
 	if (err) {
 		udt__tramp_restore(fd, p); /* as far as it went */
 		return err;
@@ -540,16 +607,16 @@ void udt__tramp_restore(int fd, struct patch *p)
 	uint8_t cur, int3 = UDT_INT3;
 
 	/* an object unloaded meanwhile: nothing to write */
-	if (!udt__safe_copy(&cur, p->addr, 1)) {
-		if (cur != UDT_INT3 && cur != UDT_SITE_NOP) {
-			(void)udt__text_write(fd, p->addr, &int3, 1);
+	if (!udt__safe_copy(&cur, p_win(p), 1)) {
+		if (cur != UDT_INT3 && cur != p->bytes[0]) {
+			(void)udt__text_write(fd, p_win(p), &int3, 1);
 			sync_core();
 		}
 		(void)write_some(fd, p, ~p->bound & 0x1e, p->bytes);
 		sync_core();
 		(void)write_some(fd, p, p->bound, p->bytes);
 		sync_core();
-		(void)udt__text_write(fd, p->addr, &p->bytes[0], 1);
+		(void)udt__text_write(fd, p_win(p), &p->bytes[0], 1);
 		sync_core();
 	}
 	STORE_RELEASE(&p->state, P_RESTORED);
@@ -564,10 +631,16 @@ void udt__tramp_restore(int fd, struct patch *p)
  */
 void udt__tramp_fire(uint64_t *frame, const uint8_t *fx)
 {
-	struct patch *p = udt__patch_at((uint32_t)frame[18]);
+	/* what the entry pushed: the patch's index, and the probe's distance from its site */
+	uint64_t v = frame[18];
+	struct patch *p = udt__patch_at((uint32_t)(v & 0xffffff));
+	uint32_t delta = (uint32_t)(v >> 24) & 0xff;
 
 	if (!p)
 		return;
 	frame[UDT_NREG_RSP] = (uint64_t)(uintptr_t)&frame[19] + 128;
-	udt__site_fire(p, frame, fx, NULL);
+	if (!delta)
+		udt__site_fire(p, frame, fx, NULL);
+	else
+		udt__point_fire(p, p->addr + delta, frame);
 }

@@ -417,8 +417,9 @@ static void target_kill(struct target *tg)
 
 /*
  * Does program p need a runtime in the -p process proc? It does for a
- * profile-n probe (the runtime samples), and for any other description of a
- * process's probe when the process has probes. dtrace's BEGIN, END and
+ * profile-n probe (the runtime samples) and the pid provider's (it patches),
+ * and for any other description of a process's probe when the process has
+ * probes. dtrace's BEGIN, END and
  * ERROR and the tick-n probes run in dtrace.
  */
 static bool needs_runtime(struct dl_program *p, const struct pr_proc *proc)
@@ -429,7 +430,7 @@ static bool needs_runtime(struct dl_program *p, const struct pr_proc *proc)
 	for (size_t i = 0; i < n; i++) {
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++) {
 			enum pb_desc_kind k = pb_desc_kind(cls[i]->pdescs[d]);
-			if (k == PB_DESC_PROFILE ||
+			if (k == PB_DESC_PROFILE || k == PB_DESC_PID ||
 			    ((k == PB_DESC_PROC || k == PB_DESC_ID) && pr_proc_has_probes(proc)))
 				return true;
 		}
@@ -445,7 +446,8 @@ static bool names_processes(struct dl_program *p)
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t d = 0; d < cls[i]->pdesc_cnt; d++)
-			if (pb_desc_kind(cls[i]->pdescs[d]) == PB_DESC_PROC)
+			if (pb_desc_kind(cls[i]->pdescs[d]) == PB_DESC_PROC ||
+			    pb_desc_kind(cls[i]->pdescs[d]) == PB_DESC_PID)
 				return true;
 	return false;
 }
@@ -512,7 +514,12 @@ static bool target_gone(struct target *tg)
 	if (tg->child > 0) {
 		int st;
 		if (!tg->child_reaped) {
-			if (waitpid(tg->child, &st, WNOHANG) != tg->child)
+			pid_t r = waitpid(tg->child, &st, WNOHANG);
+			/* (reaped already: an injected call's waitpid() saw it exit, its status
+			   then unknown here) */
+			if (r < 0 && errno == ECHILD)
+				st = 0;
+			else if (r != tg->child)
 				return false;
 			tg->child_reaped = true;
 			tg->child_status = st;
