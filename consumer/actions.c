@@ -298,7 +298,7 @@ void cs__setopt(struct cs_trace *t, const struct cs_ecb *e, const char *name, co
 			bool *opt = !strcmp(name, "quiet") ? &t->o.out.quiet
 				    : !strcmp(name, "aggsortkey") ? &t->o.aggsortkey
 				    : !strcmp(name, "aggsortrev") ? &t->o.aggsortrev
-				    : !strcmp(name, "rawbytes") ? &t->o.out.rawbytes : &t->o.flowindent;
+				    : !strcmp(name, "rawbytes") ? &t->o.out.rawbytes : &t->o.out.flowindent;
 			*opt = on;
 		}
 	} else {

@@ -35,7 +35,6 @@ struct cs_opts {
 	bool temporal;             /* merge the threads' records in timestamp order */
 	bool zdefs;                /* -Z: descriptions matching no probe are not errors */
 	bool destructive;          /* -w */
-	bool flowindent;           /* -F (accepted) */
 	uint32_t tbuf_max;         /* threads with a buffer, at most (maxthreads) */
 	uint64_t strsize;
 	uint64_t aggsize;          /* bytes of each of a thread's two aggregation tables */

@@ -171,7 +171,7 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "destructive")) {
 		o->destructive = true;
 	} else if (!strcmp(name, "flowindent")) {
-		o->flowindent = true;
+		o->out.flowindent = true;
 	} else if (!strcmp(name, "rawbytes")) {
 		o->out.rawbytes = true;
 	} else if (!strcmp(name, "argref")) {

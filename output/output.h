@@ -43,6 +43,7 @@
 /* The session's options that change how things look (setopt() may change them as it runs). */
 struct out_opts {
 	bool quiet;                /* -q */
+	bool flowindent;           /* -F: entry and return probes' records indented as a call tree */
 	bool rawbytes;             /* trace() of a string prints its bytes, as tracemem() */
 	bool agg_folded;           /* aggfmt=folded: stack-keyed aggregations as folded lines */
 	bool aggprint;             /* -O: with oformat, the aggregations are printed at exit */

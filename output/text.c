@@ -23,6 +23,9 @@
 
 struct text {
 	bool heading;              /* "CPU ID FUNCTION:NAME" printed */
+	/* -F: the depth of the call tree, and the record before (dt_consume.c's) */
+	int indent;
+	uint32_t last_epid, last_probe;
 };
 
 static struct text *text_of(struct out *o)
@@ -34,11 +37,57 @@ static struct text *text_of(struct out *o)
 
 /* -- Records ----------------------------------------------------------------------------------- */
 
+/* Is name "entry" or "...-entry" (with word): a probe of a function's flow, as -F sees it? */
+static bool flow_name(const char *name, const char *word)
+{
+	size_t n = strlen(name), w = strlen(word);
+
+	return n >= w && !strcmp(name + n - w, word) && (n == w || name[n - w - 1] == '-');
+}
+
+/*
+ * -F (DTrace's flowindent, dt_consume.c's dt_flowindent()): each record
+ * starts with its CPU and its function, indented two spaces a level of the
+ * calls its entry and return probes trace (" -> func", " <- func"; any other
+ * probe "| func:name"), under "CPU FUNCTION". As DTrace's, even with -q; a
+ * second clause's record of the entry probe just printed is not a level
+ * more.
+ */
+static void flow_begin(struct out *o, struct text *tx, const struct out_rec *r)
+{
+	char name[1024];
+	bool entry = flow_name(r->probe.name, "entry"), ret = flow_name(r->probe.name, "return");
+
+	if (!tx->heading) {
+		fprintf(o->f, "%3s %-41s\n", "CPU", "FUNCTION");
+		tx->heading = true;
+	}
+	if (entry && tx->last_epid && r->epid != tx->last_epid && r->probe.id == tx->last_probe)
+		entry = false;
+	if (ret && tx->indent > 0)
+		tx->indent -= 2;
+	if (entry || ret)
+		snprintf(name, sizeof(name), "%*s%s%s", tx->indent, "", entry ? " -> " : " <- ",
+			 r->probe.func);
+	else
+		snprintf(name, sizeof(name), "%*s| %s:%s", tx->indent, "", r->probe.func,
+			 r->probe.name);
+	fprintf(o->f, "%3u %-41s ", r->cpu, name);
+	if (entry)
+		tx->indent += 2;
+	tx->last_epid = r->epid;
+	tx->last_probe = r->probe.id;
+}
+
 static void text_record_begin(struct out *o, const struct out_rec *r)
 {
 	struct text *tx = text_of(o);
 	char name[512];
 
+	if (o->o->flowindent) {
+		flow_begin(o, tx, r);
+		return;
+	}
 	if (o->o->quiet)
 		return;
 	if (!tx->heading) {

@@ -237,6 +237,8 @@ static uint8_t patch_site(int fd, const struct udt_site *s)
 		return UDT_SITE_JUMPED; /* (an earlier session's: it stays) */
 	if (p && LOAD_RELAXED(&p->state) == P_TRAP && cur == UDT_INT3)
 		return UDT_SITE_PATCHED; /* (an earlier session's, a consumer that died) */
+	if (s->kind == UDT_SITE_INSN && served(addr))
+		return UDT_SITE_JUMPED; /* (a jump takes it: it fires from the jump's trampoline) */
 	if (cur != want)
 		return cur == UDT_INT3 ? UDT_SITE_BUSY : UDT_SITE_NOT_NOP;
 	if (overlaps(addr, s->kind == UDT_SITE_INSN ? s->len : 1, p))
@@ -319,16 +321,32 @@ static uint8_t joined_site(int fd, const struct udt_site *s)
 	return trap_site(fd, s);
 }
 
-/* The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it cannot be. */
-static uint8_t jump_site(int fd, const struct udt_site *s)
+/*
+ * The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it
+ * cannot be. An instruction site's jump fires from its trampoline the other
+ * sites in its bytes that any live session has (joins, a bit each of its
+ * bytes in joins): a jump of ours there with fewer is moved to a new
+ * trampoline that fires them all.
+ */
+static uint8_t jump_site(int fd, const struct udt_site *s0, uint32_t joins)
 {
+	struct udt_site s1 = *s0;
+	const struct udt_site *s = &s1;
 	struct patch *p = udt__patch_find(s->addr);
 	uint8_t cur, orig = s->kind == UDT_SITE_INSN ? s->bytes[s->fire_off] : UDT_SITE_NOP;
 
+	if (s->kind == UDT_SITE_INSN)
+		s1.join_mask |= joins;
 	if (p && p->kind != s->kind)
 		return UDT_SITE_OVERLAP;
-	if (p && LOAD_RELAXED(&p->state) == P_JUMP)
+	if (p && LOAD_RELAXED(&p->state) == P_JUMP) {
+		/* (an earlier session's: it stays; with the points this one wants too) */
+		if (s->kind == UDT_SITE_INSN && (s1.join_mask | 1u << s->fire_off) & ~p->points)
+			(void)udt__tramp_patch(fd, p, s);
 		return UDT_SITE_JUMPED;
+	}
+	if (s->kind == UDT_SITE_INSN && served(s->addr))
+		return UDT_SITE_JUMPED; /* (another's jump takes it: it fires from there) */
 	if (udt__safe_copy(&cur, s->addr, 1))
 		return UDT_SITE_FAILED;
 	uint64_t start = s->kind == UDT_SITE_INSN ? s->addr - s->fire_off : s->addr;
@@ -845,6 +863,33 @@ static int32_t sigtrap_blocker(int32_t self)
 	return who;
 }
 
+/*
+ * The other instruction sites of the live sessions (n[s] sites at sites[s])
+ * in the bytes of instruction site s's jump, where an instruction of its
+ * starts: a bit each, k bytes after its start (struct udt_site's join_mask).
+ */
+static uint32_t joins_of(const struct udt_site *s, const struct udt_site *const *sites,
+			 const int *n)
+{
+	uint64_t start = s->addr - s->fire_off;
+	uint32_t joins = 0;
+
+	for (uint32_t i = 0; s->kind == UDT_SITE_INSN && i < s->insn_cnt; i++) {
+		uint32_t k = s->insn[i].off;
+		if (k <= s->fire_off || k >= 32)
+			continue;
+		for (uint32_t slot = 0; slot < UDT_SLOT_MAX; slot++) {
+			const struct udt_site *o = n[slot] > 0 ? site_search(sites[slot], n[slot],
+									     start + k) : NULL;
+			if (o && o->kind == UDT_SITE_INSN) {
+				joins |= 1u << k;
+				break;
+			}
+		}
+	}
+	return joins;
+}
+
 /* Is addr a site of one of the sessions' tables (n[s] sites at sites[s])? */
 static bool wanted(const struct udt_site *const *sites, const int *n, uint64_t addr)
 {
@@ -914,8 +959,9 @@ void udt__sites_sync(bool wait)
 			const struct udt_site *site = &sites[s][i];
 			uint8_t status = site->kind == UDT_SITE_INSN && site->join_back
 						 ? joined_site(fd, site)
-					 : jumps && site->mode == UDT_SITE_JUMP ? jump_site(fd, site)
-										: trap_site(fd, site);
+					 : jumps && site->mode == UDT_SITE_JUMP
+						 ? jump_site(fd, site, joins_of(site, sites, n))
+						 : trap_site(fd, site);
 			struct patch *p = udt__patch_find(site->addr);
 			if (p) {
 				/* for the trap and the trampoline: the site's arguments, from here */

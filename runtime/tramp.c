@@ -542,6 +542,50 @@ static int write_some(int fd, const struct patch *p, unsigned which, const uint8
 	return 0;
 }
 
+/* The mask and value of the jump's displacement bytes that must be int3s (the boundaries). */
+static void bound_bytes(uint8_t bound, uint32_t *ret_mask, uint32_t *ret_val)
+{
+	*ret_mask = *ret_val = 0;
+	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++)
+		if (bound & (1u << k)) {
+			*ret_mask |= 0xffu << (8 * (k - 1));
+			*ret_val |= (uint32_t)UDT_INT3 << (8 * (k - 1));
+		}
+}
+
+/*
+ * Jumped site p to a new trampoline for plan s (the same bytes, more
+ * probes fired from it): an int3 over the jump's e9, the new displacement
+ * (its boundaries' bytes int3s as before), the e9 again. A thread in the old
+ * trampoline finishes there (it is never unmapped).
+ */
+static int retarget(int fd, struct patch *p, const struct udt_site *s, uint8_t bound)
+{
+	uint8_t jmp[UDT_SITE_JMP_LEN], int3 = UDT_INT3;
+	uint32_t mask, val;
+	int err;
+
+	if (p->len != s->len || p->fire_off != s->fire_off || p->bound != bound ||
+	    memcmp(p->bytes, s->bytes, s->len))
+		return -ESTALE; /* (another plan of the same bytes: it stays as it is) */
+	bound_bytes(bound, &mask, &val);
+	err = tramp_for(fd, p, s, bound, mask, val);
+	if (err)
+		return err;
+	int32_t d = (int32_t)(p->tramp - (win(s) + UDT_SITE_JMP_LEN));
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &d, 4);
+	err = udt__text_write(fd, win(s), &int3, 1);
+	sync_core();
+	if (!err)
+		err = write_some(fd, p, ~bound & 0x1e, jmp);
+	sync_core();
+	if (!err)
+		err = udt__text_write(fd, win(s), &jmp[0], 1);
+	sync_core();
+	return err;
+}
+
 int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 {
 	uint8_t bound, cur[UDT_SITE_BYTES_MAX], jmp[UDT_SITE_JMP_LEN], int3 = UDT_INT3;
@@ -551,6 +595,8 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	if (s->mode != UDT_SITE_JUMP || !plan_ok(s, &bound) ||
 	    udt__safe_copy(cur, win(s), s->len))
 		return -EINVAL;
+	if (state == P_JUMP)
+		return retarget(fd, p, s, bound);
 	/* the bytes are the plan's (the nop or the instruction, or our int3 over it: at the
 	   probed instruction, which may be after the jump's start) */
 	uint32_t trap_off = s->kind == UDT_SITE_INSN ? s->fire_off : 0;
@@ -562,12 +608,8 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	if (memcmp(cur, s->bytes, s->len))
 		return -ESTALE;
 	/* a trampoline of its own: the one it had, if it displaced the same */
-	uint32_t mask = 0, val = 0;
-	for (uint32_t k = 1; k < UDT_SITE_JMP_LEN; k++)
-		if (bound & (1u << k)) {
-			mask |= 0xffu << (8 * (k - 1));
-			val |= (uint32_t)UDT_INT3 << (8 * (k - 1));
-		}
+	uint32_t mask, val;
+	bound_bytes(bound, &mask, &val);
 	err = tramp_for(fd, p, s, bound, mask, val);
 	if (err)
 		return err;

@@ -483,9 +483,14 @@ static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program 
 	tg->have = true;
 	if (p && o->pid && needs_runtime(p, &tg->proc)) {
 		char *rt = pr_runtime_path(), *why = NULL;
-		/* (one dtrace at a time injects: another may be loading it now) */
+		/* (one dtrace at a time injects: another may have loaded it while this one
+		   waited for the lock, which a fresh look at the process sees) */
 		int lock = pr_attach_lock(pid, &why);
-		err = lock < 0 ? lock : pr_runtime_load(&tg->proc, rt, &why);
+		err = lock < 0 ? lock : pr_proc_refresh(&tg->proc);
+		if (!err)
+			err = pr_runtime_load(&tg->proc, rt, &why);
+		else if (lock >= 0)
+			why = udt__xstrdup(tg->proc.errmsg[0] ? tg->proc.errmsg : strerror(-err));
 		pr_attach_unlock(lock);
 		free(rt);
 		if (lock < 0) {

@@ -129,21 +129,6 @@ list_checks() {
 
 # -- Tracing ------------------------------------------------------------------------------------
 
-# text_sum PID FILE: a checksum of FILE's executable mappings in PID, read through /proc/PID/mem
-text_sum() {
-	local lo hi
-	awk -v f="$2" '$6 == f && $2 ~ /x/ { print $1 }' "/proc/$1/maps" | while IFS=- read -r lo hi; do
-		dd if="/proc/$1/mem" bs=4096 skip=$((0x$lo / 4096)) count=$(((0x$hi - 0x$lo) / 4096)) 2>/dev/null
-	done | md5sum | cut -d' ' -f1
-}
-# load_base PID FILE: what FILE's addresses are moved by in PID (0 for a non-PIE executable)
-load_base() {
-	if readelf -h "$2" | grep -q 'Type: *DYN'; then
-		echo $((0x$(awk -v f="$2" '$6 == f && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$1/maps")))
-	else
-		echo 0
-	fi
-}
 # note_field FILE FIELD: each note's Location or Semaphore, as numbers
 note_field() {
 	readelf -n "$1" | awk -v f="$2:" '{ for (i = 1; i < NF; i++) if ($i == f) { v = $(i + 1); sub(/,$/, "", v); print v } }'

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The pid provider (docs/pid.md) on a program of functions with the
+# properties it must handle (data/pidfn.c: a tiny leaf, a tail call, several
+# returns, a jump table, a ret alone, recursion, ten arguments, threads,
+# signals, a fork), jumped and trapped: every count against what the
+# program says it did, its output the same as untraced, DTrace's -F output,
+# its names and errors, -p on a running process and two consumers on one
+# function, the text as it was after.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$WORK" || exit 1
+chmod 755 "$WORK"
+D=$TOP/tests/integration/data
+$CC -O2 -g -pthread -Wall -Wextra -o pidfn "$D/pidfn.c" >build.log 2>&1 || {
+	fail "build pidfn" "$(tail -5 build.log)"
+	finish
+	exit
+}
+PIDFN=$WORK/pidfn
+N=300
+
+./pidfn run $N >untraced.out
+
+# counts FILE: the aggregation's rows "KEY VALUE" as "KEY=VALUE", sorted, on one line
+counts() { awk 'NF == 2 && $2 ~ /^[0-9]+$/ { print $1 "=" $2 }' "$1" | sort | tr '\n' ' '; }
+
+ENTRY='pid$target:a.out:leaf:entry,pid$target:a.out:tail:entry,pid$target:a.out:multi:entry,
+pid$target:a.out:table:entry,pid$target:a.out:shortest:entry,pid$target:a.out:args10:entry,
+pid$target:a.out:rec:entry'
+RET='pid$target:a.out:leaf:return,pid$target:a.out:tail:return,pid$target:a.out:multi:return,
+pid$target:a.out:table:return,pid$target:a.out:shortest:return,pid$target:a.out:rec:return'
+PROG="$ENTRY { @e[probefunc] = count(); }
+$RET { @r[strjoin(probefunc, \"-ret\")] = count(); }
+pid\$target:a.out:multi:return { @m[strjoin(\"multi-\", lltostr(arg1))] = count(); }
+pid\$target:a.out:args10:entry /arg0 == 0 && arg1 == 1 && arg2 == 2 && arg3 == 3 && arg4 == 4 &&
+    arg5 == 5 && arg6 == 6 && arg7 == 7 && arg8 == 8 && arg9 == 9/ { @a[\"args-0-to-9\"] = count(); }"
+# what the program did (leaf: its own calls, tail's, the threads', the signals', the child's)
+WANT="args-0-to-9=$N args10=$N leaf-ret=$((6 * N + 15)) leaf=$((6 * N + 15)) multi-1=$((N / 3)) \
+multi-2=$((N / 3)) multi-3=$((N / 3)) multi-ret=$N multi=$N rec-ret=11 rec=11 shortest-ret=$N \
+shortest=$N table=$N tail-ret=$N tail=$N "
+for mode in auto trap; do
+	"$DTRACE" -q -x pidsites=$mode -n "$PROG" -o c.$mode -c "./pidfn run $N" >c.$mode.prog \
+		2>c.$mode.err
+	expect_eq "-c, $mode: every entry and return, ten arguments, return values" \
+		"$(counts c.$mode)" "$WANT"
+	check "-c, $mode: the program's output is the untraced one's" diff untraced.out c.$mode.prog
+	expect_eq "-c, $mode: nothing said" "$(cat c.$mode.err)" ""
+done
+
+# -- How DTrace shows them -----------------------------------------------------------------------
+
+# -F: rec's calls as DTrace's flowindent shows them (one thread: the recursion)
+"$DTRACE" -F -q -n 'pid$target:a.out:rec:entry,pid$target:a.out:rec:return { printf("\n"); }' \
+	-o flow.out -c "./pidfn run 1" >/dev/null 2>flow.err
+{
+	printf '%3s %-41s\n' CPU FUNCTION
+	for i in $(seq 0 10); do printf '%3s %-41s \n' X "$(printf '%*s -> rec' $((2 * i)) '')"; done
+	for i in $(seq 10 -1 0); do printf '%3s %-41s \n' X "$(printf '%*s <- rec' $((2 * i)) '')"; done
+} >flow.want
+sed -E 's/^ *[0-9]+ /  X /' flow.out | grep . >flow.got
+expect_file "-F: the recursion's entries and returns, two spaces a level, as DTrace prints them" \
+	flow.got flow.want
+
+# names: the probes of a function, as dtrace -l lists them
+"$DTRACE" -l -n 'pid$target:a.out:leaf:' -c "./pidfn run 1" >l.out 2>&1
+expect_eq "-l: leaf's entry, return and an offset probe at each instruction" \
+	"$(awk 'NR > 1 { print $5 }' l.out | sort | tr '\n' ' ')" \
+	"$( (echo entry; echo return; size=$((0x$(nm -S pidfn | awk '$4 == "leaf" { print $2 }')))
+	    objdump -d --no-show-raw-insn pidfn |
+	    awk '/<leaf>:/ { f = 1; next } f && /^$/ { exit } f { sub(":", "", $1); print $1 }' |
+	    { read -r base; echo 0; while read -r a; do
+		    [ $((0x$a - 0x$base)) -lt "$size" ] && printf '%x\n' $((0x$a - 0x$base)); done; }) |
+	    sort | tr '\n' ' ')"
+for m in libc libc.so libc.so.6; do
+	"$DTRACE" -l -n "pid\$target:$m:malloc:entry" -c "./pidfn run 1" >lm.out 2>&1
+	expect_eq "-l: the module $m is libc.so.6" "$(awk 'NR > 1 { print $3, $4, $5 }' lm.out)" \
+		"libc.so.6 malloc entry"
+done
+"$DTRACE" -l -v -n 'pid$target:a.out:table:return' -c "./pidfn run 1" >lv.out 2>&1
+check "-l -v: no return probe site where an indirect jmp may take a jump table (illumos's rule)" \
+	grep -q 'none: it has an indirect jmp' lv.out
+"$DTRACE" -l -v -n 'pid$target:a.out:leaf:entry' -c "./pidfn run 1" >le.out 2>&1
+check "-l -v: how a site is enabled" grep -q 'enabled by a jump to a trampoline' le.out
+
+# stacks and registers at an entry: the function, its caller
+"$DTRACE" -q -n 'pid$target:a.out:args10:entry { @s[usym(uregs[R_PC]), ufunc(ucaller)] = count(); }
+	pid$target:a.out:args10:entry { @u[ustack(2)] = count(); }' -c "./pidfn run 5" >st.out 2>&1
+check "uregs[R_PC] at an entry is the function, ucaller its caller" \
+	grep -Eq 'pidfn`args10 +pidfn`(run|main) +5' st.out
+check "ustack() at an entry: the function, then its caller" \
+	grep -Pzq 'pidfn`args10\n *pidfn`(run|main)\+0x[0-9a-f]+\n *5' st.out
+
+# DTrace's errors (-x errtags: their tags)
+err() { "$DTRACE" -x errtags -n "$1" -c "./pidfn run 1" 2>&1 >/dev/null | tail -n 1; }
+off=$(objdump -d --no-show-raw-insn pidfn | awk '/<leaf>:/ { getline; print $2; exit }')
+expect_eq "no such function: D_PROC_FUNC" "$(err 'pid$target:a.out:nosuchfn:entry')" \
+	"dtrace: [D_PROC_FUNC] invalid probe specifier pid\$target:a.out:nosuchfn:entry: failed to lookup 'nosuchfn' in module 'a.out'"
+expect_eq "an offset past the function: D_PROC_OFF" "$(err 'pid$target:a.out:leaf:1000')" \
+	"dtrace: [D_PROC_OFF] invalid probe specifier pid\$target:a.out:leaf:1000: offset 0x1000 outside of function 'leaf'"
+expect_eq "an offset inside an instruction: D_PROC_ALIGN" "$(err 'pid$target:a.out:leaf:1')" \
+	"dtrace: [D_PROC_ALIGN] invalid probe specifier pid\$target:a.out:leaf:1: offset 0x1 is not aligned on an instruction"
+expect_eq "a name that is none of them: D_PROC_NAME" "$(err 'pid$target:a.out:leaf:beginning')" \
+	"dtrace: [D_PROC_NAME] invalid probe specifier pid\$target:a.out:leaf:beginning: 'beginning' is an invalid probe name"
+expect_eq "pid0: D_PROC_BADPID" "$(err 'pid0:::entry')" \
+	"dtrace: [D_PROC_BADPID] invalid probe specifier pid0:::entry: 'pid0' does not contain a valid pid"
+expect_eq "no such library: D_PDESC_ZERO" "$(err 'pid$target:nosuchlib::entry')" \
+	"dtrace: [D_PDESC_ZERO] invalid probe specifier pid\$target:nosuchlib::entry: probe description pid\$target:nosuchlib::entry does not match any probes"
+[ "$off" ] || fail "leaf's first instruction found by objdump"
+
+# -- A running process -----------------------------------------------------------------------------
+
+leaf_bytes() { # PID: leaf's first 16 bytes in the process
+	local a
+	a=$(($(load_base "$1" "$PIDFN") + 0x$(nm pidfn | awk '$3 == "leaf" { print $1 }')))
+	dd if="/proc/$1/mem" bs=1 skip="$a" count=16 2>/dev/null | od -An -tx1 | tr -d ' \n'
+}
+./pidfn spin go >spin.out 2>&1 &
+spid=$!
+wait_for spin.out ready
+before=$(leaf_bytes $spid)
+sum_before=$(text_sum $spid "$PIDFN")
+"$DTRACE" -q -n 'pid$target:a.out:leaf:entry { @n = count(); } tick-1s { exit(0); }' -p $spid \
+	>p1.out 2>p1.err &
+d1=$!
+# (the second once the first has the runtime in the process: the first injection is one's)
+for _ in $(seq 200); do grep -q libudtrace "/proc/$spid/maps" && break; sleep 0.05; done
+"$DTRACE" -q -x pidsites=trap -n 'pid$target:a.out:leaf:entry,pid$target:a.out:leaf:return
+	{ @n[probename] = count(); } tick-2s { exit(0); }' -p $spid >p2.out 2>p2.err &
+d2=$!
+wait $d1
+s1=$?
+during=$(leaf_bytes $spid)
+wait $d2
+s2=$?
+after=$(leaf_bytes $spid)
+sum_after=$(text_sum $spid "$PIDFN")
+touch go
+wait $spid
+expect_eq "-p: two consumers on one function, both exit 0, nothing said" "$s1:$s2:$(cat p1.err p2.err)" "0:0:"
+check "-p: the first consumer counted calls" awk 'NF == 1 && $1 > 100 { ok = 1 } END { exit !ok }' p1.out
+# (its entry and return probes start a moment apart: the first jump serves its entry at once,
+# its return once that jump's trampoline fires it too)
+expect_eq "-p: the second (traps) about as many returns as entries" \
+	"$(awk '$1 == "entry" { e = $2 } $1 == "return" { r = $2 } END { print (e > 100 && r >= 0.9 * e && r <= e) }' p2.out)" 1
+check "-p: while the second ran, leaf's bytes were not the program's" test "$during" != "$before"
+expect_eq "-p: when the last consumer left, leaf's bytes are the program's again" "$after" "$before"
+expect_eq "-p: and the whole text of the program" "$sum_after" "$sum_before"
+check "-p: the program ran on" grep -q '^spun [0-9]' spin.out
+finish
