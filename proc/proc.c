@@ -927,6 +927,7 @@ struct pr_module *pr_proc_module(struct pr_proc *p, const char *name)
 struct tsym {
 	uint64_t addr, size;
 	const char *name;
+	size_t len;      /* of name, as kept ("f@@VERSION" of a .symtab: "f", the default version) */
 	const char *ver; /* a non-default version, or NULL */
 	bool func;
 };
@@ -1023,6 +1024,10 @@ static int collect_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t base
 		t.name = elf_strptr(e, sh->sh_link, sym.st_name);
 		if (!t.name || !t.name[0])
 			continue;
+		const char *dflt = sh->sh_type == SHT_SYMTAB ? strstr(t.name, "@@") : NULL;
+		t.len = dflt ? (size_t)(dflt - t.name) : strlen(t.name);
+		if (!t.len)
+			continue;
 		if (vs) {
 			GElf_Versym v;
 
@@ -1049,7 +1054,7 @@ static int collect_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t base
 			sl->v = nv;
 		}
 		sl->v[sl->cnt++] = t;
-		sl->names_sz += strlen(t.name) + 1 + (t.ver ? strlen(t.ver) + 1 : 0);
+		sl->names_sz += t.len + 1 + (t.ver ? strlen(t.ver) + 1 : 0);
 	}
 	free(vnames);
 	return err;
@@ -1226,7 +1231,7 @@ static int load_syms(struct pr_module *mod)
 	names = (char *)(syms + sl.cnt);
 	for (size_t i = 0; i < sl.cnt; i++) {
 		const struct tsym *t = &sl.v[i];
-		size_t nl = strlen(t->name);
+		size_t nl = t->len;
 
 		syms[i] = (struct pr_sym){
 			.addr = t->addr, .size = t->size, .name = names, .func = t->func

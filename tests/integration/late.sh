@@ -208,10 +208,11 @@ out=$("$DTRACE" -Z -q \
 expect_eq "-c: a dynamic provider loaded after main() started is enabled (-Z)" \
 	"$?:$(echo "$out" | sed 's/ odd$/ even/')" "0:dyn main even"
 
-# An enabling area that fills up: said once, and the session goes on
+# An enabling area that fills up: said once, and the session goes on (240 clauses: the 2 MB
+# area fills at a load near the 16th)
 {
 	echo 'BEGIN { printf("attached\n"); }'
-	for i in $(seq 60); do
+	for i in $(seq 240); do
 		printf 'late*:::enter /arg0 != %d/ { printf("%%d %%d %%d %%d %%d %%d %%s\\n", arg0, arg0 + 1, arg0 + 2, arg0 + 3, arg0 + 4, arg0 + 5, copyinstr(arg1)); }\n' "$i"
 	done
 	echo 'rt*:::tick { printf("tick %d\n", arg0); }'

@@ -108,6 +108,27 @@ expect_eq "no such library: D_PDESC_ZERO" "$(err 'pid$target:nosuchlib::entry')"
 	"dtrace: [D_PDESC_ZERO] invalid probe specifier pid\$target:nosuchlib::entry: probe description pid\$target:nosuchlib::entry does not match any probes"
 [ "$off" ] || fail "leaf's first instruction found by objdump"
 
+# a stripped program's static functions, from its separate debug file (by its build ID)
+printf 'static __attribute__((noinline)) int hidden_fn(int x) { return x * 7; }\n
+int main(int c, char **v) { (void)v; return hidden_fn(c) == 7 ? 0 : 1; }\n' >dbg.c
+id=""
+if $CC -O2 -g -Wl,--build-id -o dbg dbg.c && id=$(readelf -n dbg | awk '/Build ID/ { print $3 }') &&
+	[ -n "$id" ] && mkdir -p "/usr/lib/debug/.build-id/${id:0:2}" 2>/dev/null &&
+	objcopy --only-keep-debug dbg "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" 2>/dev/null; then
+	strip dbg
+	expect_eq "strip took the program's .symtab" "$(readelf -S dbg | grep -c '\.symtab')" 0
+	"$DTRACE" -l -n 'pid$target:a.out:hidden_fn:entry' -c ./dbg >dbg.out 2>&1
+	expect_eq "a stripped program's static function, from its debug file" \
+		"$(awk 'NR > 1 { print $4, $5 }' dbg.out)" "hidden_fn entry"
+	rm -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	rmdir "/usr/lib/debug/.build-id/${id:0:2}" 2>/dev/null
+	"$DTRACE" -l -n 'pid$target:a.out:hidden_fn:entry' -c ./dbg >dbg2.out 2>&1
+	check "and without the debug file, no such function" grep -q "failed to lookup 'hidden_fn'" dbg2.out
+else
+	skip "a stripped program's static function, from its debug file" \
+		"/usr/lib/debug/.build-id is not writable here (not root)"
+fi
+
 # -- A running process -----------------------------------------------------------------------------
 
 leaf_bytes() { # PID: leaf's first 16 bytes in the process
