@@ -87,6 +87,24 @@ if command -v jq >/dev/null; then
 	jq -r '[.tid, (.output[] | .value)] | @tsv' "$WORK/req.jsonl" | sed 's/^/    /'
 fi
 echo
+echo "== the pid provider (docs/pid.md): the server's own functions, and libc's, that nobody declared"
+echo "   dtrace -n 'pid\$target:a.out::entry { @[probefunc] = count(); }"
+echo "              pid\$target:libc.so.6:send:entry { @s = quantize(arg2); }' -p $spid"
+"$DTRACE" -q -p "$spid" -n 'pid$target:a.out::entry { @[probefunc] = count(); }
+	pid$target:libc.so.6:send:entry { @s = quantize(arg2); }
+	END { printa("  %-32s %@8u\n", @); printf("  send() sizes (bytes):"); printa(@s); }' \
+	>"$WORK/pid.out" 2>"$WORK/pid.err" &
+dpid=$!
+sleep 1
+for p in /index.html /about.txt /missing.html /style.css; do get "$p"; done
+sleep 0.5
+kill -INT "$dpid"
+wait "$dpid" 2>/dev/null
+dpid=
+sed -n '/sizes (bytes)/q; /./p' "$WORK/pid.out"
+sed -n '/sizes (bytes)/,$p' "$WORK/pid.out" | sed '/^$/d'
+sed 's/^/  /' "$WORK/pid.err"
+echo
 echo "== the same probes as every SystemTap-note reader sees them (readelf -n $HTTPD)"
 readelf -n "$HTTPD" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
 	/Arguments:/ { $1 = ""; printf "  %s:%s  args:%s\n", p, n, $0 }'
