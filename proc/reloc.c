@@ -702,6 +702,11 @@ static const char *forward(const struct pr_func_text *f, size_t i, uint64_t cove
 					    shstk, false, &w->insn[w->n]);
 		if (why)
 			return why;
+		/* (the callee returns to the instruction after the call, in the bytes: the
+		   later site there would not fire) */
+		if (!covered && w->insn[w->n].kind == UDT_RELOC_CALL &&
+		    f->lo + f->v[k].off + f->v[k].len <= cover_to)
+			return "a call it takes would return before the site it was to take too";
 		covered |= f->lo + f->v[k].off >= cover_to;
 		w->len += f->v[k].len;
 		w->n++;

@@ -763,12 +763,15 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	} else {
 		for (int r = 0; r < UDT_NREG_CNT; r++)
 			gpr[r] = (uint64_t)uc->uc_mcontext.gregs[greg_of[r]];
+		/* the fire sees the thread at the site (uregs[R_PC], ustack()'s first frame),
+		   as a jumped site's does, not after the int3 */
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 		if (!nested)
 			udt__site_fire(p, gpr, (const uint8_t *)uc->uc_mcontext.fpregs, uc);
 		/* after the nop, or (a site on its way to or from a jump, an instruction) in its
 		   trampoline */
-		if (state == P_JUMP || p->kind == UDT_SITE_INSN)
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)p->resume;
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(state == P_JUMP || p->kind == UDT_SITE_INSN
+								  ? p->resume : pc + 1);
 	}
 	if (errp)
 		*errp = saved_errno;

@@ -25,18 +25,22 @@ N=300
 # counts FILE: the aggregation's rows "KEY VALUE" as "KEY=VALUE", sorted, on one line
 counts() { awk 'NF == 2 && $2 ~ /^[0-9]+$/ { print $1 "=" $2 }' "$1" | sort | tr '\n' ' '; }
 
-ENTRY='pid$target:a.out:leaf:entry,pid$target:a.out:tail:entry,pid$target:a.out:multi:entry,
+ENTRY='pid$target:a.out:leaf:entry,pid$target:a.out:tail:entry,pid$target:a.out:after:entry,
+pid$target:a.out:multi:entry,
 pid$target:a.out:table:entry,pid$target:a.out:shortest:entry,pid$target:a.out:args10:entry,
 pid$target:a.out:rec:entry'
-RET='pid$target:a.out:leaf:return,pid$target:a.out:tail:return,pid$target:a.out:multi:return,
+RET='pid$target:a.out:leaf:return,pid$target:a.out:tail:return,pid$target:a.out:after:return,
+pid$target:a.out:multi:return,
 pid$target:a.out:table:return,pid$target:a.out:shortest:return,pid$target:a.out:rec:return'
 PROG="$ENTRY { @e[probefunc] = count(); }
 $RET { @r[strjoin(probefunc, \"-ret\")] = count(); }
 pid\$target:a.out:multi:return { @m[strjoin(\"multi-\", lltostr(arg1))] = count(); }
 pid\$target:a.out:args10:entry /arg0 == 0 && arg1 == 1 && arg2 == 2 && arg3 == 3 && arg4 == 4 &&
     arg5 == 5 && arg6 == 6 && arg7 == 7 && arg8 == 8 && arg9 == 9/ { @a[\"args-0-to-9\"] = count(); }"
-# what the program did (leaf: its own calls, tail's, the threads', the signals', the child's)
-WANT="args-0-to-9=$N args10=$N leaf-ret=$((6 * N + 15)) leaf=$((6 * N + 15)) multi-1=$((N / 3)) \
+# what the program did (leaf: its own calls, tail's, after's, the threads', the signals', the
+# child's)
+WANT="after-ret=$N after=$N args-0-to-9=$N args10=$N leaf-ret=$((7 * N + 15)) \
+leaf=$((7 * N + 15)) multi-1=$((N / 3)) \
 multi-2=$((N / 3)) multi-3=$((N / 3)) multi-ret=$N multi=$N rec-ret=11 rec=11 shortest-ret=$N \
 shortest=$N table=$N tail-ret=$N tail=$N "
 for mode in auto trap; do
@@ -90,6 +94,16 @@ check "uregs[R_PC] at an entry is the function, ucaller its caller" \
 	grep -Eq 'pidfn`args10 +pidfn`(run|main) +5' st.out
 check "ustack() at an entry: the function, then its caller" \
 	grep -Pzq 'pidfn`args10\n *pidfn`(run|main)\+0x[0-9a-f]+\n *5' st.out
+# (after's first instruction, and its ret)
+read -r a0 aret < <(objdump -d --no-show-raw-insn pidfn | awk '/<after>:/ { f = 1; next }
+	f && !a { sub(":", "", $1); a = $1 } f && $2 == "ret" { sub(":", "", $1); print a, $1; exit }')
+for mode in auto trap; do
+	"$DTRACE" -q -x pidsites=$mode -n 'pid$target:a.out:args10:entry,pid$target:a.out:after:return
+		{ printf("%a\n", uregs[R_PC]); }' -c "./pidfn run 1" >pc.$mode 2>&1
+	expect_eq "$mode: uregs[R_PC] is the probe's instruction" \
+		"$(grep '`' pc.$mode | sort | tr '\n' ' ')" \
+		"$(printf 'pidfn`after+0x%x pidfn`args10 ' $((0x$aret - 0x$a0)))"
+done
 
 # DTrace's errors (-x errtags: their tags)
 err() { "$DTRACE" -x errtags -n "$1" -c "./pidfn run 1" 2>&1 >/dev/null | tail -n 1; }

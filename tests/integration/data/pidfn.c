@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Functions with the properties the pid provider must handle (tests/
- * integration/pid.sh): a tiny leaf, a tail call, several returns, a jump
- * table, a function of one instruction, recursion, ten arguments, and calls
+ * integration/pid.sh): a tiny leaf, a tail call, a call and a short tail
+ * after it, several returns, a jump table, a function of one instruction,
+ * recursion, ten arguments, and calls
  * from threads, a signal handler and a fork child. It says on stdout how
  * often it called each, so that the test compares counts with what it did.
  *
@@ -35,6 +36,11 @@ NOINLINE int leaf(int a, int b)
 NOINLINE int tail(int x)
 {
 	return leaf(x, 1); /* (a jmp at -O2: the return probe is that jump) */
+}
+
+NOINLINE int after(int x)
+{
+	return leaf(x, 3) + 1; /* (call, add, ret: the return trapped, its call not in a jump) */
 }
 
 NOINLINE int multi(int x)
@@ -106,6 +112,7 @@ static void run(long n)
 	for (long i = 0; i < n; i++) {
 		sum += leaf((int)i, 2);
 		sum += tail((int)i);
+		sum += after((int)i);
 		sum += multi((int)(i % 3) - 1);
 		sum += table((int)i);
 		shortest();
@@ -130,8 +137,8 @@ static void run(long n)
 		_exit(0);
 	}
 	waitpid(c, NULL, 0);
-	printf("leaf %ld\ntail %ld\nmulti %ld\ntable %ld\nshortest %ld\nargs10 %ld\nrec 11\n"
-	       "threads %ld\nsignals 10\nchild 5\nsum %ld\n", n, n, n, n, n, n, 4 * n, sum);
+	printf("leaf %ld\ntail %ld\nafter %ld\nmulti %ld\ntable %ld\nshortest %ld\nargs10 %ld\nrec 11\n"
+	       "threads %ld\nsignals 10\nchild 5\nsum %ld\n", n, n, n, n, n, n, n, 4 * n, sum);
 	fflush(stdout);
 }
 
