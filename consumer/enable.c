@@ -878,6 +878,8 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
 		if (e->probe->notes)
 			continue; /* keyed by a site: their semaphores come with their sites (sites.c) */
+		if (e->probe->pid_kind)
+			continue; /* keyed by an instruction (UDT_PID_KEY()), no semaphore: sites.c */
 		cs__addrs_add(sems, u->sem);
 		cs__addrs_add(disps, e->probe->dispatch);
 	}

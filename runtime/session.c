@@ -190,6 +190,8 @@ static void undo_list(uint64_t *list, uint32_t n, bool is_disp, void *arg)
 
 		if (!a)
 			continue; /* struck: its object was unloaded (registry.c) */
+		if (a >> 47)
+			continue; /* not a user-space address: nothing of ours (a consumer's mistake) */
 		if (is_disp) {
 			if (!disp_in_use(self, a))
 				STORE_RELAXED((void **)(uintptr_t)a, NULL);

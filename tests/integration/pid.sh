@@ -182,4 +182,25 @@ check "-p: while the second ran, leaf's bytes were not the program's" test "$dur
 expect_eq "-p: when the last consumer left, leaf's bytes are the program's again" "$after" "$before"
 expect_eq "-p: and the whole text of the program" "$sum_after" "$sum_before"
 check "-p: the program ran on" grep -q '^spun [0-9]' spin.out
+
+# a consumer stopped: the deadman ends its session in the process, which runs on as it was
+rm -f go
+./pidfn spin go >spin2.out 2>&1 &
+spid=$!
+wait_for spin2.out ready
+before=$(leaf_bytes $spid)
+"$DTRACE" -q -x deadman=1s -n 'pid$target:a.out:leaf:entry,pid$target:a.out:leaf:return,
+	pid$target:a.out:main:entry { @n = count(); }' -p $spid >/dev/null 2>&1 &
+d1=$!
+for _ in $(seq 200); do [ "$(leaf_bytes $spid)" != "$before" ] && break; sleep 0.05; done
+kill -STOP $d1
+for _ in $(seq 100); do [ "$(leaf_bytes $spid)" = "$before" ] && break; sleep 0.05; done
+alive=$(kill -0 $spid 2>/dev/null && echo alive)
+after=$(leaf_bytes $spid)
+kill -KILL $d1
+wait $d1 2>/dev/null
+touch go
+wait $spid
+expect_eq "-p: a consumer stopped: after the deadman, leaf's bytes are the program's, it runs on" \
+	"$after $alive $?" "$before alive 0"
 finish
