@@ -399,6 +399,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		free(notes);
 	}
 	free(is);
+	pr_proc_close_files(t->proc); /* (the modules' files: each opened once by the plans) */
 	if (cnt) {
 		qsort(v, cnt, sizeof(*v), site_cmp);
 		hdr.cnt = (uint32_t)cnt;

@@ -357,6 +357,7 @@ int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *de
 		m.exe = mod == exe;
 		make_in_mod(&m, func, &found);
 	}
+	pr_proc_close_files(proc); /* (the functions' files: each opened once above) */
 	if (m.err)
 		goto fail;
 	if (!found && *func && !is_glob(func) && *modf && !is_glob(modf)) {

@@ -544,6 +544,12 @@ int pr__add_module(struct pr_proc *p, struct pr_module *mod)
 	return 0;
 }
 
+void pr_proc_close_files(struct pr_proc *p)
+{
+	for (size_t i = 0; i < p->mod_cnt; i++)
+		pr_module_close(p->mods[i]);
+}
+
 /* Free what mod holds (not mod itself). */
 static void module_free(struct pr_module *mod)
 {
@@ -552,6 +558,7 @@ static void module_free(struct pr_module *mod)
 		free(mod->tables[i]);
 	}
 	free(mod->tables);
+	pr_module_close(mod);
 	free(mod->notes);
 	free(mod->note_strs);
 	free(mod->syms); /* the names are in the same allocation */

@@ -90,6 +90,7 @@ struct pr_module {
 	size_t note_cnt;
 	char *note_strs;          /* their strings (one allocation) */
 	bool notes_grouped;       /* by probe, each site's function found (probes.c) */
+	struct pr_obj *obj;       /* its file, open for the plans of reloc.c (pr_module_close()) */
 };
 
 struct pr_sym {
@@ -378,6 +379,15 @@ int pr_runtime_check(struct pr_proc *p, char **ret_err);
  */
 struct udt_site;
 bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why);
+
+/*
+ * pr_module_close() - close mod's file, which pr_site_plan() and
+ * pr_func_text() open once for all their calls on mod (freeing mod closes it
+ * too): when a consumer has planned its sites.
+ */
+void pr_module_close(struct pr_module *mod);
+/* pr_proc_close_files() - pr_module_close() each module of p. */
+void pr_proc_close_files(struct pr_proc *p);
 
 /* -- A function's instructions, for the pid provider (reloc.c; docs/pid.md) ------------ */
 

@@ -55,15 +55,22 @@
 
 #define MAX_FUNC (4u << 20)
 
-/* The object's file, open, for a plan's reads. */
-struct obj {
+/*
+ * A module's file, open for its plans' reads (mod->obj, until
+ * pr_module_close()): its executable segments, its .eh_frame_hdr and
+ * .eh_frame (unless it has none), looked up once for all its functions.
+ */
+struct pr_obj {
 	int fd;
 	Elf *e;
 	uint64_t base;            /* load bias of the module */
+	const uint8_t *hdr, *frame;
+	size_t hdr_n, frame_n;
+	uint64_t hdr_addr, frame_addr;
 };
 
 /* Read n bytes at target address addr from the file's executable segments: how many (0: none). */
-static size_t read_text(const struct obj *o, uint64_t addr, void *buf, size_t n)
+static size_t read_text(const struct pr_obj *o, uint64_t addr, void *buf, size_t n)
 {
 	size_t phnum;
 	uint64_t v = addr - o->base;
@@ -173,6 +180,51 @@ static bool section(Elf *e, const char *name, struct cur *ret)
 	return false;
 }
 
+/* mod's file, open (opened now, if it was not): NULL when it cannot be read as ELF. */
+static const struct pr_obj *obj_of(struct pr_module *mod)
+{
+	struct pr_obj *o = mod->obj;
+	struct cur c;
+
+	if (o)
+		return o->e ? o : NULL;
+	o = mod->obj = udt__xcalloc(1, sizeof(*o));
+	o->base = mod->base;
+	o->fd = pr_module_open(mod);
+	o->e = o->fd >= 0 ? elf_begin(o->fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!o->e || elf_kind(o->e) != ELF_K_ELF) {
+		if (o->e)
+			elf_end(o->e);
+		o->e = NULL;
+		return NULL;
+	}
+	if (section(o->e, ".eh_frame_hdr", &c)) {
+		o->hdr = c.b;
+		o->hdr_n = c.n;
+		o->hdr_addr = c.addr;
+	}
+	if (section(o->e, ".eh_frame", &c)) {
+		o->frame = c.b;
+		o->frame_n = c.n;
+		o->frame_addr = c.addr;
+	}
+	return o;
+}
+
+void pr_module_close(struct pr_module *mod)
+{
+	struct pr_obj *o = mod->obj;
+
+	if (!o)
+		return;
+	if (o->e)
+		elf_end(o->e);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o);
+	mod->obj = NULL;
+}
+
 /* The FDE's R encoding, from its CIE at cie (an offset in fr). */
 static uint8_t fde_encoding(const struct cur *fr, size_t cie)
 {
@@ -216,13 +268,15 @@ static uint8_t fde_encoding(const struct cur *fr, size_t cie)
  * through .eh_frame_hdr's sorted table, and where the next entry starts
  * (*next, UINT64_MAX: none). False when there is none to read.
  */
-static bool fde_range(Elf *e, uint64_t v, uint64_t *lo, uint64_t *hi, uint64_t *next)
+static bool fde_range(const struct pr_obj *o, uint64_t v, uint64_t *lo, uint64_t *hi,
+		      uint64_t *next)
 {
-	struct cur h, fr;
+	struct cur h = { .b = o->hdr, .n = o->hdr_n, .addr = o->hdr_addr };
+	struct cur fr = { .b = o->frame, .n = o->frame_n, .addr = o->frame_addr };
 	uint8_t cnt_enc, tab_enc;
 	uint64_t cnt;
 
-	if (!section(e, ".eh_frame_hdr", &h) || !section(e, ".eh_frame", &fr))
+	if (!o->hdr || !o->frame)
 		return false;
 	if (rd(&h, 1) != 1)
 		return false;
@@ -349,7 +403,7 @@ static const char *plan_insn(const ZydisDecodedInstruction *in, const ZydisDecod
  * address in (site, site + len), by a branch or a RIP-relative operand?
  * NULL, or what refuses the site.
  */
-static const char *scan_function(const struct obj *o, const ZydisDecoder *dec, uint64_t lo,
+static const char *scan_function(const struct pr_obj *o, const ZydisDecoder *dec, uint64_t lo,
 				 uint64_t hi, uint64_t site, uint32_t len)
 {
 	size_t n = (size_t)(hi - lo);
@@ -391,7 +445,7 @@ static const char *scan_function(const struct obj *o, const ZydisDecoder *dec, u
 
 bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
 {
-	struct obj o = { .fd = -1, .base = mod->base };
+	const struct pr_obj *o = obj_of(mod);
 	uint8_t b[UDT_SITE_BYTES_MAX + 15];
 	uint32_t off = 1, n = 0;
 	const char *why = NULL;
@@ -400,13 +454,11 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 	const struct pr_sym *sym;
 	size_t got;
 
-	o.fd = pr_module_open(mod);
-	o.e = o.fd >= 0 ? elf_begin(o.fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (!o.e || elf_kind(o.e) != ELF_K_ELF) {
+	if (!o) {
 		why = "its object's file could not be read";
 		goto out;
 	}
-	got = read_text(&o, site->addr, b, sizeof(b));
+	got = read_text(o, site->addr, b, sizeof(b));
 	if (got < UDT_SITE_JMP_LEN || b[0] != UDT_SITE_NOP) {
 		why = "its bytes are not a nop and four more in its object's file";
 		goto out;
@@ -446,7 +498,7 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 	 * next .eh_frame entry's.
 	 */
 	uint64_t v = site->addr - mod->base, next = UINT64_MAX, fnext;
-	bool fde = fde_range(o.e, v, &lo, &hi, &fnext);
+	bool fde = fde_range(o, v, &lo, &hi, &fnext);
 	if (!pr_module_symbolize(mod, site->addr, &sym) && sym->size) {
 		lo = sym->addr - mod->base;
 		hi = lo + sym->size;
@@ -466,7 +518,7 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 		why = "a jump would take the first bytes of the next function";
 		goto out;
 	}
-	why = scan_function(&o, &dec, lo, hi, site->addr, off);
+	why = scan_function(o, &dec, lo, hi, site->addr, off);
 	if (why)
 		goto out;
 	site->mode = UDT_SITE_JUMP;
@@ -474,10 +526,6 @@ bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, cons
 	site->insn_cnt = (uint8_t)n;
 	memcpy(site->bytes, b, off);
 out:
-	if (o.e)
-		elf_end(o.e);
-	if (o.fd >= 0)
-		close(o.fd);
 	*ret_why = why;
 	return !why;
 }
@@ -486,11 +534,11 @@ out:
 
 /* Where the first function after target address a starts in mod (its padding ends): UINT64_MAX
    when none does. */
-static uint64_t next_start(const struct obj *o, struct pr_module *mod, uint64_t a)
+static uint64_t next_start(const struct pr_obj *o, struct pr_module *mod, uint64_t a)
 {
 	uint64_t lo, hi, next = UINT64_MAX, v = a - mod->base;
 
-	if (fde_range(o->e, v, &lo, &hi, &next) || next != UINT64_MAX)
+	if (fde_range(o, v, &lo, &hi, &next) || next != UINT64_MAX)
 		next = next == UINT64_MAX ? UINT64_MAX : next + mod->base;
 	for (size_t i = 0; i < mod->sym_cnt; i++)
 		if (mod->syms[i].func && mod->syms[i].addr >= a && mod->syms[i].addr < next)
@@ -531,7 +579,7 @@ static int insn_at(const struct pr_func_text *f, uint64_t off)
 int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func_text *ret,
 		 const char **ret_why)
 {
-	struct obj o = { .fd = -1, .base = mod->base };
+	const struct pr_obj *o;
 	ZydisDecoder dec;
 	size_t n = (size_t)(hi - lo), cap = 0;
 	uint64_t *targets = NULL;
@@ -544,23 +592,21 @@ int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func
 		*ret_why = "its function is too large to look at";
 		return -EINVAL;
 	}
-	o.fd = pr_module_open(mod);
-	o.e = o.fd >= 0 ? elf_begin(o.fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (!o.e || elf_kind(o.e) != ELF_K_ELF) {
+	if (!(o = obj_of(mod))) {
 		*ret_why = "its object's file could not be read";
 		err = -EIO;
 		goto out;
 	}
 	ret->text = udt__xcalloc(1, n + UDT_SITE_BYTES_MAX);
-	if (read_text(&o, lo, ret->text, n) != n) {
+	if (read_text(o, lo, ret->text, n) != n) {
 		*ret_why = "its function could not be read from its object's file";
 		err = -EIO;
 		goto out;
 	}
 	/* and what follows it before the next function: padding a jump may take */
-	ret->next = next_start(&o, mod, hi);
+	ret->next = next_start(o, mod, hi);
 	if (ret->next > hi)
-		ret->pad = (uint32_t)read_text(&o, hi, ret->text + n,
+		ret->pad = (uint32_t)read_text(o, hi, ret->text + n,
 					       ret->next - hi < UDT_SITE_BYTES_MAX
 						       ? (size_t)(ret->next - hi) : UDT_SITE_BYTES_MAX);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
@@ -608,10 +654,6 @@ int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func
 	}
 out:
 	free(targets);
-	if (o.e)
-		elf_end(o.e);
-	if (o.fd >= 0)
-		close(o.fd);
 	if (err)
 		pr_func_text_free(ret);
 	return err;
@@ -821,6 +863,11 @@ bool pr_insn_plan(const struct pr_func_text *f, size_t i, uint64_t prev_site, ui
 }
 
 #else
+
+void pr_module_close(struct pr_module *mod)
+{
+	(void)mod;
+}
 
 bool pr_site_plan(struct pr_module *mod, struct udt_site *site, bool shstk, const char **ret_why)
 {

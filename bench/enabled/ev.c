@@ -28,7 +28,8 @@
  * The probe site is chosen when compiling: BENCH_UDTRACE (our dtrace -h
  * header, "probes.h"), BENCH_SDT (SystemTap's <sys/sdt.h>, no semaphore) or
  * BENCH_LTTNG (the LTTng-UST tracepoint of tp.h), or BENCH_FLOOR (no tracer:
- * the least an in-process recorder must do, x86-64 only). With BENCH_STR
+ * the least an in-process recorder must do, x86-64 only), or BENCH_PIDFN (no
+ * probe: a call of pidfn_leaf(), for the pid provider). With BENCH_STR
  * too (udtrace and LTTng), the event is bench:evs instead: the event's
  * index and a 32-byte string.
  */
@@ -87,8 +88,16 @@ static inline void floor_fire(long a, long b, long c)
 	__asm__ __volatile__("" ::: "memory");
 }
 #define FIRE(a, b, c) floor_fire((a), (b), (c))
+#elif defined(BENCH_PIDFN)
+/* no probe: a call of a small function, which the pid provider traces (bench/pid.sh) */
+static volatile long pidfn_sink;
+__attribute__((noinline, noclone)) long pidfn_leaf(long a, long b, long c)
+{
+	return a ^ b ^ c;
+}
+#define FIRE(a, b, c) (pidfn_sink += pidfn_leaf((a), (b), (c)))
 #else
-#error "define BENCH_UDTRACE, BENCH_SDT, BENCH_LTTNG or BENCH_FLOOR"
+#error "define BENCH_UDTRACE, BENCH_SDT, BENCH_LTTNG, BENCH_FLOOR or BENCH_PIDFN"
 #endif
 
 #define MAX_THREADS 64
