@@ -572,6 +572,10 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 	bool after_exit = !strcmp(which, "END") || !strcmp(which, "ERROR");
 	for (size_t i = 0; i < t->ecb_cnt && !(t->exited && !after_exit); i++) {
 		struct cs_ecb *e = &t->ecbs[i];
+		/* (before the context, whose getpid() and the like a thousand pid probes' ECBs
+		   would pay at every tick) */
+		if (!e->local || strcmp(e->probe->name, which))
+			continue;
 		struct udt_vm_ctx vm = {
 			.args = lf ? lf->args : NULL,
 			.nargs = lf ? lf->nargs : 0,
@@ -595,8 +599,6 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 		bool speculating = false;
 		int sig = 0;
 
-		if (!e->local || strcmp(e->probe->name, which))
-			continue;
 		if (mem)
 			mem->scratch_used = 0; /* each clause's, as in the target */
 		if (e->has_pred) {
