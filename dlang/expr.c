@@ -331,6 +331,8 @@ static struct dl_node *parse_binary(struct dl_parser *ps, int min_prec)
 	}
 }
 
+static bool parse_time_const(struct dl_parser *ps, const struct dl_node *n);
+
 static struct dl_node *parse_conditional(struct dl_parser *ps)
 {
 	struct dl_node *c = parse_binary(ps, 4);
@@ -348,6 +350,11 @@ static struct dl_node *parse_conditional(struct dl_parser *ps)
 	dl_nest(ps, n->loc);
 	n->c = parse_conditional(ps);
 	dl_unnest(ps);
+	/* a condition that is an integer constant already: the branch it takes, as DTrace's
+	   parser takes it (dt_node_op3), an action too (the DTraceToolkit's
+	   "OPT_printid ? printf(...) : 1;", OPT_printid an inline) */
+	if (parse_time_const(ps, c))
+		return dl_eval_const(ps, c) ? n->b : n->c;
 	return n;
 }
 
@@ -392,6 +399,60 @@ static _Noreturn void not_const(struct dl_parser *ps, struct dl_node *n)
 	dl_error(ps, n->loc, "expression is not an integer constant");
 }
 
+/* An inline of an integer type (its expression), or NULL. */
+static const struct dl_inline *int_inline(struct dl_parser *ps, const char *name)
+{
+	const struct dl_inline *in = dl_sym_get(&ps->p->inlines, name);
+
+	return in && dl_type_argclass(in->type) == DL_ARG_INT ? in : NULL;
+}
+
+/*
+ * Is n an integer constant as the parser sees it (DTrace's DT_NODE_INT at
+ * parse time): a literal, an enumerator, an integer inline of one, and the
+ * operators over those (no assignment, no comma, nothing of a probe)?
+ */
+static bool parse_time_const(struct dl_parser *ps, const struct dl_node *n)
+{
+	const struct dl_inline *in;
+
+	switch (n->kind) {
+	case DL_N_INT:
+		return true;
+	case DL_N_IDENT:
+		if ((in = int_inline(ps, n->name)))
+			return parse_time_const(ps, in->expr);
+		return dl_sym_get(&ps->p->enumconsts, n->name) != NULL;
+	case DL_N_UNARY:
+		return (n->op == '-' || n->op == '+' || n->op == '~' || n->op == '!') &&
+		       parse_time_const(ps, n->a);
+	case DL_N_BINARY:
+		return !is_assign_op(n->op) && n->op != ',' && parse_time_const(ps, n->a) &&
+		       parse_time_const(ps, n->b);
+	case DL_N_TERNARY:
+		return parse_time_const(ps, n->a) && parse_time_const(ps, n->b) &&
+		       parse_time_const(ps, n->c);
+	default:
+		return false;
+	}
+}
+
+/* v as a value of type t (an integer type narrower than 64 bits keeps its bits). */
+static int64_t narrow(struct dl_qtype t, int64_t v)
+{
+	struct dl_qtype r = dl_type_resolve(t);
+	unsigned bits = (unsigned)(r.t->size * 8);
+
+	if (bits && bits < 64) {
+		uint64_t mask = (1ull << bits) - 1;
+		uint64_t u = (uint64_t)v & mask;
+		if (r.t->is_signed && (u >> (bits - 1)))
+			u |= ~mask;
+		v = (int64_t)u;
+	}
+	return v;
+}
+
 int64_t dl_eval_const(struct dl_parser *ps, struct dl_node *n)
 {
 	int64_t a, b;
@@ -401,6 +462,9 @@ int64_t dl_eval_const(struct dl_parser *ps, struct dl_node *n)
 		return (int64_t)n->ival;
 	case DL_N_IDENT: {
 		struct dl_enumerator *e = dl_sym_get(&ps->p->enumconsts, n->name);
+		const struct dl_inline *in = e ? NULL : int_inline(ps, n->name);
+		if (in && parse_time_const(ps, in->expr))
+			return narrow(in->type, dl_eval_const(ps, in->expr));
 		if (!e)
 			dl_error(ps, n->loc, "'%s' is not an integer constant", n->name);
 		return e->value;
@@ -416,19 +480,7 @@ int64_t dl_eval_const(struct dl_parser *ps, struct dl_node *n)
 	case DL_N_CAST:
 		if (dl_type_argclass(n->type) != DL_ARG_INT)
 			not_const(ps, n);
-		a = dl_eval_const(ps, n->a);
-		{
-			struct dl_qtype r = dl_type_resolve(n->type);
-			unsigned bits = (unsigned)(r.t->size * 8);
-			if (bits && bits < 64) {
-				uint64_t mask = (1ull << bits) - 1;
-				uint64_t v = (uint64_t)a & mask;
-				if (r.t->is_signed && (v >> (bits - 1)))
-					v |= ~mask;
-				a = (int64_t)v;
-			}
-		}
-		return a;
+		return narrow(n->type, dl_eval_const(ps, n->a));
 	case DL_N_UNARY:
 		a = dl_eval_const(ps, n->a);
 		switch (n->op) {

@@ -5,7 +5,7 @@ UNIT_BINS += $(BUILD)/tests/test_notes
 
 $(BUILD)/tests/test_notes: $(BUILD)/obj/tests/unit/test_notes.o $(BUILD)/obj/proc/proc.o \
 		$(BUILD)/obj/proc/notes.o $(BUILD)/obj/proc/registry.o \
-		$(BUILD)/obj/proc/table.o $(BUILD)/lib/libudt-util.a
+		$(BUILD)/obj/proc/table.o $(BUILD)/obj/proc/reloc.o $(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) $(ZYDIS_LIBS)
