@@ -402,7 +402,11 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 			}
 			continue;
 		}
-		if (s->kind == DL_S_EXPR && dl_node_is_effect(s->expr)) {
+		/* an assignment, or an expression alone: evaluated, nothing recorded (DTrace's
+		   DIFEXPR action of a void type, dt_compile_exp()): "*p;" faults, "x;" traces
+		   nothing */
+		if (s->kind == DL_S_EXPR && (dl_node_is_effect(s->expr) ||
+					     (s->expr->kind != DL_N_CALL && !cs__is_agg_node(s->expr)))) {
 			struct cs_action a = { .kind = CS_ACT_STMT };
 			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
 			    cs__check_difo(t, &a.difo, s->expr, ret_err)) {
@@ -417,16 +421,6 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 			*ret_err = cs__agg_alone(t, s->expr);
 			cs__ecb_free(&e);
 			return -1;
-		}
-		if (s->kind == DL_S_EXPR && s->expr->kind != DL_N_CALL) {
-			/* an expression alone is traced, as DTrace's DIFEXPR action */
-			struct cs_action a = { 0 };
-			if (cs__compile_value(t, &e, s->expr, s->expr, ctx, &a, ret_err)) {
-				cs__ecb_free(&e);
-				return -1;
-			}
-			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
-			continue;
 		}
 		if (s->kind != DL_S_EXPR) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported",
