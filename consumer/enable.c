@@ -806,10 +806,9 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 				continue;
 			}
 			if (ca->kind == CS_ACT_STMT) {
-				acts[na++] = (struct udt_action){
-					.kind = UDT_ACT_DIFO,
-					.src = cs__area_put(a, ca->difo.bytes, ca->difo.sz),
-				};
+				/* (a constant alone, "1;", is a DIFO of its own too) */
+				acts[na++] = (struct udt_action){ .kind = UDT_ACT_DIFO,
+								  .src = difo_src(a, ca) };
 				continue;
 			}
 			if (ca->kind == CS_ACT_SPECULATE || ca->kind == CS_ACT_COMMIT ||
