@@ -528,16 +528,23 @@ static void note_args(const struct udt_note_arg *ops, uint32_t n, const uint64_t
 
 /* The x86-64 ABI's integer arguments of a function at its entry: six registers, then the stack. */
 #define PID_ARGS 10
-static void entry_args(const uint64_t *gpr, uint64_t *args)
+static void entry_args(const uint64_t *gpr, bool at_entry, uint64_t *args)
 {
 	static const uint8_t reg[6] = { UDT_NREG_RDI, UDT_NREG_RSI, UDT_NREG_RDX,
 					UDT_NREG_RCX, UDT_NREG_R8, UDT_NREG_R9 };
+	uint64_t sp = gpr[UDT_NREG_RSP];
 
 	for (uint32_t i = 0; i < 6; i++)
 		args[i] = gpr[reg[i]];
-	/* (above the return address; unreadable reads 0) */
+	/* above the return address: at an entry, in the page the call just wrote it to, plain
+	   loads (the common case); else each read fault-safe (unreadable reads 0) */
+	if (at_entry && (sp & 4095) + 8 * (PID_ARGS - 5) <= 4096) {
+		for (uint32_t i = 6; i < PID_ARGS; i++)
+			args[i] = *(const volatile uint64_t *)(uintptr_t)(sp + 8 * (i - 5));
+		return;
+	}
 	for (uint32_t i = 6; i < PID_ARGS; i++)
-		if (udt__safe_copy(&args[i], gpr[UDT_NREG_RSP] + 8 * (i - 5), 8))
+		if (udt__safe_copy(&args[i], sp + 8 * (i - 5), 8))
 			args[i] = 0;
 }
 
@@ -625,7 +632,7 @@ static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc
 	}
 	if (key || key_off) {
 		udt__safe_fire_begin();
-		entry_args(gpr, args);
+		entry_args(gpr, key != 0, args);
 		udt__safe_fire_end();
 		if (key)
 			udt__fire_at(key, PID_ARGS, args, pc);
