@@ -64,6 +64,8 @@ struct pr_obj {
 	int fd;
 	Elf *e;
 	uint64_t base;            /* load bias of the module */
+	const uint8_t *raw;       /* the file's bytes, as libelf mapped them (NULL: pread()) */
+	size_t raw_n;
 	const uint8_t *hdr, *frame;
 	size_t hdr_n, frame_n;
 	uint64_t hdr_addr, frame_addr;
@@ -82,9 +84,16 @@ static size_t read_text(const struct pr_obj *o, uint64_t addr, void *buf, size_t
 		if (!gelf_getphdr(o->e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
 		    v < ph.p_vaddr || v - ph.p_vaddr >= ph.p_filesz)
 			continue;
-		uint64_t left = ph.p_filesz - (v - ph.p_vaddr);
-		ssize_t got = pread(o->fd, buf, n < left ? n : (size_t)left,
-				    (off_t)(ph.p_offset + (v - ph.p_vaddr)));
+		uint64_t left = ph.p_filesz - (v - ph.p_vaddr), at = ph.p_offset + (v - ph.p_vaddr);
+		size_t want = n < left ? n : (size_t)left;
+		if (o->raw) {
+			if (at > o->raw_n)
+				return 0;
+			want = want < o->raw_n - at ? want : (size_t)(o->raw_n - at);
+			memcpy(buf, o->raw + at, want);
+			return want;
+		}
+		ssize_t got = pread(o->fd, buf, want, (off_t)at);
 		return got > 0 ? (size_t)got : 0;
 	}
 	return 0;
@@ -198,6 +207,7 @@ static const struct pr_obj *obj_of(struct pr_module *mod)
 		o->e = NULL;
 		return NULL;
 	}
+	o->raw = (const uint8_t *)elf_rawfile(o->e, &o->raw_n);
 	if (section(o->e, ".eh_frame_hdr", &c)) {
 		o->hdr = c.b;
 		o->hdr_n = c.n;

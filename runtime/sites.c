@@ -89,7 +89,7 @@ __thread const uint64_t *udt__site_gpr __attribute__((tls_model("initial-exec"))
 
 static int32_t gettid_raw(void)
 {
-	return (int32_t)syscall(SYS_gettid);
+	return (int32_t)udt__sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
 /* -- The lock (as profile.c's: a handler never waits, the injected call waits a while) ------- */
@@ -109,7 +109,7 @@ static bool lock_wait(int32_t tid)
 	while (!try_lock(tid)) {
 		if (LOAD_RELAXED(&st.lock) == tid || udt__now_ns() - t0 > 1000000000ull)
 			return false;
-		syscall(SYS_sched_yield);
+		udt__sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 	}
 	return true;
 }
@@ -173,14 +173,17 @@ int udt__text_write(int fd, uint64_t addr, const void *b, size_t n)
 {
 	uint64_t page = addr & ~4095ull, end = (addr + n + 4095) & ~4095ull;
 
-	if (fd >= 0 && syscall(SYS_pwrite64, fd, b, n, (long)addr) == (long)n)
+	if (fd >= 0 && udt__sys(SYS_pwrite64, fd, (long)(uintptr_t)b, (long)n, (long)addr, 0, 0) ==
+			       (long)n)
 		return 0;
-	if (mprotect((void *)(uintptr_t)page, end - page, PROT_READ | PROT_WRITE | PROT_EXEC))
-		return -errno;
+	long err = udt__sys(SYS_mprotect, (long)page, (long)(end - page),
+			    PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0);
+	if (err)
+		return (int)err;
 	for (size_t i = 0; i < n; i++)
 		__atomic_store_n((uint8_t *)(uintptr_t)addr + i, ((const uint8_t *)b)[i],
 				 __ATOMIC_RELAXED);
-	(void)mprotect((void *)(uintptr_t)page, end - page, PROT_READ | PROT_EXEC);
+	(void)udt__sys(SYS_mprotect, (long)page, (long)(end - page), PROT_READ | PROT_EXEC, 0, 0, 0);
 	return 0;
 }
 
@@ -322,13 +325,70 @@ static uint8_t joined_site(int fd, const struct udt_site *s)
 }
 
 /*
+ * The jumps a sync writes, made and taken back, a batch (udt__tjobs_run():
+ * a serialization of every core a phase, for the batch); for each jump
+ * made, the site of the area it is for (its status said again if the jump
+ * fails) and its slot.
+ */
+static struct udt_tjob jobs[UDT_PATCH_MAX];
+static struct {
+	const struct udt_site *site;
+	uint32_t slot;
+} job_for[UDT_PATCH_MAX];
+static size_t njobs;
+/* (the sites each slot has patched, udt__sites_sync()'s count) */
+static uint32_t *job_patched;
+
+/* Write the jobs queued: a jump that failed is trapped instead, its status said again. */
+static void flush_jobs(int fd)
+{
+	udt__tjobs_run(fd, jobs, njobs);
+	for (size_t i = 0; i < njobs; i++) {
+		const struct udt_site *site = job_for[i].site;
+		if (!jobs[i].err || !site)
+			continue;
+		uint8_t status = trap_site(fd, site);
+		STORE_RELAXED((uint8_t *)&site->status, status);
+		if (status != UDT_SITE_PATCHED && job_patched)
+			job_patched[job_for[i].slot]--;
+	}
+	njobs = 0;
+}
+
+/* The jump of p for plan s begun and queued (for site, of slot): 0, or -errno (nothing done). */
+static int queue_patch(int fd, struct patch *p, const struct udt_site *s,
+		       const struct udt_site *site, uint32_t slot)
+{
+	if (njobs == UDT_PATCH_MAX)
+		flush_jobs(fd);
+	int err = udt__tramp_patch_begin(fd, p, s, &jobs[njobs]);
+	if (!err) {
+		job_for[njobs].site = site;
+		job_for[njobs].slot = slot;
+		njobs++;
+	}
+	return err;
+}
+
+/* Jumped p's bytes put back, in the batch. */
+static void queue_restore(int fd, struct patch *p)
+{
+	if (njobs == UDT_PATCH_MAX)
+		flush_jobs(fd);
+	if (udt__tramp_restore_begin(fd, p, &jobs[njobs])) {
+		job_for[njobs].site = NULL;
+		njobs++;
+	}
+}
+
+/*
  * The site at addr (s, in mode UDT_SITE_JUMP) jumped, or trapped when it
  * cannot be. An instruction site's jump fires from its trampoline the other
  * sites in its bytes that any live session has (joins, a bit each of its
  * bytes in joins): a jump of ours there with fewer is moved to a new
  * trampoline that fires them all.
  */
-static uint8_t jump_site(int fd, const struct udt_site *s0, uint32_t joins)
+static uint8_t jump_site(int fd, const struct udt_site *s0, uint32_t joins, uint32_t slot)
 {
 	struct udt_site s1 = *s0;
 	const struct udt_site *s = &s1;
@@ -342,7 +402,7 @@ static uint8_t jump_site(int fd, const struct udt_site *s0, uint32_t joins)
 	if (p && LOAD_RELAXED(&p->state) == P_JUMP) {
 		/* (an earlier session's: it stays; with the points this one wants too) */
 		if (s->kind == UDT_SITE_INSN && (s1.join_mask | 1u << s->fire_off) & ~p->points)
-			(void)udt__tramp_patch(fd, p, s);
+			(void)queue_patch(fd, p, s, NULL, 0);
 		return UDT_SITE_JUMPED;
 	}
 	if (s->kind == UDT_SITE_INSN && served(s->addr))
@@ -366,7 +426,8 @@ static uint8_t jump_site(int fd, const struct udt_site *s0, uint32_t joins)
 		return trap_site(fd, s); /* (says what is there) */
 	if (!p)
 		return UDT_SITE_FAILED;
-	if (!udt__tramp_patch(fd, p, s))
+	/* (jumped once the batch is written: flush_jobs() traps it if that fails) */
+	if (!queue_patch(fd, p, s, s0, slot))
 		return UDT_SITE_JUMPED;
 	return trap_site(fd, s);
 }
@@ -941,17 +1002,23 @@ void udt__sites_sync(bool wait)
 	}
 	if (!any && !st.npatch)
 		goto out; /* (nothing was ever patched: nothing to do, not even a file to open) */
-	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
+	fd = (int)udt__sys(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/mem", O_RDWR | O_CLOEXEC,
+			   0, 0, 0);
 	/* what no session has any more */
 	for (uint32_t i = 0; i < st.npatch; i++) {
 		struct patch *p = &st.patch[i];
 		if (!wanted(sites, n, p->addr)) {
 			STORE_RELAXED(&p->site, NULL);
 			STORE_RELEASE(&p->site_tag, 0);
-			if (LOAD_RELAXED(&p->state) != P_RESTORED)
+			if (LOAD_RELAXED(&p->state) == P_JUMP)
+				queue_restore(fd, p);
+			else if (LOAD_RELAXED(&p->state) != P_RESTORED)
 				restore_site(fd, p);
 		}
 	}
+	/* (before the sites are patched: a site may take the bytes one of these held) */
+	job_patched = patched;
+	flush_jobs(fd);
 	if (any) {
 		int32_t blocker = sigtrap_blocker(tid);
 		if (blocker) {
@@ -970,7 +1037,7 @@ void udt__sites_sync(bool wait)
 			uint8_t status = site->kind == UDT_SITE_INSN && site->join_back
 						 ? joined_site(fd, site)
 					 : jumps && site->mode == UDT_SITE_JUMP
-						 ? jump_site(fd, site, joins_of(site, sites, n))
+						 ? jump_site(fd, site, joins_of(site, sites, n), s)
 						 : trap_site(fd, site);
 			struct patch *p = udt__patch_find(site->addr);
 			if (p) {
@@ -985,9 +1052,11 @@ void udt__sites_sync(bool wait)
 			patched[s] += status == UDT_SITE_PATCHED || status == UDT_SITE_JUMPED;
 		}
 	}
+	flush_jobs(fd);
+	job_patched = NULL;
 out:
 	if (fd >= 0)
-		close(fd);
+		udt__sys(SYS_close, fd, 0, 0, 0, 0, 0);
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		struct udt_control *c = &udt__ctl.slots[s];
 		if (n[s] <= 0 && !LOAD_RELAXED(&c->site_armed))

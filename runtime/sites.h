@@ -10,6 +10,37 @@
 
 #include "runtime/internal.h"
 
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * A system call without the C library, for the sites' sync: the patches it
+ * writes may be in the C library's functions (the pid provider's), whose
+ * first bytes are our int3s between a batch's phases, and a call of
+ * syscall() or close() there would trap (under an injected call, a ptrace
+ * stop each). The kernel's result: -errno on failure.
+ */
+static inline long udt__sys(long nr, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	long ret = syscall(nr, a, b, c, d, e, f);
+	return ret < 0 ? -errno : ret;
+#endif
+}
+
+
 #define UDT_INT3 0xcc
 #define UDT_PATCH_MAX 32768
 
@@ -80,19 +111,39 @@ int udt__text_write(int fd, uint64_t addr, const void *b, size_t n);
  * there)? Registers the process for it the first time. Under the sync's lock.
  */
 bool udt__tramp_ready(void);
+/* A jump being written (made, moved, taken back) for udt__tjobs_run(). */
+struct udt_tjob {
+	struct patch *p;
+	uint8_t kind;             /* tramp.c's TJ_* */
+	uint8_t jmp[UDT_SITE_JMP_LEN]; /* what a jump writes */
+	uint8_t unprobe_byte;     /* the instruction's byte at unprobe, our int3's there */
+	uint32_t state;           /* p's before */
+	uint64_t unprobe;         /* an int3 of ours past the jump's bytes, to take out (0: none) */
+	int err;                  /* 0, or what failed: the jump is then taken back */
+};
 /*
  * tramp.c: make p's site (s, which the session wants in UDT_SITE_JUMP mode)
- * jump to a trampoline, from the nop or from our int3 (P_TRAP). 0, or -errno
- * (the site is left as it was: the caller may trap instead). Under the lock.
+ * jump to a trampoline, from the nop or from our int3 (P_TRAP), or move its
+ * jump to a trampoline firing more (P_JUMP): the first phase (the int3 over
+ * the first byte) into *j. 0, or -errno (nothing written: the site as it
+ * was, the caller may trap instead). Under the lock.
  */
-int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s);
+int udt__tramp_patch_begin(int fd, struct patch *p, const struct udt_site *s, struct udt_tjob *j);
+/* tramp.c: the first phase of udt__tramp_restore() into *j: false when it is done already. */
+bool udt__tramp_restore_begin(int fd, struct patch *p, struct udt_tjob *j);
+/*
+ * tramp.c: the other phases of v[0..n) begun, all the jobs' writes of a
+ * phase, then one serialization of every thread's core: a jump that failed
+ * (v[i].err) is taken back as far as it went. Under the lock.
+ */
+void udt__tjobs_run(int fd, struct udt_tjob *v, size_t n);
 /*
  * tramp.c: the trampoline a trapped instruction site runs its instruction
  * from (s's insn[0], relocated): p->tramp and p->resume set. 0, or -errno.
  * Under the lock.
  */
 int udt__tramp_ool(int fd, struct patch *p, const struct udt_site *s);
-/* tramp.c: put back the object's bytes of a jumped site p. Under the lock. */
+/* tramp.c: put back the object's bytes of a jumped site p, now (its own batch). Under the lock. */
 void udt__tramp_restore(int fd, struct patch *p);
 
 #endif /* UDT_RUNTIME_SITES_H */

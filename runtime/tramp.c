@@ -104,7 +104,7 @@ bool udt__tramp_ready(void)
 /* Every thread's next instruction fetch sees what was written before. */
 static void sync_core(void)
 {
-	(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	(void)udt__sys(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0, 0, 0, 0);
 }
 
 /* -- Where ----------------------------------------------------------------------------------- */
@@ -205,7 +205,8 @@ static uint64_t fit_in(uint64_t lo, uint64_t hi, uint64_t base, uint32_t mask, u
  */
 static uint64_t map_near(uint64_t base, uint32_t mask, uint32_t val)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = (int)udt__sys(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/maps",
+			       O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	uint64_t prev_end = LOW_TOP, t = 0;
 	size_t have = 0;
 	bool eof = false;
@@ -215,7 +216,8 @@ static uint64_t map_near(uint64_t base, uint32_t mask, uint32_t val)
 	/* each gap between two mappings, in address order; the last one up to the top */
 	while (!t && (!eof || have)) {
 		if (!eof) {
-			long n = syscall(SYS_read, fd, tr.maps + have, MAPS_BUF - 1 - have);
+			long n = udt__sys(SYS_read, fd, (long)(uintptr_t)(tr.maps + have),
+					  (long)(MAPS_BUF - 1 - have), 0, 0, 0);
 			if (n <= 0)
 				eof = true;
 			else
@@ -240,16 +242,17 @@ static uint64_t map_near(uint64_t base, uint32_t mask, uint32_t val)
 		if (end > prev_end)
 			prev_end = end;
 	}
-	close(fd);
+	udt__sys(SYS_close, fd, 0, 0, 0, 0, 0);
 	uint64_t pg = (t - LIT) & ~(PAGE - 1), len = ((t + ENTRY_MAX + PAGE - 1) & ~(PAGE - 1)) - pg;
 	if (!t || tr.npages + len / PAGE > MAX_PAGES)
 		return 0;
-	void *m = mmap((void *)(uintptr_t)pg, len, PROT_READ | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (m == MAP_FAILED)
+	long m = udt__sys(SYS_mmap, (long)pg, (long)len, PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m < 0 && m > -4096)
 		return 0;
-	if ((uint64_t)(uintptr_t)m != pg) {
-		munmap(m, len); /* (a kernel that took MAP_FIXED_NOREPLACE for a hint) */
+	if ((uint64_t)m != pg) {
+		/* (a kernel that took MAP_FIXED_NOREPLACE for a hint) */
+		udt__sys(SYS_munmap, m, (long)len, 0, 0, 0, 0);
 		return 0;
 	}
 	/* the room after the entry, in its last page, is the next one's */
@@ -554,14 +557,40 @@ static void bound_bytes(uint8_t bound, uint32_t *ret_mask, uint32_t *ret_val)
 }
 
 /*
- * Jumped site p to a new trampoline for plan s (the same bytes, more
- * probes fired from it): an int3 over the jump's e9, the new displacement
- * (its boundaries' bytes int3s as before), the e9 again. A thread in the old
- * trampoline finishes there (it is never unmapped).
+ * A jump made, moved or taken back is written in four phases, every
+ * thread's core serialized after each (sync_core()), so that no thread ever
+ * runs a half-written instruction: many sites' phases at once, one sync a
+ * phase for them all (udt__tjobs_run(); sites.c's sync batches them). The
+ * phases:
+ *
+ *   0  (udt__tramp_patch_begin(), udt__tramp_restore_begin()) an int3 over
+ *      the first byte: from here a trap at the site or at a boundary of the
+ *      bytes is the jump's (sites.c);
+ *   1  a jump: the displacement's bytes at the boundaries of the displaced
+ *      instructions (int3s, as sites.c expects); back: the others;
+ *   2  the rest of the displacement; back: the boundaries' bytes;
+ *   3  the e9 over the int3; back: the first byte.
+ *
+ * A jump moved to a new trampoline (more probes fired from it) writes no
+ * boundary (they stay int3s) and a thread in the old trampoline finishes
+ * there (it is never unmapped).
  */
-static int retarget(int fd, struct patch *p, const struct udt_site *s, uint8_t bound)
+
+enum { TJ_PATCH = 1, TJ_RETARGET, TJ_RESTORE };
+
+/* The jump, e9 and displacement, from the site's window to p's trampoline. */
+static void jump_bytes(const struct patch *p, uint64_t window, uint8_t *jmp)
 {
-	uint8_t jmp[UDT_SITE_JMP_LEN], int3 = UDT_INT3;
+	int32_t d = (int32_t)(p->tramp - (window + UDT_SITE_JMP_LEN));
+
+	jmp[0] = 0xe9;
+	memcpy(jmp + 1, &d, 4);
+}
+
+static int begin_retarget(int fd, struct patch *p, const struct udt_site *s, uint8_t bound,
+			  struct udt_tjob *j)
+{
+	uint8_t int3 = UDT_INT3;
 	uint32_t mask, val;
 	int err;
 
@@ -572,23 +601,14 @@ static int retarget(int fd, struct patch *p, const struct udt_site *s, uint8_t b
 	err = tramp_for(fd, p, s, bound, mask, val);
 	if (err)
 		return err;
-	int32_t d = (int32_t)(p->tramp - (win(s) + UDT_SITE_JMP_LEN));
-	jmp[0] = 0xe9;
-	memcpy(jmp + 1, &d, 4);
-	err = udt__text_write(fd, win(s), &int3, 1);
-	sync_core();
-	if (!err)
-		err = write_some(fd, p, ~bound & 0x1e, jmp);
-	sync_core();
-	if (!err)
-		err = udt__text_write(fd, win(s), &jmp[0], 1);
-	sync_core();
-	return err;
+	*j = (struct udt_tjob){ .p = p, .kind = TJ_RETARGET };
+	jump_bytes(p, win(s), j->jmp);
+	return udt__text_write(fd, win(s), &int3, 1);
 }
 
-int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
+int udt__tramp_patch_begin(int fd, struct patch *p, const struct udt_site *s, struct udt_tjob *j)
 {
-	uint8_t bound, cur[UDT_SITE_BYTES_MAX], jmp[UDT_SITE_JMP_LEN], int3 = UDT_INT3;
+	uint8_t bound, cur[UDT_SITE_BYTES_MAX], int3 = UDT_INT3;
 	uint32_t state = LOAD_RELAXED(&p->state);
 	int err;
 
@@ -596,7 +616,7 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	    udt__safe_copy(cur, win(s), s->len))
 		return -EINVAL;
 	if (state == P_JUMP)
-		return retarget(fd, p, s, bound);
+		return begin_retarget(fd, p, s, bound, j);
 	/* the bytes are the plan's (the nop or the instruction, or our int3 over it: at the
 	   probed instruction, which may be after the jump's start) */
 	uint32_t trap_off = s->kind == UDT_SITE_INSN ? s->fire_off : 0;
@@ -613,55 +633,82 @@ int udt__tramp_patch(int fd, struct patch *p, const struct udt_site *s)
 	err = tramp_for(fd, p, s, bound, mask, val);
 	if (err)
 		return err;
-	int32_t d = (int32_t)(p->tramp - (win(s) + UDT_SITE_JMP_LEN));
-	jmp[0] = 0xe9;
-	memcpy(jmp + 1, &d, 4);
-	/* from here a trap at the site or at a boundary is the jump's (sites.c) */
+	*j = (struct udt_tjob){ .p = p, .kind = TJ_PATCH, .state = state,
+				.unprobe = int3_at_probe && trap_off >= UDT_SITE_JMP_LEN ? s->addr : 0,
+				.unprobe_byte = s->bytes[trap_off] };
+	jump_bytes(p, win(s), j->jmp);
 	STORE_RELEASE(&p->state, P_JUMP);
 	err = int3_at_start && int3_at_probe && !trap_off ? 0 : udt__text_write(fd, win(s), &int3, 1);
-	if (err) {
+	if (err)
 		STORE_RELEASE(&p->state, state);
-		return err;
-	}
-	sync_core();
-	/* the boundaries (their bytes of the jump are int3s), then the rest, then the e9 */
-	err = write_some(fd, p, bound, jmp);
-	sync_core();
-	if (!err)
-		err = write_some(fd, p, ~bound & 0x1e, jmp);
-	sync_core();
-	if (!err)
-		err = udt__text_write(fd, win(s), &jmp[0], 1);
-	sync_core();
-	/* a trap's int3 past the jump's five bytes goes (a thread that meets it first is the
-	   jump's: sites.c fires it and sends it to the copy) */
-	if (!err && int3_at_probe && trap_off >= UDT_SITE_JMP_LEN)
-		err = udt__text_write(fd, s->addr, &s->bytes[trap_off], 1);
-	if (err) {
-		udt__tramp_restore(fd, p); /* as far as it went */
-		return err;
-	}
-	return 0;
+	return err;
 }
 
-void udt__tramp_restore(int fd, struct patch *p)
+bool udt__tramp_restore_begin(int fd, struct patch *p, struct udt_tjob *j)
 {
 	uint8_t cur, int3 = UDT_INT3;
 
 	/* an object unloaded meanwhile: nothing to write */
-	if (!udt__safe_copy(&cur, p_win(p), 1)) {
-		if (cur != UDT_INT3 && cur != p->bytes[0]) {
-			(void)udt__text_write(fd, p_win(p), &int3, 1);
-			sync_core();
-		}
-		(void)write_some(fd, p, ~p->bound & 0x1e, p->bytes);
-		sync_core();
-		(void)write_some(fd, p, p->bound, p->bytes);
-		sync_core();
-		(void)udt__text_write(fd, p_win(p), &p->bytes[0], 1);
+	if (udt__safe_copy(&cur, p_win(p), 1)) {
+		STORE_RELEASE(&p->state, P_RESTORED);
+		return false;
+	}
+	*j = (struct udt_tjob){ .p = p, .kind = TJ_RESTORE };
+	if (cur != UDT_INT3 && cur != p->bytes[0])
+		(void)udt__text_write(fd, p_win(p), &int3, 1);
+	return true;
+}
+
+/* Phase k (1...3) of job j. */
+static void phase(int fd, struct udt_tjob *j, int k)
+{
+	const struct patch *p = j->p;
+	bool back = j->kind == TJ_RESTORE;
+	const uint8_t *b = back ? p->bytes : j->jmp;
+	unsigned rest = ~p->bound & 0x1e;
+
+	if (j->err)
+		return;
+	if (k == 1 && j->kind != TJ_RETARGET)
+		j->err = write_some(fd, p, back ? rest : p->bound, b);
+	else if (k == 2)
+		j->err = write_some(fd, p, back ? p->bound : rest, b);
+	else if (k == 3)
+		j->err = udt__text_write(fd, p_win(p), &b[0], 1);
+	if (back)
+		j->err = 0; /* (taken back as far as it goes: what is written stays written) */
+}
+
+void udt__tjobs_run(int fd, struct udt_tjob *v, size_t n)
+{
+	if (!n)
+		return;
+	sync_core(); /* (after phase 0) */
+	for (int k = 1; k <= 3; k++) {
+		for (size_t i = 0; i < n; i++)
+			phase(fd, &v[i], k);
 		sync_core();
 	}
-	STORE_RELEASE(&p->state, P_RESTORED);
+	for (size_t i = 0; i < n; i++) {
+		struct udt_tjob *j = &v[i];
+		if (j->kind == TJ_RESTORE) {
+			STORE_RELEASE(&j->p->state, P_RESTORED);
+		} else if (j->kind == TJ_PATCH && !j->err && j->unprobe) {
+			/* a trap's int3 past the jump's five bytes goes (a thread that meets it
+			   first is the jump's: sites.c fires it and sends it to the copy) */
+			j->err = udt__text_write(fd, j->unprobe, &j->unprobe_byte, 1);
+		}
+		if (j->kind == TJ_PATCH && j->err)
+			udt__tramp_restore(fd, j->p); /* (as far as it went) */
+	}
+}
+
+void udt__tramp_restore(int fd, struct patch *p)
+{
+	struct udt_tjob j;
+
+	if (udt__tramp_restore_begin(fd, p, &j))
+		udt__tjobs_run(fd, &j, 1);
 }
 
 /* -- The fire --------------------------------------------------------------------------------- */

@@ -183,6 +183,30 @@ expect_eq "-p: when the last consumer left, leaf's bytes are the program's again
 expect_eq "-p: and the whole text of the program" "$sum_after" "$sum_before"
 check "-p: the program ran on" grep -q '^spun [0-9]' spin.out
 
+# every function of the C library at once, in a running process: enabled (their patches a
+# batch, whose phases the runtime writes without calling the C library), counted, removed
+rm -f go
+./pidfn spin go >spin3.out 2>&1 &
+spid=$!
+wait_for spin3.out ready
+libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$spid/maps")
+lsum_before=$(text_sum $spid "$libc")
+"$DTRACE" -q -n 'pid$target:libc.so.6::entry { @n = count(); @f[probefunc] = count(); }
+	tick-1s { printa("%@d\n", @n); exit(0); }' -p $spid \
+	>all.out 2>all.err
+s1=$?
+lsum_after=$(text_sum $spid "$libc")
+touch go
+wait $spid
+s2=$?
+nfn=$("$DTRACE" -l -n 'pid$target:libc.so.6::entry' -c "./pidfn run 1" 2>/dev/null | awk 'NR > 1' | wc -l)
+expect_eq "-p, every libc function's entry ($nfn): exit 0, nothing left out or said" \
+	"$s1 $(wc -c <all.err)" "0 0"
+check "-p, every libc function's entry: calls counted" \
+	awk 'NR == 1 && $1 > 0 { ok = 1 } END { exit !ok }' all.out
+expect_eq "-p, every libc function's entry: libc's text as it was after, the program ran on" \
+	"$lsum_after $s2" "$lsum_before 0"
+
 # a consumer stopped: the deadman ends its session in the process, which runs on as it was
 rm -f go
 ./pidfn spin go >spin2.out 2>&1 &
@@ -197,8 +221,7 @@ kill -STOP $d1
 for _ in $(seq 100); do [ "$(leaf_bytes $spid)" = "$before" ] && break; sleep 0.05; done
 alive=$(kill -0 $spid 2>/dev/null && echo alive)
 after=$(leaf_bytes $spid)
-kill -KILL $d1
-wait $d1 2>/dev/null
+{ kill -KILL $d1; wait $d1; } 2>/dev/null
 touch go
 wait $spid
 expect_eq "-p: a consumer stopped: after the deadman, leaf's bytes are the program's, it runs on" \
