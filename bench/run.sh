@@ -12,8 +12,9 @@
 # SystemTap site against a uprobe (13), bench/output.sh, what each output
 # format costs the consumer (14), and bench/scale.sh, a session's events per
 # second and memory with up to 10,000 threads at once and 100,000 in turn (15),
-# and bench/procs.sh, what following many processes costs dtrace (16). Prints ratios; never fails on a
-# number. Builds into $BUILD/bench/.
+# bench/procs.sh, what following many processes costs dtrace (16), and
+# bench/pid.sh, the pid provider against uprobes (17). Prints ratios; never
+# fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
 # /usr/bin/dtrace), BENCH_ITERS (calls per timed run, default 50000000),
@@ -76,6 +77,18 @@ run_profile() {
 run_inject() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/inject.sh" || echo "bench: bench/inject.sh failed"
 }
+# run_pid: what the pid provider costs (bench/pid.sh)
+run_pid() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/pid.sh" || echo "bench: bench/pid.sh failed"
+}
+# run_others: the benchmarks that need no SystemTap script, each after a blank line
+run_others() {
+	local b
+	for b in enabled http dynprov dlang dynvar notes output scale procs profile inject pid; do
+		echo
+		"run_$b"
+	done
+}
 
 [ -x "$DTRACE" ] || die "$DTRACE not found: run make first"
 
@@ -84,50 +97,12 @@ run_inject() {
 if ! [ -x "$STAP_DTRACE" ] || ! head -n 1 "$STAP_DTRACE" | grep -q python; then
 	echo "SKIP benchmarks 1 and 2: SystemTap's dtrace script not found at $STAP_DTRACE"
 	echo "     (install systemtap-sdt-dev, or set STAP_DTRACE); there is nothing to compare against"
-	echo
-	run_enabled
-	echo
-	run_http
-	echo
-	run_dynprov
-	echo
-	run_dlang
-	echo
-	run_notes
-	echo
-	run_output
-	echo
-	run_scale
-	echo
-	run_procs
-	echo
-	run_profile
-	echo
-	run_inject
+	run_others
 	exit 0
 fi
 if ! echo '#include <sys/sdt.h>' | "$CC" -E -x c - >/dev/null 2>&1; then
 	echo "SKIP benchmarks 1 and 2: <sys/sdt.h> not found by $CC (install systemtap-sdt-dev)"
-	echo
-	run_enabled
-	echo
-	run_http
-	echo
-	run_dynprov
-	echo
-	run_dlang
-	echo
-	run_notes
-	echo
-	run_output
-	echo
-	run_scale
-	echo
-	run_procs
-	echo
-	run_profile
-	echo
-	run_inject
+	run_others
 	exit 0
 fi
 have_valgrind=1
@@ -378,25 +353,4 @@ summary_line "disabled probe if (X_ENABLED()) X(...)  " udtrace-guarded.exe syst
 summary_line "disabled probe X(...), shared library   " udtrace.so systemtap.so
 printf 'dtrace -h plus -G, %d probes: udtrace %.2f ms, systemtap %.2f ms (%.1fx faster)\n' \
 	"$nprobes" "$u_tot" "$s_tot" "$(calc "$s_tot / $u_tot")"
-echo
-run_enabled
-echo
-run_http
-echo
-run_dynprov
-echo
-run_dlang
-echo
-run_dynvar
-echo
-run_notes
-echo
-run_output
-echo
-run_scale
-echo
-run_procs
-echo
-run_profile
-echo
-run_inject
+run_others
