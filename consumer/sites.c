@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
@@ -505,6 +506,26 @@ static void restore_outside(struct cs_trace *t)
 	free(v);
 }
 
+/*
+ * Are the session's sites the runtime's no more, once it has synced? The
+ * injected sync does nothing when it finds another sync under way: that of
+ * a thread whose fire found the session over, which restores them all
+ * itself (and may be the very thread the injection stopped, which goes on
+ * once the call is done). Waited for, a bounded time, so that dtrace does
+ * not exit while the text is still being put back.
+ */
+static bool sync_ended(struct cs_trace *t)
+{
+	const struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; i < 500 && !t->target_gone; i++) {
+		if (rd32(t, CTL_FIELD(site_armed)) != t->session)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 void cs__sites_detach(struct cs_trace *t)
 {
 	char *why = NULL;
@@ -512,7 +533,7 @@ void cs__sites_detach(struct cs_trace *t)
 	if (!t->site_cnt || rd32(t, CTL_FIELD(site_armed)) != t->session)
 		return;
 	/* the runtime restores them (and forgets them) when it syncs with the session over */
-	if (cs__sync_runtime(t, &why) || rd32(t, CTL_FIELD(site_armed)) == t->session)
+	if (cs__sync_runtime(t, &why) || !sync_ended(t))
 		restore_outside(t);
 	free(why);
 }
