@@ -44,7 +44,7 @@
 #include "abi/bytecode.h"
 #include "abi/note_arg.h"
 
-#define UDT_ABI_VERSION 19
+#define UDT_ABI_VERSION 20
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -380,7 +380,10 @@ struct udt_area_gen {
 	uint32_t sem_off;         /* uint64_t[sem_cnt] */
 	uint32_t disp_cnt;        /* udt__dispatch pointers it set */
 	uint32_t disp_off;        /* uint64_t[disp_cnt] */
-	uint32_t reserved;
+	/* (version 20) the session's sites as they are from this generation on: a whole
+	   struct udt_sites, every earlier site and the pid provider's sites of the
+	   libraries loaded since (docs/pid.md); 0: the previous generation's table */
+	uint32_t sites_off;
 };
 
 /*

@@ -36,6 +36,14 @@
  *  7. Enabling. The dispatch pointers, then the semaphores, from the lists as
  *     the target holds them then (struck entries skipped).
  *
+ * The pid provider's probes (docs/pid.md, "Libraries loaded later") come
+ * from any library, with tables of ours or not: each round reads the
+ * process's size (/proc/PID/statm), and when it moved, its mappings; the
+ * script's pid descriptions are matched in the modules mapped since (not
+ * while the dynamic linker is mapping one), their ECBs published as above,
+ * their generation carrying a whole new sites table, which the runtime
+ * patches when it is made to sync.
+ *
  * What remains (docs/runtime.md): an object unloaded between step 7's read
  * of the lists and its writes, and another object mapped at the same
  * address meanwhile, would have a word of its memory written; the probes of
@@ -48,8 +56,10 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
 
@@ -64,6 +74,14 @@ struct cs_late {
 	size_t refused_cnt, refused_cap;
 	char **full;               /* modules said not to fit in the area */
 	size_t full_cnt, full_cap;
+	/* the pid provider's descriptions (docs/pid.md): matched in each library mapped since */
+	const char **pid_descs;
+	size_t pid_cnt, pid_cap;
+	size_t mods_seen;          /* the modules (t->proc->mods) they were matched in */
+	size_t mods_from;          /* and the first of those this round matched them in */
+	int statm_fd;              /* /proc/PID/statm: its size moves when a library is mapped */
+	uint64_t vsize;
+	uint64_t r_debug;          /* the dynamic linker's struct r_debug (0: none found) */
 };
 
 /* One object of a new generation: its dispatch pointer, and its ECBs. */
@@ -84,6 +102,16 @@ void cs__late_start(struct cs_trace *t)
 	for (int s = 0; s < DL_VAR_SCOPES; s++)
 		l->vars[s] = dl_program_var_count(t->prog, (enum dl_var_scope)s);
 	l->spec_used = t->spec_used;
+	size_t cl_cnt;
+	struct dl_clause *const *cls = dl_program_clauses(t->prog, &cl_cnt);
+	for (size_t c = 0; c < cl_cnt; c++)
+		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++)
+			if (pb_desc_pid_of(cls[c]->pdescs[d], (int)t->proc->pid))
+				UDT__PUSH(l->pid_descs, l->pid_cnt, l->pid_cap, cls[c]->pdescs[d]);
+	l->mods_seen = t->proc->mod_cnt;
+	l->statm_fd = -1;
+	if (l->pid_cnt && pr_proc_lookup(t->proc, "_r_debug", &l->r_debug, NULL))
+		l->r_debug = 0;
 	/* not synced: the first round looks, for a library loaded since the probes were read */
 	t->late = l;
 }
@@ -103,6 +131,9 @@ void cs__late_free(struct cs_trace *t)
 	for (size_t i = 0; i < l->full_cnt; i++)
 		free(l->full[i]);
 	free(l->full);
+	free(l->pid_descs);
+	if (l->statm_fd >= 0)
+		(void)close(l->statm_fd);
 	free(l);
 	t->late = NULL;
 }
@@ -238,6 +269,8 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 	g.sem_off = cs__area_put_list(a, &sems);
 	g.disp_cnt = (uint32_t)disps.cnt;
 	g.disp_off = cs__area_put_list(a, &disps);
+	/* the pid probes' sites: a new table of all of the session's (sites.c) */
+	g.sites_off = cs__sites_put_late(t, a, idx, n, t->late->mods_from);
 	uint32_t off = cs__area_put(a, &g, sizeof(g));
 	free(sems.v);
 	free(disps.v);
@@ -254,6 +287,8 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 				    sizeof(off));
 	if (err)
 		return err;
+	if (g.sites_off)
+		cs__sites_adopt(t, g.sites_off);
 	*ret = (struct cs_gen){ .off = off, .sem_off = g.sem_off, .sem_cnt = g.sem_cnt,
 				.disp_off = g.disp_off, .disp_cnt = g.disp_cnt,
 				.ecb_end = (uint32_t)t->ecb_cnt };
@@ -330,6 +365,10 @@ static void publish(struct cs_trace *t, size_t first)
 		objs[o].idx[objs[o].n++] = i;
 	}
 	/* one generation for all of them, or one per object when they do not fit together */
+	uint32_t tab = t->sites_tab;
+	uint64_t *old = udt__xcalloc(t->site_cnt + 1, sizeof(*old));
+	size_t nold = t->site_cnt;
+	memcpy(old, t->sites, nold * sizeof(*old));
 	struct cs_gen *gens = udt__xcalloc(nobj + 1, sizeof(*gens));
 	size_t ngens = 0;
 	int err = add_gen(t, all, n, &gens[0]);
@@ -350,6 +389,10 @@ static void publish(struct cs_trace *t, size_t first)
 	/* step 7 */
 	for (size_t i = 0; i < ngens; i++)
 		(void)cs__gen_enable(t, &gens[i]);
+	/* and the runtime patches the new table's sites */
+	if (t->sites_tab != tab)
+		cs__sites_arm_late(t, old, nold);
+	free(old);
 	free(gens);
 	for (size_t o = 0; o < nobj; o++)
 		free(objs[o].idx);
@@ -357,29 +400,112 @@ static void publish(struct cs_trace *t, size_t first)
 	free(all);
 }
 
+/*
+ * Has the process's memory map moved since the last round (the size in
+ * /proc/PID/statm: a library is mapped, or anything else)? One small read.
+ */
+static bool map_moved(struct cs_trace *t, struct cs_late *l)
+{
+	char path[64], buf[128];
+	ssize_t n;
+
+	if (l->statm_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/statm", (int)t->proc->pid);
+		l->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (l->statm_fd < 0 || (n = pread(l->statm_fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return false;
+	buf[n] = 0;
+	uint64_t size = strtoull(buf, NULL, 10);
+	if (size == l->vsize)
+		return false;
+	l->vsize = size;
+	return true;
+}
+
+/* Is the dynamic linker between a load's start and its end (r_debug.r_state, not RT_CONSISTENT)? */
+static bool loader_busy(struct cs_trace *t, const struct cs_late *l)
+{
+	int32_t state = 0;
+
+	/* (x86-64's struct r_debug: r_version, r_map, r_brk, then r_state; 0 is RT_CONSISTENT) */
+	return l->r_debug && !pr_proc_read(t->proc, l->r_debug + 24, &state, sizeof(state)) &&
+	       state != 0;
+}
+
+/*
+ * The pid probes of the modules mapped since the last round (a dlopen()),
+ * into batch b: the descriptions matched in them as at the start. Not while
+ * the dynamic linker is mapping one: the next round looks again.
+ */
+static size_t late_pid(struct cs_trace *t, struct pb_probes *b)
+{
+	struct cs_late *l = t->late;
+	size_t made = 0;
+
+	if (t->proc->mod_cnt == l->mods_seen)
+		return 0;
+	if (loader_busy(t, l)) {
+		l->vsize = 0;
+		return 0;
+	}
+	for (size_t d = 0; d < l->pid_cnt; d++) {
+		char *err = NULL;
+		int n = pb_probes_add_pid_late(b, t->proc, l->pid_descs[d], l->mods_seen, &err);
+		if (n < 0) {
+			fflush(t->out);
+			fprintf(stderr, "dtrace: %s\n", err);
+			free(err);
+			continue;
+		}
+		made += (size_t)n;
+	}
+	l->mods_from = l->mods_seen;
+	l->mods_seen = t->proc->mod_cnt;
+	return made;
+}
+
 void cs__late_poll(struct cs_trace *t)
 {
 	struct cs_late *l = t->late;
 	uint32_t gen, synced_gen;
+	bool regs, maps;
 
 	if (!l || !t->attached || t->target_gone)
 		return;
-	if (pr_proc_registry_gen(t->proc, &gen) || (l->synced && gen == l->reg_gen))
+	regs = !pr_proc_registry_gen(t->proc, &gen) && !(l->synced && gen == l->reg_gen);
+	/* (the pid provider's: any library, with our tables or not) */
+	maps = l->pid_cnt && map_moved(t, l);
+	if (maps && loader_busy(t, l)) {
+		l->vsize = 0; /* (the next round looks again) */
+		maps = false;
+	}
+	if (!regs && !maps)
 		return;
-	forget_unloaded(t);
-	if (pr_proc_sync(t->proc, &synced_gen))
+	if (regs) {
+		forget_unloaded(t);
+		int err = pr_proc_sync(t->proc, &synced_gen);
+		if (err && !maps)
+			return;
+		/*
+		 * The gen read before the lists were: an object unloaded after
+		 * forget_unloaded() read them and loaded again at the same place before the
+		 * sync looks known to the sync; the gen it moved makes the next round look
+		 * again, and see it struck.
+		 */
+		if (!err) {
+			l->reg_gen = gen;
+			l->synced = true;
+		}
+	}
+	if (maps && pr_proc_rescan(t->proc))
 		return;
-	/*
-	 * The gen read before the lists were: an object unloaded after forget_unloaded()
-	 * read them and loaded again at the same place before the sync looks known to
-	 * the sync; the gen it moved makes the next round look again, and see it struck.
-	 */
-	l->reg_gen = gen;
-	l->synced = true;
 
 	struct pb_probes *b = udt__xcalloc(1, sizeof(*b));
 	/* (numbered after every probe of every process: IDs are the session's) */
 	size_t n = pb_probes_add_new(b, t->proc, t->probes.types, cs__probe_ids(t, 0));
+	if (l->pid_cnt)
+		n += late_pid(t, b);
 	if (!n) {
 		pb_probes_free(b);
 		free(b);

@@ -148,8 +148,14 @@ static const struct pb_probe *site_probe(const struct cs_trace *t, uint64_t addr
 	return NULL;
 }
 
-/* Say which sites the runtime did not patch, and why (udt_site.status). */
-static void report_statuses(struct cs_trace *t)
+/* Is addr in the sorted array v of n? */
+static bool addr_in(const uint64_t *v, size_t n, uint64_t addr)
+{
+	return n && bsearch(&addr, v, n, sizeof(*v), addr_cmp);
+}
+
+/* Say which sites the runtime did not patch, and why (udt_site.status), but those in skip. */
+static void report_statuses(struct cs_trace *t, const uint64_t *skip, size_t nskip)
 {
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
 	uint64_t at = cs__area_addr(t) + t->site_off;
@@ -159,7 +165,7 @@ static void report_statuses(struct cs_trace *t)
 			const struct pb_probe *pr;
 			bool insn = v[i].kind == UDT_SITE_INSN;
 			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
-			    !(pr = site_probe(t, v[i].addr)))
+			    addr_in(skip, nskip, v[i].addr) || !(pr = site_probe(t, v[i].addr)))
 				continue;
 			left_out(pr, v[i].addr, v[i].status == UDT_SITE_BUSY
 					? "another tracer's breakpoint is on it"
@@ -192,13 +198,17 @@ static int isite_cmp(const void *x, const void *y)
 	return a->pr->fn_lo < b->pr->fn_lo ? -1 : a->pr->fn_lo > b->pr->fn_lo;
 }
 
-/* The sites of the pid probes the session's ECBs enable, one for each instruction. */
-static size_t pid_isites(struct cs_trace *t, struct isite **ret)
+/*
+ * The sites of the pid probes ECBs t->ecbs[idx[0..ne)] enable (idx NULL:
+ * every ECB of the session), one for each instruction.
+ */
+static size_t pid_isites(struct cs_trace *t, const size_t *idx, size_t ne, struct isite **ret)
 {
 	struct isite *v = NULL;
 	size_t n = 0, cap = 0;
 
-	for (size_t i = 0; i < t->ecb_cnt; i++) {
+	for (size_t j = 0; j < (idx ? ne : t->ecb_cnt); j++) {
+		size_t i = idx ? idx[j] : j;
 		const struct pb_probe *pr = t->ecbs[i].probe;
 		if (t->ecbs[i].local || !pr->pid_kind)
 			continue;
@@ -388,7 +398,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 	}
 	/* the pid provider's, planned knowing where the notes' are */
 	struct isite *is;
-	size_t nis = pid_isites(t, &is);
+	size_t nis = pid_isites(t, NULL, 0, &is);
 	if (nis) {
 		uint64_t *notes = udt__xcalloc(cnt + 1, sizeof(*notes));
 		for (size_t i = 0; i < cnt; i++)
@@ -408,6 +418,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		hdr.arg_cnt = (uint32_t)ops.cnt;
 		hdr.arg_off = ops.cnt ? cs__area_put(a, ops.v, ops.cnt * sizeof(*ops.v)) : 0;
 		off = cs__area_put(a, &hdr, sizeof(hdr));
+		t->sites_tab = off;
 		t->site_off = hdr.site_off;
 		t->sites = udt__xcalloc(cnt, sizeof(*t->sites));
 		for (size_t i = 0; i < cnt; i++)
@@ -418,6 +429,84 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 	free(ops.v);
 	free(done);
 	return off;
+}
+
+uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
+			    size_t mod_from)
+{
+	struct isite *is;
+	size_t nis = pid_isites(t, idx, n, &is), cnt = 0, cap = 0, nnotes = 0;
+	struct udt_sites hdr = { .size = sizeof(hdr) };
+	const struct udt_sites *old = t->sites_tab ? (const void *)(t->img.buf + t->sites_tab)
+						   : NULL;
+	struct udt_site *v = NULL;
+	uint32_t off = 0;
+
+	if (!nis) {
+		free(is);
+		return 0;
+	}
+	/* the session's sites, but those of objects unloaded since (no module there, or one
+	   mapped since: another object's bytes now) */
+	uint64_t *notes = udt__xcalloc(t->site_cnt + 1, sizeof(*notes));
+	for (size_t i = 0; old && i < old->cnt; i++) {
+		const struct udt_site *s = (const void *)(t->img.buf + old->site_off + i * sizeof(*s));
+		const struct pr_module *m = pr_proc_module_at(t->proc, s->addr);
+		bool fresh = false;
+		for (size_t k = mod_from; m && k < t->proc->mod_cnt && !fresh; k++)
+			fresh = t->proc->mods[k] == m;
+		if (!m || fresh)
+			continue;
+		UDT__PUSH(v, cnt, cap, *s);
+		v[cnt - 1].status = 0;
+		if (s->kind == UDT_SITE_NOTE)
+			notes[nnotes++] = s->addr;
+	}
+	qsort(notes, nnotes, sizeof(*notes), addr_cmp);
+	size_t before = cnt;
+	pid_sites_put(t, is, nis, notes, nnotes, shadow_stack(t->proc->pid), &v, &cnt, &cap);
+	pr_proc_close_files(t->proc);
+	if (cnt > before) {
+		qsort(v, cnt, sizeof(*v), site_cmp);
+		hdr.cnt = (uint32_t)cnt;
+		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
+		hdr.arg_cnt = old ? old->arg_cnt : 0;
+		hdr.arg_off = old ? old->arg_off : 0;
+		off = cs__area_put(a, &hdr, sizeof(hdr));
+	}
+	free(notes);
+	free(v);
+	free(is);
+	return off;
+}
+
+void cs__sites_adopt(struct cs_trace *t, uint32_t tab)
+{
+	const struct udt_sites *ss = (const void *)(t->img.buf + tab);
+	const struct udt_site *v = (const void *)(t->img.buf + ss->site_off);
+
+	free(t->sites);
+	t->sites = udt__xcalloc(ss->cnt + 1, sizeof(*t->sites));
+	for (uint32_t i = 0; i < ss->cnt; i++)
+		t->sites[i] = v[i].addr;
+	t->site_cnt = ss->cnt;
+	t->site_off = ss->site_off;
+	t->sites_tab = tab;
+}
+
+void cs__sites_arm_late(struct cs_trace *t, const uint64_t *old, size_t nold)
+{
+	char *why = NULL;
+
+	if (cs__sync_runtime(t, &why)) {
+		fflush(t->out);
+		fprintf(stderr, "dtrace: pid %d: failed to enable the pid probes of the libraries "
+			"it loaded: could not run code in it to patch them: %s\n",
+			(int)t->proc->pid, why);
+	} else {
+		report_statuses(t, old, nold);
+	}
+	free(why);
 }
 
 static uint32_t rd32(struct cs_trace *t, uint64_t addr)
@@ -463,12 +552,12 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 			*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid "
 						  "%d: %s", (int)pid, strerror(e));
 		else
-			report_statuses(t); /* none could be patched: each one's reason */
+			report_statuses(t, NULL, 0); /* none could be patched: each one's reason */
 		return e > 0 ? -1 : 0;
 	}
 	if (rd32(t, CTL_FIELD(site_cnt)) < t->site_cnt) {
 		fflush(t->out);
-		report_statuses(t);
+		report_statuses(t, NULL, 0);
 	}
 	return 0;
 }

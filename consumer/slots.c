@@ -205,6 +205,26 @@ static void active_disps(struct cs_trace *t, struct cs_addrs *ret)
 	}
 }
 
+/*
+ * The offset of the sites table of the area at base (header h), as the
+ * runtime takes it (udt__area_sites_off()): the newest generation's that
+ * has one, else the header's; 0 when a generation of the chain is bad.
+ */
+static uint32_t sites_tab(struct cs_trace *t, uint64_t base, const struct udt_area_hdr *h)
+{
+	struct udt_area_gen g;
+
+	for (uint32_t off = h->gen_off; off; off = g.prev) {
+		if (off % 8 || off > UDT_AREA_SZ - sizeof(g) ||
+		    pr_proc_read(t->proc, base + off, &g, sizeof(g)) || g.size != sizeof(g) ||
+		    g.prev >= off)
+			return 0;
+		if (g.sites_off)
+			return g.sites_off;
+	}
+	return h->sites_off;
+}
+
 void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret)
 {
 	struct udt_ctlhdr hdr;
@@ -220,9 +240,10 @@ void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret)
 				 sizeof(area)))
 			continue;
 		uint64_t base = area_addr(t, i, area);
+		uint32_t tab;
 		if (pr_proc_read(t->proc, base, &h, sizeof(h)) || h.size != sizeof(h) ||
-		    !h.sites_off || h.sites_off % 8 || h.sites_off > UDT_AREA_SZ - sizeof(ss) ||
-		    pr_proc_read(t->proc, base + h.sites_off, &ss, sizeof(ss)) ||
+		    !(tab = sites_tab(t, base, &h)) || tab % 8 || tab > UDT_AREA_SZ - sizeof(ss) ||
+		    pr_proc_read(t->proc, base + tab, &ss, sizeof(ss)) ||
 		    ss.size != sizeof(ss) || ss.cnt > UDT_SITES_MAX || ss.site_off % 8 ||
 		    ss.site_off > UDT_AREA_SZ ||
 		    ss.cnt > (UDT_AREA_SZ - ss.site_off) / sizeof(struct udt_site))

@@ -311,8 +311,9 @@ static int make_at_address(struct make *m, struct pr_proc *proc, const char *mod
 	return 0;
 }
 
-int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
-		      char **ret_err)
+/* pb_probes_add_pid() in the modules from mod_from on; late: those loaded since the start. */
+static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc, size_t mod_from,
+		   bool late, char **ret_err)
 {
 	char field[4][512];
 	uint64_t pid = 0;
@@ -342,17 +343,20 @@ int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *de
 			  .name = field[3][0] ? field[3] : "*" };
 	const char *modf = field[1], *func = field[2];
 	struct pr_module *exe = pr_proc_exe(proc);
-	bool found = false;
+	bool found = false, mod_found = false;
 
+	if (!strcmp(func, "-") && late)
+		return 0; /* (an address of the executable: never in a library loaded later) */
 	if (!strcmp(func, "-")) {
 		if (make_at_address(&m, proc, modf))
 			goto fail;
 		return (int)m.made;
 	}
-	for (size_t i = 0; i < proc->mod_cnt && !m.err; i++) {
+	for (size_t i = mod_from; i < proc->mod_cnt && !m.err; i++) {
 		struct pr_module *mod = proc->mods[i];
 		if (mod->gone || runtime_mod(mod) || !mod_match(modf, mod, mod == exe))
 			continue;
+		mod_found = true;
 		m.mod = mod;
 		m.exe = mod == exe;
 		make_in_mod(&m, func, &found);
@@ -360,7 +364,8 @@ int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *de
 	pr_proc_close_files(proc); /* (the functions' files: each opened once above) */
 	if (m.err)
 		goto fail;
-	if (!found && *func && !is_glob(func) && *modf && !is_glob(modf)) {
+	/* (no module of that name: it may be loaded later, with -Z) */
+	if (!found && mod_found && !late && *func && !is_glob(func) && *modf && !is_glob(modf)) {
 		m.err = udt__xasprintf("failed to lookup '%s' in module '%s'", func, modf);
 		goto fail;
 	}
@@ -369,6 +374,26 @@ fail:
 	*ret_err = udt__xasprintf("invalid probe specifier %s: %s", desc, m.err);
 	free(m.err);
 	return -1;
+}
+
+int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
+		      char **ret_err)
+{
+	return add_pid(ps, proc, desc, 0, false, ret_err);
+}
+
+int pb_probes_add_pid_late(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
+			   size_t mod_from, char **ret_err)
+{
+	return add_pid(ps, proc, desc, mod_from, true, ret_err);
+}
+
+bool pb_desc_pid_of(const char *desc, int pid)
+{
+	char field[4][512], want[24];
+
+	snprintf(want, sizeof(want), "pid%d", pid);
+	return pb__desc_fields(desc, field) && !strcmp(field[0], want);
 }
 
 bool pb__pid_match(const char *const f[4], const struct pb_probe *pr)

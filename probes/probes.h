@@ -151,6 +151,15 @@ size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc
  */
 int pb_probes_add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 		      char **ret_err);
+/*
+ * pb_probes_add_pid_late() - the same in the modules of proc from index
+ * mod_from on (those mapped since: a library loaded while the session runs),
+ * none of its errors for a module or function that is not there.
+ */
+int pb_probes_add_pid_late(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
+			   size_t mod_from, char **ret_err);
+/* Is desc a description of the pid provider of process pid (pid<pid>, $target expanded)? */
+bool pb_desc_pid_of(const char *desc, int pid);
 
 /* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
 static inline bool pb_runs_here(const struct pb_probe *pr)

@@ -24,6 +24,22 @@ const struct udt_area_gen *udt__area_gen(const uint8_t *area, uint32_t off)
 	return g;
 }
 
+uint32_t udt__area_sites_off(const uint8_t *area)
+{
+	const struct udt_area_hdr *ah = (const void *)area;
+	const struct udt_area_gen *g;
+	/* pairs with the consumer's store of gen_off after the generation's bytes */
+	uint32_t off = LOAD_ACQUIRE(&ah->gen_off);
+
+	for (; off; off = g->prev) {
+		if (!(g = udt__area_gen(area, off)))
+			return UINT32_MAX;
+		if (g->sites_off)
+			return g->sites_off;
+	}
+	return ah->sites_off;
+}
+
 void udt__area_undo_lists(uint8_t *area, void (*fn)(uint64_t *list, uint32_t n, bool is_disp,
 						    void *arg),
 			  void *arg)

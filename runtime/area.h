@@ -26,6 +26,12 @@ static inline bool udt__in_area(uint64_t off, uint64_t len)
  * that a walk down the chain ends); else NULL. Checks nothing else.
  */
 const struct udt_area_gen *udt__area_gen(const uint8_t *area, uint32_t off);
+/*
+ * The offset of the session's sites table (struct udt_sites) in area: the
+ * newest generation's that has one, else the header's; 0: none,
+ * UINT32_MAX: a generation of the chain is bad.
+ */
+uint32_t udt__area_sites_off(const uint8_t *area);
 
 /*
  * Call fn(list, n, is_disp, arg) on each undo list of area that lies in it:

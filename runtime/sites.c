@@ -56,6 +56,7 @@
  * gets our traps. The text pages of patched sites stay copies (anonymous
  * memory) after the bytes are restored.
  */
+#include "runtime/area.h"
 #include "runtime/sites.h"
 
 #include <errno.h>
@@ -477,8 +478,9 @@ static bool arg_ok(const struct udt_note_arg *a)
 }
 
 /*
- * The sites of slot's session in area a, checked (once per session:
- * published areas never change): extent, order, arguments. Their count,
+ * The sites of slot's session in area a, checked (once per table: a
+ * published table never changes, and a new one is appended whole):
+ * extent, order, arguments. Their count,
  * with *ret the array; 0 when there are none, -1 when they are bad (the
  * session is then ended as a bad ECB ends it).
  */
@@ -490,16 +492,20 @@ static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
 	const struct udt_site *s;
 
 	*ret = NULL;
-	if (LOAD_ACQUIRE(&verified[slot]) == ((uint64_t)session << 32 | 1)) {
-		ss = (const void *)(a + ah->sites_off);
+	if (LOAD_ACQUIRE(&ah->size) != sizeof(*ah))
+		return 0;
+	/* the newest table: a library loaded later has its own sites in a new one (late.c) */
+	uint32_t off = udt__area_sites_off(a);
+	if (LOAD_ACQUIRE(&verified[slot]) == ((uint64_t)session << 32 | off)) {
+		ss = (const void *)(a + off);
 		*ret = (const void *)(a + ss->site_off);
 		return (int)ss->cnt;
 	}
-	if (ah->size != sizeof(*ah) || !ah->sites_off)
+	if (!off)
 		return 0; /* (a session without sites: nothing verified, nothing to cache) */
-	if (ah->sites_off % 8 || !in_area(ah->sites_off, sizeof(*ss)))
+	if (off % 8 || !in_area(off, sizeof(*ss)))
 		return -1;
-	ss = (const void *)(a + ah->sites_off);
+	ss = (const void *)(a + off);
 	if (ss->size != sizeof(*ss) || ss->cnt > UDT_SITES_MAX || ss->site_off % 8 ||
 	    !in_area(ss->site_off, (uint64_t)ss->cnt * sizeof(*s)) || ss->arg_off % 8 ||
 	    !in_area(ss->arg_off, (uint64_t)ss->arg_cnt * sizeof(struct udt_note_arg)))
@@ -525,7 +531,7 @@ static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
 	}
 	*ret = s;
 	STORE_RELAXED(&verified_args[slot], args);
-	STORE_RELEASE(&verified[slot], (uint64_t)session << 32 | 1);
+	STORE_RELEASE(&verified[slot], (uint64_t)session << 32 | off);
 	return (int)ss->cnt;
 }
 

@@ -207,6 +207,56 @@ check "-p, every libc function's entry: calls counted" \
 expect_eq "-p, every libc function's entry: libc's text as it was after, the program ran on" \
 	"$lsum_after $s2" "$lsum_before 0"
 
+# a library loaded while the session runs (dlopen): its functions matched by the descriptions
+# as at the start (-Z: a module not loaded yet), the probes enabled once it is loaded
+$CC -O2 -g -shared -fPIC -o libpidlib.so "$D/pidlib.c" 2>>build.log
+M=2000
+"$DTRACE" -Z -q -n 'pid$target:libpidlib.so:plug_work:entry { @["entry"] = count(); }
+	pid$target:libpidlib.so:plug_work:return { @[strjoin("ret-mod3-", lltostr(arg1 % 3))] =
+	    count(); }
+	pid$target:*pidlib*:plug_*:entry { @[probefunc] = count(); }' \
+	-o dl.trace -c "./pidfn dl ./libpidlib.so $M" >dl.out 2>dl.err
+expect_eq "-c, dlopen: the library's probes enabled after its load, every call counted" \
+	"$(grep -c '^enabled$' dl.out) $(counts dl.trace)" \
+	"1 entry=$M plug_other=$M plug_work=$M ret-mod3-1=$M "
+expect_eq "-c, dlopen: the program's output as untraced" \
+	"$(grep -E '^(plug|sum) ' dl.out | tr '\n' ' ')" \
+	"$(./pidfn dl ./libpidlib.so $M | grep -E '^(plug|sum) ' | tr '\n' ' ')"
+check "-c, dlopen: nothing said but the exit" \
+	test -z "$(grep -v 'has exited' dl.err)"
+
+# the same in a running process (-p), whose library's text is the file's again after
+lib_text_vs_file() { # PID FILE: "same" when FILE's executable mappings hold the file's bytes
+	local lo hi off
+	awk -v f="$2" '$6 == f && $2 ~ /x/ { print $1, $3 }' "/proc/$1/maps" |
+	while IFS='- ' read -r lo hi off; do
+		cmp -s <(dd if="/proc/$1/mem" bs=4096 skip=$((0x$lo / 4096)) \
+			count=$(((0x$hi - 0x$lo) / 4096)) 2>/dev/null) \
+			<(dd if="$2" bs=4096 skip=$((0x$off / 4096)) count=$(((0x$hi - 0x$lo) / 4096)) \
+			2>/dev/null) && echo same || echo differs
+	done | sort -u | tr '\n' ' '
+}
+rm -f dlgo
+./pidfn dl "$WORK/libpidlib.so" $M dlgo >dlp.out 2>&1 &
+spid=$!
+wait_for dlp.out ready
+before=$(leaf_bytes $spid)
+"$DTRACE" -Z -q -n 'pid$target:a.out:leaf:entry { @["leaf"] = count(); }
+	pid$target:libpidlib.so::entry { @[probefunc] = count(); }' -p $spid >dlp.trace 2>dlp.err &
+d1=$!
+for _ in $(seq 200); do [ "$(leaf_bytes $spid)" != "$before" ] && break; sleep 0.05; done
+touch dlgo
+wait_for dlp.out called
+kill -INT $d1
+wait $d1
+s1=$?
+same=$(lib_text_vs_file $spid "$WORK/libpidlib.so")
+rm -f dlgo
+wait $spid
+expect_eq "-p, dlopen: enabled after the load, every call counted, dtrace exits 0" \
+	"$(grep -c '^enabled$' dlp.out) $(counts dlp.trace) $s1" "1 plug_other=$M plug_work=$M  0"
+expect_eq "-p, dlopen: after dtrace left, the library's text is its file's" "$same" "same "
+
 # a consumer stopped: the deadman ends its session in the process, which runs on as it was
 rm -f go
 ./pidfn spin go >spin2.out 2>&1 &

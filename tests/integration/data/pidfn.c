@@ -12,8 +12,13 @@
  *	pidfn wait FILE N    as run, once FILE exists (a -p target: "ready" first)
  *	pidfn spin FILE      leaf() in a loop until FILE exists ("ready" first), then
  *	                     how many times
+ *	pidfn dl LIB N [FILE] dlopen() LIB, wait (10 s at most) until its plug_work()'s
+ *	                     first byte is patched, call plug_other() N times; with FILE,
+ *	                     only once FILE exists ("ready" first), and then until it
+ *	                     is removed ("called" first)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -166,6 +171,40 @@ int main(int argc, char **argv)
 		printf("spun %ld\n", n);
 		return 0;
 	}
-	fprintf(stderr, "usage: pidfn run N | pidfn wait FILE N | pidfn spin FILE\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "dl")) {
+		if (argc == 5) {
+			printf("ready\n");
+			fflush(stdout);
+			while (access(argv[4], F_OK))
+				usleep(1000);
+		}
+		void *h = dlopen(argv[2], RTLD_NOW);
+		int (*work)(int) = h ? (int (*)(int))dlsym(h, "plug_work") : NULL;
+		int (*other)(int) = h ? (int (*)(int))dlsym(h, "plug_other") : NULL;
+		if (!work || !other) {
+			fprintf(stderr, "pidfn: %s\n", dlerror());
+			return 1;
+		}
+		/* (a probe is enabled a moment after the load: its first byte tells) */
+		uint8_t b0 = *(volatile uint8_t *)(void *)work;
+		int waited = 0;
+		while (*(volatile uint8_t *)(void *)work == b0 && waited++ < 10000)
+			usleep(1000);
+		long n = atol(argv[3]), sum = 0;
+		for (long i = 0; i < n; i++)
+			sum += other((int)i);
+		printf("%s\nplug %ld\nsum %ld\n", waited <= 10000 ? "enabled" : "not enabled", n,
+		       sum);
+		fflush(stdout);
+		if (argc == 5) {
+			printf("called\n");
+			fflush(stdout);
+			while (!access(argv[4], F_OK))
+				usleep(1000);
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: pidfn run N | pidfn wait FILE N | pidfn spin FILE | "
+		"pidfn dl LIB N [FILE]\n");
 	return 2;
 }
