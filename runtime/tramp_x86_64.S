@@ -23,7 +23,14 @@
  * ustack()), it saves the whole extended state first (ustack.c).
  *
  * Then udt__tramp_fire(frame, fx) with the C ABI's aligned stack and a
- * clear direction flag, and back: everything restored, the flags last.
+ * clear direction flag, and back: everything restored, the flags first.
+ * Not with popfq, which is microcoded and slow (and would restore nothing
+ * more: the C code changes no other bit of them), but as binary
+ * translators do: the direction flag by std when it was set, the overflow
+ * flag by an add that overflows or not, the five others by sahf; then the
+ * registers, by moves and pops, which leave the flags alone. MXCSR is saved
+ * in the area but not loaded back: nothing the fire runs writes it (ustack()'s
+ * call out saves and restores the whole extended state itself).
  */
 	.text
 	.globl udt__tramp_entry
@@ -90,13 +97,22 @@ udt__tramp_entry:
 	movdqu 368(%rsp), %xmm13
 	movdqu 384(%rsp), %xmm14
 	movdqu 400(%rsp), %xmm15
-	ldmxcsr 24(%rsp)
 	mov %rbx, %rsp
+	mov 128(%rsp), %rax    /* the flags */
+	bt $10, %eax           /* DF */
+	jnc 1f
+	std
+1:	mov %eax, %ecx
+	shr $11, %ecx          /* OF, into bit 0 */
+	and $1, %ecx
+	add $0x7f, %cl         /* OF = it (0x7f + 1 overflows) */
+	mov %al, %ah
+	sahf                   /* SF ZF AF PF CF (OF stays) */
 	pop %rax
 	pop %rcx
 	pop %rdx
 	pop %rbx
-	lea 8(%rsp), %rsp      /* the rsp slot (lea: the flags are not restored yet) */
+	lea 8(%rsp), %rsp      /* the rsp slot (lea and pop: the flags stay as restored) */
 	pop %rbp
 	pop %rsi
 	pop %rdi
@@ -108,7 +124,7 @@ udt__tramp_entry:
 	pop %r13
 	pop %r14
 	pop %r15
-	popfq
+	lea 8(%rsp), %rsp      /* the flags' slot */
 	ret
 	.cfi_endproc
 	.size udt__tramp_entry, . - udt__tramp_entry

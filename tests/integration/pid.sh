@@ -207,6 +207,17 @@ check "-p, every libc function's entry: calls counted" \
 expect_eq "-p, every libc function's entry: libc's text as it was after, the program ran on" \
 	"$lsum_after $s2" "$lsum_before 0"
 
+# the flags where they are live, across an instruction jumped and trapped: as they were
+fo=$(printf %x $((0x$(nm pidfn | awk '$3 == "flag_site" { print $1 }') - \
+	0x$(nm pidfn | awk '$3 == "flagfn" { print $1 }'))))
+for mode in auto trap; do
+	rm -f flags.trace # (-o appends, as DTrace's)
+	"$DTRACE" -q -x pidsites=$mode -n "pid\$target:a.out:flagfn:$fo { @[\"at\"] = count(); }" \
+		-o flags.trace -c "./pidfn flags 20000" >flags.out 2>&1
+	expect_eq "flags across a probed instruction ($mode): as they were (DF too), every call" \
+		"$(grep changed flags.out) $(counts flags.trace)" "flags changed 0 at=20000 "
+done
+
 # a library loaded while the session runs (dlopen): its functions matched by the descriptions
 # as at the start (-Z: a module not loaded yet), the probes enabled once it is loaded
 $CC -O2 -g -shared -fPIC -o libpidlib.so "$D/pidlib.c" 2>>build.log

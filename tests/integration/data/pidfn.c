@@ -12,6 +12,8 @@
  *	pidfn wait FILE N    as run, once FILE exists (a -p target: "ready" first)
  *	pidfn spin FILE      leaf() in a loop until FILE exists ("ready" first), then
  *	                     how many times
+ *	pidfn flags N        flagfn() N times: how often the flags changed across
+ *	                     flag_site (an offset probe's place)
  *	pidfn dl LIB N [FILE] dlopen() LIB, wait (10 s at most) until its plug_work()'s
  *	                     first byte is patched, call plug_other() N times; with FILE,
  *	                     only once FILE exists ("ready" first), and then until it
@@ -147,6 +149,36 @@ static void run(long n)
 	fflush(stdout);
 }
 
+/*
+ * The flags across a probed instruction where they are live (the
+ * trampoline restores them): the flags of a cmp, and the direction flag set
+ * every other call, read before flag_site and after it; their difference.
+ */
+__attribute__((noinline)) unsigned long flagfn(long a, long b, int df)
+{
+	unsigned long before, after;
+
+	__asm__ volatile("test %3, %3\n\t"
+			 "jz 2f\n\t"
+			 "std\n"
+			 "2:\n\t"
+			 "cmp %5, %4\n\t"
+			 "pushfq\n\t"
+			 "pop %0\n\t"
+			 "cmp %5, %4\n\t"
+			 ".globl flag_site\n"
+			 "flag_site:\n\t"
+			 "mov %4, %%r11\n\t"
+			 "mov %5, %%r10\n\t"
+			 "pushfq\n\t"
+			 "pop %1\n\t"
+			 "cld\n\t"
+			 : "=&r"(before), "=&r"(after)
+			 : "0"(0), "r"((long)df), "r"(a), "r"(b)
+			 : "r10", "r11", "cc", "memory");
+	return before ^ after;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "run")) {
@@ -169,6 +201,13 @@ int main(int argc, char **argv)
 			for (int i = 0; i < 100000; i++, n++)
 				sink += leaf(i, 3);
 		printf("spun %ld\n", n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "flags")) {
+		long n = atol(argv[2]), bad = 0;
+		for (long i = 0; i < n; i++)
+			bad += flagfn(i % 7 - 3, i % 5 - 2, (int)(i & 1)) != 0;
+		printf("flags changed %ld\n", bad);
 		return 0;
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "dl")) {
@@ -205,6 +244,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: pidfn run N | pidfn wait FILE N | pidfn spin FILE | "
-		"pidfn dl LIB N [FILE]\n");
+		"pidfn flags N | pidfn dl LIB N [FILE]\n");
 	return 2;
 }
