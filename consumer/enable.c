@@ -1250,14 +1250,6 @@ static bool has_prof(const struct cs_trace *t)
 	return false;
 }
 
-static uint32_t rd32(struct cs_trace *t, uint64_t addr)
-{
-	uint32_t v = 0;
-
-	(void)pr_proc_read(t->proc, addr, &v, sizeof(v));
-	return v;
-}
-
 int cs__sync_runtime(struct cs_trace *t, char **ret_why)
 {
 	if (cs__lock(t, ret_why))
@@ -1279,8 +1271,8 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 		return -1;
 	if (!has_prof(t))
 		return 0;
-	if (rd32(t, CTL_FIELD(prof_armed)) != t->session && cs__sync_runtime(t, &why) &&
-	    rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+	if (cs__rd32(t, CTL_FIELD(prof_armed)) != t->session && cs__sync_runtime(t, &why) &&
+	    cs__rd32(t, CTL_FIELD(prof_armed)) != t->session) {
 		if (!t->gens[0].sem_cnt) {
 			*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: "
 						  "could not run code in it to start its timers: %s",
@@ -1297,15 +1289,15 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 		return 0;
 	}
 	free(why);
-	if (rd32(t, CTL_FIELD(prof_armed)) != t->session) {
-		int32_t e = (int32_t)rd32(t, CTL_FIELD(prof_errno));
+	if (cs__rd32(t, CTL_FIELD(prof_armed)) != t->session) {
+		int32_t e = (int32_t)cs__rd32(t, CTL_FIELD(prof_errno));
 		*ret_err = udt__xasprintf("failed to start the profile provider in pid %d: %s",
 					  (int)pid, e == ENOSPC ? "its sessions' profile probes would "
 					  "be more than the 16 a process takes" : e > 0 ? strerror(e)
 					  : "its timers could not be armed");
 		return -1;
 	}
-	if ((rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.out.quiet) {
+	if ((cs__rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.out.quiet) {
 		fflush(t->out);
 		fprintf(stderr, "dtrace: pid %d may not use perf events (kernel.perf_event_paranoid): "
 			"its profile probes are timed by the kernel's tick, and faster ones fire in "
@@ -1358,8 +1350,8 @@ void cs__detach(struct cs_trace *t)
 	uint64_t lives = 1;
 	(void)pr_proc_read(t->proc, t->ctlblk + offsetof(struct udt_ctlblock, hdr.lives), &lives,
 			   sizeof(lives));
-	if (rd32(t, CTL_FIELD(prof_armed)) == t->session ||
-	    (!lives && rd32(t, CTL_FIELD(shm_state)) == UDT_SHM_READY)) {
+	if (cs__rd32(t, CTL_FIELD(prof_armed)) == t->session ||
+	    (!lives && cs__rd32(t, CTL_FIELD(shm_state)) == UDT_SHM_READY)) {
 		(void)cs__sync_runtime(t, &why);
 		free(why);
 	}

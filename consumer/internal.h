@@ -536,6 +536,14 @@ void cs__gen_undo(struct cs_trace *t, const struct cs_gen *g);
  * injections at once would fight over ptrace. 0 or -errno with *ret_why.
  */
 int cs__sync_runtime(struct cs_trace *t, char **ret_why);
+/* A 32-bit word of the target at addr (a field of its control block); 0 when it cannot be read. */
+static inline uint32_t cs__rd32(struct cs_trace *t, uint64_t addr)
+{
+	uint32_t v = 0;
+
+	(void)pr_proc_read(t->proc, addr, &v, sizeof(v));
+	return v;
+}
 /* The SystemTap sites the target's live sessions have (their areas' tables), into ret. */
 void cs__live_sites(struct cs_trace *t, struct cs_addrs *ret);
 /* pr_attach_lock() of the target for the session; nested calls only count. 0, or its -errno. */

@@ -56,10 +56,8 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define CTL_FIELD(f) (t->ctl + offsetof(struct udt_control, f))
 
@@ -79,9 +77,6 @@ struct cs_late {
 	size_t pid_cnt, pid_cap;
 	size_t mods_seen;          /* the modules (t->proc->mods) they were matched in */
 	size_t mods_from;          /* and the first of those this round matched them in */
-	int statm_fd;              /* /proc/PID/statm: its size moves when a library is mapped */
-	uint64_t vsize;
-	uint64_t r_debug;          /* the dynamic linker's struct r_debug (0: none found) */
 };
 
 /* One object of a new generation: its dispatch pointer, and its ECBs. */
@@ -109,9 +104,6 @@ void cs__late_start(struct cs_trace *t)
 			if (pb_desc_pid_of(cls[c]->pdescs[d], (int)t->proc->pid))
 				UDT__PUSH(l->pid_descs, l->pid_cnt, l->pid_cap, cls[c]->pdescs[d]);
 	l->mods_seen = t->proc->mod_cnt;
-	l->statm_fd = -1;
-	if (l->pid_cnt && pr_proc_lookup(t->proc, "_r_debug", &l->r_debug, NULL))
-		l->r_debug = 0;
 	/* not synced: the first round looks, for a library loaded since the probes were read */
 	t->late = l;
 }
@@ -132,8 +124,6 @@ void cs__late_free(struct cs_trace *t)
 		free(l->full[i]);
 	free(l->full);
 	free(l->pid_descs);
-	if (l->statm_fd >= 0)
-		(void)close(l->statm_fd);
 	free(l);
 	t->late = NULL;
 }
@@ -401,39 +391,6 @@ static void publish(struct cs_trace *t, size_t first)
 }
 
 /*
- * Has the process's memory map moved since the last round (the size in
- * /proc/PID/statm: a library is mapped, or anything else)? One small read.
- */
-static bool map_moved(struct cs_trace *t, struct cs_late *l)
-{
-	char path[64], buf[128];
-	ssize_t n;
-
-	if (l->statm_fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/statm", (int)t->proc->pid);
-		l->statm_fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (l->statm_fd < 0 || (n = pread(l->statm_fd, buf, sizeof(buf) - 1, 0)) <= 0)
-		return false;
-	buf[n] = 0;
-	uint64_t size = strtoull(buf, NULL, 10);
-	if (size == l->vsize)
-		return false;
-	l->vsize = size;
-	return true;
-}
-
-/* Is the dynamic linker between a load's start and its end (r_debug.r_state, not RT_CONSISTENT)? */
-static bool loader_busy(struct cs_trace *t, const struct cs_late *l)
-{
-	int32_t state = 0;
-
-	/* (x86-64's struct r_debug: r_version, r_map, r_brk, then r_state; 0 is RT_CONSISTENT) */
-	return l->r_debug && !pr_proc_read(t->proc, l->r_debug + 24, &state, sizeof(state)) &&
-	       state != 0;
-}
-
-/*
  * The pid probes of the modules mapped since the last round (a dlopen()),
  * into batch b: the descriptions matched in them as at the start. Not while
  * the dynamic linker is mapping one: the next round looks again.
@@ -445,8 +402,8 @@ static size_t late_pid(struct cs_trace *t, struct pb_probes *b)
 
 	if (t->proc->mod_cnt == l->mods_seen)
 		return 0;
-	if (loader_busy(t, l)) {
-		l->vsize = 0;
+	if (pr_proc_loader_busy(t->proc)) {
+		pr_proc_maps_recheck(t->proc);
 		return 0;
 	}
 	for (size_t d = 0; d < l->pid_cnt; d++) {
@@ -475,9 +432,9 @@ void cs__late_poll(struct cs_trace *t)
 		return;
 	regs = !pr_proc_registry_gen(t->proc, &gen) && !(l->synced && gen == l->reg_gen);
 	/* (the pid provider's: any library, with our tables or not) */
-	maps = l->pid_cnt && map_moved(t, l);
-	if (maps && loader_busy(t, l)) {
-		l->vsize = 0; /* (the next round looks again) */
+	maps = l->pid_cnt && pr_proc_maps_moved(t->proc);
+	if (maps && pr_proc_loader_busy(t->proc)) {
+		pr_proc_maps_recheck(t->proc); /* (the next round looks again) */
 		maps = false;
 	}
 	if (!regs && !maps)

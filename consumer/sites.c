@@ -50,20 +50,6 @@ static int site_cmp(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-/* Say why the site at pc of probe pr is left out. */
-__attribute__((format(printf, 3, 4))) static void left_out(const struct pb_probe *pr, uint64_t pc,
-							   const char *fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s: %s:%s:%s:%s: site 0x%llx left out: %s\n", udt__progname, pr->prov,
-		pr->mod, pr->func, pr->name, (unsigned long long)pc, why);
-}
-
 /* The operands of the sites laid out, in one array (struct udt_sites' arg_off). */
 struct oplist {
 	struct udt_note_arg *v;
@@ -89,14 +75,14 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 	for (uint32_t k = 0; k < n->arg_cnt; k++) {
 		args[k] = n->args[k];
 		if (n->args[k].kind == UDT_NARG_NONE) {
-			left_out(pr, n->pc, "its operand %u (in \"%s\") cannot be read here", k + 1,
+			pb_site_left_out(pr, n->pc, "its operand %u (in \"%s\") cannot be read here", k + 1,
 				 n->argstr);
 			return false;
 		}
 		if (n->arg_sym[k]) {
 			uint64_t at;
 			if (pr_module_sym_addr(pr->module, n->arg_sym[k], &at)) {
-				left_out(pr, n->pc, "its operand %u names %s, which is not in %s's symbols",
+				pb_site_left_out(pr, n->pc, "its operand %u names %s, which is not in %s's symbols",
 					 k + 1, n->arg_sym[k], pr->mod);
 				return false;
 			}
@@ -104,33 +90,17 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 		}
 	}
 	if (pr_proc_read(t->proc, n->pc, &b, 1)) {
-		left_out(pr, n->pc, "it cannot be read");
+		pb_site_left_out(pr, n->pc, "it cannot be read");
 		return false;
 	}
 	/* (an int3 may be our own runtime's, left by a consumer that died: the runtime knows) */
 	if (b != UDT_SITE_NOP && b != INT3 && b != 0xe9) {
-		left_out(pr, n->pc, "it is not the nop its note describes");
+		pb_site_left_out(pr, n->pc, "it is not the nop its note describes");
 		return false;
 	}
 	for (uint32_t k = 0; k < n->arg_cnt; k++)
 		UDT__PUSH(ops->v, ops->cnt, ops->cap, args[k]);
 	return true;
-}
-
-/* Does the process have shadow stacks (x86 CET)? Then a call is not moved for a jump. */
-static bool shadow_stack(pid_t pid)
-{
-	char path[64], *status = NULL;
-	size_t len;
-	bool on = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!udt__read_file(path, &status, &len)) {
-		const char *f = strstr(status, "\nx86_Thread_features:");
-		on = f && strstr(f, "shstk") && strstr(f, "shstk") < strchr(f + 1, '\n');
-	}
-	free(status);
-	return on;
 }
 
 /* A probe with a site at addr (a note's, or the pid provider's), for messages. */
@@ -167,7 +137,7 @@ static void report_statuses(struct cs_trace *t, const uint64_t *skip, size_t nsk
 			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
 			    addr_in(skip, nskip, v[i].addr) || !(pr = site_probe(t, v[i].addr)))
 				continue;
-			left_out(pr, v[i].addr, v[i].status == UDT_SITE_BUSY
+			pb_site_left_out(pr, v[i].addr, v[i].status == UDT_SITE_BUSY
 					? "another tracer's breakpoint is on it"
 				: v[i].status == UDT_SITE_NOT_NOP
 					? insn ? "its instruction is not its object file's"
@@ -180,174 +150,19 @@ static void report_statuses(struct cs_trace *t, const uint64_t *skip, size_t nsk
 	free(v);
 }
 
-/* -- The pid provider's sites (docs/pid.md) ----------------------------------------------- */
-
-/* An instruction the session's pid probes fire at: its probes' keys, its function. */
-struct isite {
-	uint64_t addr;
-	uint64_t key, key_off, key_ret, ret_off;
-	const struct pb_probe *pr; /* one of them (its function and module), for messages */
-};
-
-static int isite_cmp(const void *x, const void *y)
+/* The pid probes of ECBs t->ecbs[idx[0..n)] (idx NULL: all) that run in the target. */
+static size_t pid_probes(struct cs_trace *t, const size_t *idx, size_t n,
+			 const struct pb_probe ***ret)
 {
-	const struct isite *a = x, *b = y;
+	size_t cnt = 0, cap = 0;
 
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	return a->pr->fn_lo < b->pr->fn_lo ? -1 : a->pr->fn_lo > b->pr->fn_lo;
-}
-
-/*
- * The sites of the pid probes ECBs t->ecbs[idx[0..ne)] enable (idx NULL:
- * every ECB of the session), one for each instruction.
- */
-static size_t pid_isites(struct cs_trace *t, const size_t *idx, size_t ne, struct isite **ret)
-{
-	struct isite *v = NULL;
-	size_t n = 0, cap = 0;
-
-	for (size_t j = 0; j < (idx ? ne : t->ecb_cnt); j++) {
-		size_t i = idx ? idx[j] : j;
-		const struct pb_probe *pr = t->ecbs[i].probe;
-		if (t->ecbs[i].local || !pr->pid_kind)
-			continue;
-		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
-			struct isite is = { .addr = pr->fn_lo + pr->pid_offs[s], .pr = pr };
-			if (pr->pid_kind == PB_PID_ENTRY)
-				is.key = pr->sem;
-			else if (pr->pid_kind == PB_PID_OFFSET)
-				is.key_off = pr->sem;
-			else {
-				is.key_ret = pr->sem;
-				is.ret_off = pr->pid_offs[s];
-			}
-			UDT__PUSH(v, n, cap, is);
-		}
+	*ret = NULL;
+	for (size_t j = 0; j < (idx ? n : t->ecb_cnt); j++) {
+		const struct cs_ecb *e = &t->ecbs[idx ? idx[j] : j];
+		if (!e->local && e->probe->pid_kind)
+			UDT__PUSH(*ret, cnt, cap, e->probe);
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), isite_cmp);
-	/* one for each address: its probes' keys together (several ECBs of a probe: once) */
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (m && v[m - 1].addr == v[i].addr) {
-			struct isite *d = &v[m - 1];
-			d->key = d->key ? d->key : v[i].key;
-			d->key_off = d->key_off ? d->key_off : v[i].key_off;
-			if (!d->key_ret) {
-				d->key_ret = v[i].key_ret;
-				d->ret_off = v[i].ret_off;
-			}
-			continue;
-		}
-		v[m++] = v[i];
-	}
-	*ret = v;
-	return m;
-}
-
-/*
- * Plan the pid sites is[0..n) (sorted), into v: each function's
- * instructions decoded once; a jump where sound, taking the later sites in
- * its bytes along (they fire from its trampoline: joined), or stretched to
- * take the next one that would be trapped alone (a short function's entry
- * and ret); never a note site's bytes (notes: their addresses, sorted).
- */
-static void pid_sites_put(struct cs_trace *t, const struct isite *is, size_t n,
-			  const uint64_t *notes, size_t nnotes, bool shstk, struct udt_site **v,
-			  size_t *cnt, size_t *cap)
-{
-	struct pr_func_text ft = { 0 };
-	const struct pb_probe *fn = NULL;
-	bool have = false;
-	size_t nk = 0;
-	size_t owner = SIZE_MAX;   /* the jump (in v) later sites of this function may join */
-	uint64_t owner_end = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct pb_probe *pr = is[i].pr;
-		const char *why = NULL;
-		struct udt_site site;
-
-		while (nk < nnotes && notes[nk] <= is[i].addr)
-			nk++;
-		if (nk && notes[nk - 1] == is[i].addr) {
-			left_out(pr, is[i].addr, "it is a SystemTap probe site's nop: trace it by its "
-				 "provider");
-			continue;
-		}
-		if (*cnt == UDT_SITES_MAX) {
-			left_out(pr, is[i].addr, "a session enables at most %d sites", UDT_SITES_MAX);
-			break;
-		}
-		if (!fn || fn->fn_lo != pr->fn_lo || fn->module != pr->module) {
-			if (have)
-				pr_func_text_free(&ft);
-			have = true;
-			fn = pr;
-			owner = SIZE_MAX;
-			if (pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why))
-				ft.cnt = 0;
-		}
-		size_t k = 0;
-		while (k < ft.cnt && ft.lo + ft.v[k].off < is[i].addr)
-			k++;
-		if (k == ft.cnt || ft.lo + ft.v[k].off != is[i].addr) {
-			left_out(pr, is[i].addr, "%s", why ? why : "it is not an instruction of its "
-				 "function");
-			continue;
-		}
-		uint64_t next_note = nk < nnotes ? notes[nk] : UINT64_MAX;
-		uint64_t prev = i ? is[i - 1].addr : 0;
-		if (nk && notes[nk - 1] > prev)
-			prev = notes[nk - 1];
-		bool joined = owner != SIZE_MAX && is[i].addr < owner_end;
-		/* its own plan: a trap's, if it joins a jump (the jump's, while that jump is there) */
-		if (!pr_insn_plan(&ft, k, prev, next_note, 0, is[i].key_ret != 0, shstk,
-				  t->o.pid_traps || joined, &site, &why)) {
-			left_out(pr, is[i].addr, "it cannot be instrumented: %s", why);
-			continue;
-		}
-		site.key = is[i].key;
-		site.key_off = is[i].key_off;
-		site.key_ret = is[i].key_ret;
-		site.ret_off = is[i].ret_off;
-		/* a trap alone: the jump before it stretched to take it, if that is sound */
-		struct udt_site wider;
-		const char *wwhy;
-		if (!joined && site.mode == UDT_SITE_TRAP && owner != SIZE_MAX && !t->o.pid_traps) {
-			struct udt_site *o = &(*v)[owner];
-			size_t ok = 0;
-			while (ok < ft.cnt && ft.lo + ft.v[ok].off < o->addr)
-				ok++;
-			if (pr_insn_plan(&ft, ok, 0, next_note, is[i].addr, false, shstk, false, &wider,
-					 &wwhy) && wider.mode == UDT_SITE_JUMP) {
-				wider.key = o->key;
-				wider.key_off = o->key_off;
-				wider.key_ret = o->key_ret;
-				wider.ret_off = o->ret_off;
-				wider.join_mask = o->join_mask;
-				*o = wider;
-				owner_end = o->addr + o->len;
-				joined = true;
-			}
-		}
-		if (joined) {
-			struct udt_site *o = &(*v)[owner];
-			site.mode = UDT_SITE_TRAP; /* (its own plan: a trap's, from pr_insn_plan()) */
-			site.join_back = (uint8_t)(is[i].addr - o->addr);
-			o->join_mask |= 1u << (is[i].addr - (o->addr - o->fire_off));
-		}
-		UDT__PUSH(*v, *cnt, *cap, site);
-		if (!joined && site.mode == UDT_SITE_JUMP) {
-			owner = *cnt - 1;
-			owner_end = site.addr - site.fire_off + site.len;
-		} else if (!joined) {
-			owner = SIZE_MAX;
-		}
-	}
-	if (have)
-		pr_func_text_free(&ft);
+	return cnt;
 }
 
 uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems)
@@ -373,7 +188,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			continue;
 		UDT__PUSH(done, ndone, done_cap, pr);
 		if (!checked) {
-			shstk = shadow_stack(t->proc->pid);
+			shstk = pr_proc_shadow_stack(t->proc->pid);
 			checked = true;
 		}
 		for (uint32_t s = 0; s < pr->note_cnt; s++) {
@@ -381,7 +196,7 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 			struct udt_site site;
 
 			if (cnt == UDT_SITES_MAX) {
-				left_out(pr, n->pc, "a session enables at most %d sites", UDT_SITES_MAX);
+				pb_site_left_out(pr, n->pc, "a session enables at most %d sites", UDT_SITES_MAX);
 				break;
 			}
 			if (!make_site(t, pr, n, &site, &ops))
@@ -397,19 +212,19 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 		}
 	}
 	/* the pid provider's, planned knowing where the notes' are */
-	struct isite *is;
-	size_t nis = pid_isites(t, NULL, 0, &is);
-	if (nis) {
+	const struct pb_probe **pids;
+	size_t npid = pid_probes(t, NULL, 0, &pids);
+	if (npid) {
 		uint64_t *notes = udt__xcalloc(cnt + 1, sizeof(*notes));
 		for (size_t i = 0; i < cnt; i++)
 			notes[i] = v[i].addr;
 		qsort(notes, cnt, sizeof(*notes), addr_cmp);
 		if (!checked)
-			shstk = shadow_stack(t->proc->pid);
-		pid_sites_put(t, is, nis, notes, cnt, shstk, &v, &cnt, &cap);
+			shstk = pr_proc_shadow_stack(t->proc->pid);
+		pb_pid_sites(pids, npid, notes, cnt, shstk, t->o.pid_traps, &v, &cnt, &cap);
 		free(notes);
 	}
-	free(is);
+	free(pids);
 	pr_proc_close_files(t->proc); /* (the modules' files: each opened once by the plans) */
 	if (cnt) {
 		qsort(v, cnt, sizeof(*v), site_cmp);
@@ -434,16 +249,16 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
 			    size_t mod_from)
 {
-	struct isite *is;
-	size_t nis = pid_isites(t, idx, n, &is), cnt = 0, cap = 0, nnotes = 0;
+	const struct pb_probe **pids;
+	size_t npid = pid_probes(t, idx, n, &pids), cnt = 0, cap = 0, nnotes = 0;
 	struct udt_sites hdr = { .size = sizeof(hdr) };
 	const struct udt_sites *old = t->sites_tab ? (const void *)(t->img.buf + t->sites_tab)
 						   : NULL;
 	struct udt_site *v = NULL;
 	uint32_t off = 0;
 
-	if (!nis) {
-		free(is);
+	if (!npid) {
+		free(pids);
 		return 0;
 	}
 	/* the session's sites, but those of objects unloaded since (no module there, or one
@@ -464,7 +279,8 @@ uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t 
 	}
 	qsort(notes, nnotes, sizeof(*notes), addr_cmp);
 	size_t before = cnt;
-	pid_sites_put(t, is, nis, notes, nnotes, shadow_stack(t->proc->pid), &v, &cnt, &cap);
+	pb_pid_sites(pids, npid, notes, nnotes, pr_proc_shadow_stack(t->proc->pid), t->o.pid_traps, &v,
+		     &cnt, &cap);
 	pr_proc_close_files(t->proc);
 	if (cnt > before) {
 		qsort(v, cnt, sizeof(*v), site_cmp);
@@ -476,7 +292,7 @@ uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t 
 	}
 	free(notes);
 	free(v);
-	free(is);
+	free(pids);
 	return off;
 }
 
@@ -509,14 +325,6 @@ void cs__sites_arm_late(struct cs_trace *t, const uint64_t *old, size_t nold)
 	free(why);
 }
 
-static uint32_t rd32(struct cs_trace *t, uint64_t addr)
-{
-	uint32_t v = 0;
-
-	(void)pr_proc_read(t->proc, addr, &v, sizeof(v));
-	return v;
-}
-
 int cs__sites_arm(struct cs_trace *t, char **ret_err)
 {
 	pid_t pid = t->proc->pid;
@@ -539,7 +347,7 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 		return -1;
 	}
 	free(why);
-	e = (int32_t)rd32(t, CTL_FIELD(site_errno));
+	e = (int32_t)cs__rd32(t, CTL_FIELD(site_errno));
 	if (pr_proc_read(t->proc, CTL_FIELD(site_armed), &armed, sizeof(armed)))
 		return 0; /* gone meanwhile */
 	if (armed != t->session) {
@@ -547,7 +355,7 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 			*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid "
 						  "%d: its thread %d blocks SIGTRAP, and the kernel "
 						  "would kill it at a trap", (int)pid,
-						  (int)rd32(t, CTL_FIELD(site_tid)));
+						  (int)cs__rd32(t, CTL_FIELD(site_tid)));
 		else if (e > 0)
 			*ret_err = udt__xasprintf("failed to enable the SystemTap probe sites of pid "
 						  "%d: %s", (int)pid, strerror(e));
@@ -555,7 +363,7 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 			report_statuses(t, NULL, 0); /* none could be patched: each one's reason */
 		return e > 0 ? -1 : 0;
 	}
-	if (rd32(t, CTL_FIELD(site_cnt)) < t->site_cnt) {
+	if (cs__rd32(t, CTL_FIELD(site_cnt)) < t->site_cnt) {
 		fflush(t->out);
 		report_statuses(t, NULL, 0);
 	}
@@ -608,7 +416,7 @@ static bool sync_ended(struct cs_trace *t)
 	const struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 	for (int i = 0; i < 500 && !t->target_gone; i++) {
-		if (rd32(t, CTL_FIELD(site_armed)) != t->session)
+		if (cs__rd32(t, CTL_FIELD(site_armed)) != t->session)
 			return true;
 		nanosleep(&ts, NULL);
 	}
@@ -619,7 +427,7 @@ void cs__sites_detach(struct cs_trace *t)
 {
 	char *why = NULL;
 
-	if (!t->site_cnt || rd32(t, CTL_FIELD(site_armed)) != t->session)
+	if (!t->site_cnt || cs__rd32(t, CTL_FIELD(site_armed)) != t->session)
 		return;
 	/* the runtime restores them (and forgets them) when it syncs with the session over */
 	if (cs__sync_runtime(t, &why) || !sync_ended(t))

@@ -18,13 +18,16 @@
  * hexadecimal text it matches. Errors are DTrace's (its D_PROC_* messages).
  *
  * The runtime's own library is never instrumented: its functions run the
- * fire itself.
+ * fire itself. pb_pid_sites() plans the sites of the probes a session
+ * enables (a jump, a trap, joined or stretched), for consumer/sites.c to lay
+ * out.
  */
 #include "probes/probes.h"
 #include "util/util.h"
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -446,4 +449,178 @@ void pb__pid_list_sites(const struct pb_probe *pr, FILE *out)
 	}
 	if (text)
 		pr_func_text_free(&ft);
+}
+
+/* -- Their sites ----------------------------------------------------------------------------- */
+
+void pb_site_left_out(const struct pb_probe *pr, uint64_t pc, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s:%s:%s:%s: site 0x%llx left out: %s\n", udt__progname, pr->prov,
+		pr->mod, pr->func, pr->name, (unsigned long long)pc, why);
+}
+
+/* An instruction the pid probes fire at: its probes' keys, its function. */
+struct isite {
+	uint64_t addr;
+	uint64_t key, key_off, key_ret, ret_off;
+	const struct pb_probe *pr; /* one of them (its function and module), for messages */
+};
+
+static int isite_cmp(const void *x, const void *y)
+{
+	const struct isite *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->pr->fn_lo < b->pr->fn_lo ? -1 : a->pr->fn_lo > b->pr->fn_lo;
+}
+
+/* The sites of pid probes prs[0..np), one for each instruction, sorted. */
+static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite **ret)
+{
+	struct isite *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		const struct pb_probe *pr = prs[i];
+		if (!pr->pid_kind)
+			continue;
+		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
+			struct isite is = { .addr = pr->fn_lo + pr->pid_offs[s], .pr = pr };
+			if (pr->pid_kind == PB_PID_ENTRY)
+				is.key = pr->sem;
+			else if (pr->pid_kind == PB_PID_OFFSET)
+				is.key_off = pr->sem;
+			else {
+				is.key_ret = pr->sem;
+				is.ret_off = pr->pid_offs[s];
+			}
+			UDT__PUSH(v, n, cap, is);
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), isite_cmp);
+	/* one for each address: its probes' keys together (several ECBs of a probe: once) */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].addr == v[i].addr) {
+			struct isite *d = &v[m - 1];
+			d->key = d->key ? d->key : v[i].key;
+			d->key_off = d->key_off ? d->key_off : v[i].key_off;
+			if (!d->key_ret) {
+				d->key_ret = v[i].key_ret;
+				d->ret_off = v[i].ret_off;
+			}
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*ret = v;
+	return m;
+}
+
+void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *notes,
+		  size_t nnotes, bool shstk, bool traps, struct udt_site **v, size_t *cnt,
+		  size_t *cap)
+{
+	struct isite *is;
+	size_t n = isites(prs, np, &is);
+	struct pr_func_text ft = { 0 };
+	const struct pb_probe *fn = NULL;
+	bool have = false;
+	size_t nk = 0;
+	size_t owner = SIZE_MAX;   /* the jump (in v) later sites of this function may join */
+	uint64_t owner_end = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pb_probe *pr = is[i].pr;
+		const char *why = NULL;
+		struct udt_site site;
+
+		while (nk < nnotes && notes[nk] <= is[i].addr)
+			nk++;
+		if (nk && notes[nk - 1] == is[i].addr) {
+			pb_site_left_out(pr, is[i].addr, "it is a SystemTap probe site's nop: trace it by its "
+				 "provider");
+			continue;
+		}
+		if (*cnt == UDT_SITES_MAX) {
+			pb_site_left_out(pr, is[i].addr, "a session enables at most %d sites", UDT_SITES_MAX);
+			break;
+		}
+		if (!fn || fn->fn_lo != pr->fn_lo || fn->module != pr->module) {
+			if (have)
+				pr_func_text_free(&ft);
+			have = true;
+			fn = pr;
+			owner = SIZE_MAX;
+			if (pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why))
+				ft.cnt = 0;
+		}
+		size_t k = 0;
+		while (k < ft.cnt && ft.lo + ft.v[k].off < is[i].addr)
+			k++;
+		if (k == ft.cnt || ft.lo + ft.v[k].off != is[i].addr) {
+			pb_site_left_out(pr, is[i].addr, "%s", why ? why : "it is not an instruction of its "
+				 "function");
+			continue;
+		}
+		uint64_t next_note = nk < nnotes ? notes[nk] : UINT64_MAX;
+		uint64_t prev = i ? is[i - 1].addr : 0;
+		if (nk && notes[nk - 1] > prev)
+			prev = notes[nk - 1];
+		bool joined = owner != SIZE_MAX && is[i].addr < owner_end;
+		/* its own plan: a trap's, if it joins a jump (the jump's, while that jump is there) */
+		if (!pr_insn_plan(&ft, k, prev, next_note, 0, is[i].key_ret != 0, shstk,
+				  traps || joined, &site, &why)) {
+			pb_site_left_out(pr, is[i].addr, "it cannot be instrumented: %s", why);
+			continue;
+		}
+		site.key = is[i].key;
+		site.key_off = is[i].key_off;
+		site.key_ret = is[i].key_ret;
+		site.ret_off = is[i].ret_off;
+		/* a trap alone: the jump before it stretched to take it, if that is sound */
+		struct udt_site wider;
+		const char *wwhy;
+		if (!joined && site.mode == UDT_SITE_TRAP && owner != SIZE_MAX && !traps) {
+			struct udt_site *o = &(*v)[owner];
+			size_t ok = 0;
+			while (ok < ft.cnt && ft.lo + ft.v[ok].off < o->addr)
+				ok++;
+			if (pr_insn_plan(&ft, ok, 0, next_note, is[i].addr, false, shstk, false, &wider,
+					 &wwhy) && wider.mode == UDT_SITE_JUMP) {
+				wider.key = o->key;
+				wider.key_off = o->key_off;
+				wider.key_ret = o->key_ret;
+				wider.ret_off = o->ret_off;
+				wider.join_mask = o->join_mask;
+				*o = wider;
+				owner_end = o->addr + o->len;
+				joined = true;
+			}
+		}
+		if (joined) {
+			struct udt_site *o = &(*v)[owner];
+			site.mode = UDT_SITE_TRAP; /* (its own plan: a trap's, from pr_insn_plan()) */
+			site.join_back = (uint8_t)(is[i].addr - o->addr);
+			o->join_mask |= 1u << (is[i].addr - (o->addr - o->fire_off));
+		}
+		UDT__PUSH(*v, *cnt, *cap, site);
+		if (!joined && site.mode == UDT_SITE_JUMP) {
+			owner = *cnt - 1;
+			owner_end = site.addr - site.fire_off + site.len;
+		} else if (!joined) {
+			owner = SIZE_MAX;
+		}
+	}
+	if (have)
+		pr_func_text_free(&ft);
+	free(is);
 }

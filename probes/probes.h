@@ -161,6 +161,25 @@ int pb_probes_add_pid_late(struct pb_probes *ps, struct pr_proc *proc, const cha
 /* Is desc a description of the pid provider of process pid (pid<pid>, $target expanded)? */
 bool pb_desc_pid_of(const char *desc, int pid);
 
+/*
+ * pb_pid_sites() - (pid.c) the sites of the pid probes prs[0..n) (each of
+ * a probe's ECBs may list it), one for each instruction, planned as
+ * docs/pid.md says ("Placing and removing a probe") and appended to *v
+ * (*cnt of *cap, UDT_SITES_MAX at most): each function's instructions
+ * decoded once; a jump where sound (traps only when traps), taking the
+ * later sites in its bytes along (they fire from its trampoline: joined), or
+ * stretched to take the next one that would be trapped alone (a short
+ * function's entry and ret); never a note site's bytes (notes: their
+ * addresses, sorted, nnotes); shstk: the process has shadow stacks (no
+ * call is moved). Those left out are said (pb_site_left_out()).
+ */
+void pb_pid_sites(const struct pb_probe *const *prs, size_t n, const uint64_t *notes,
+		  size_t nnotes, bool shstk, bool traps, struct udt_site **v, size_t *cnt,
+		  size_t *cap);
+/* Say on stderr that the site at pc of probe pr is left out, and why (printf's fmt). */
+__attribute__((format(printf, 3, 4))) void pb_site_left_out(const struct pb_probe *pr, uint64_t pc,
+							    const char *fmt, ...);
+
 /* Do probe pr's clauses run in dtrace (BEGIN, END, ERROR, tick-n), not in the target? */
 static inline bool pb_runs_here(const struct pb_probe *pr)
 {

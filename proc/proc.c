@@ -825,6 +825,56 @@ out:
 	return err;
 }
 
+bool pr_proc_maps_moved(struct pr_proc *p)
+{
+	char path[64], buf[128];
+	ssize_t n;
+
+	if (!p->statm_fd1) {
+		snprintf(path, sizeof(path), "/proc/%d/statm", (int)p->pid);
+		p->statm_fd1 = open(path, O_RDONLY | O_CLOEXEC) + 1;
+	}
+	if (p->statm_fd1 <= 0 || (n = pread(p->statm_fd1 - 1, buf, sizeof(buf) - 1, 0)) <= 0)
+		return false;
+	buf[n] = 0;
+	uint64_t size = strtoull(buf, NULL, 10);
+	if (size == p->statm_size)
+		return false;
+	p->statm_size = size;
+	return true;
+}
+
+void pr_proc_maps_recheck(struct pr_proc *p)
+{
+	p->statm_size = 0;
+}
+
+bool pr_proc_loader_busy(struct pr_proc *p)
+{
+	int32_t state = 0;
+
+	if (!p->r_debug && pr_proc_lookup(p, "_r_debug", &p->r_debug, NULL))
+		p->r_debug = 1;
+	/* (x86-64's struct r_debug: r_version, r_map, r_brk, then r_state; 0 is RT_CONSISTENT) */
+	return p->r_debug != 1 && !pr_proc_read(p, p->r_debug + 24, &state, sizeof(state)) &&
+	       state != 0;
+}
+
+bool pr_proc_shadow_stack(pid_t pid)
+{
+	char path[64], *status = NULL;
+	size_t len;
+	bool on = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!udt__read_file(path, &status, &len)) {
+		const char *f = strstr(status, "\nx86_Thread_features:");
+		on = f && strstr(f, "shstk") && strstr(f, "shstk") < strchr(f + 1, '\n');
+	}
+	free(status);
+	return on;
+}
+
 int pr_proc_refresh(struct pr_proc *p)
 {
 	pid_t pid;
@@ -841,6 +891,8 @@ void pr_proc_close(struct pr_proc *p)
 	if (!p)
 		return;
 	modules_free(p);
+	if (p->statm_fd1 > 0)
+		(void)close(p->statm_fd1 - 1);
 	memset(p, 0, sizeof(*p));
 }
 

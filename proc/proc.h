@@ -110,6 +110,10 @@ struct pr_proc {
 	size_t mod_cnt, mod_cap;
 	uint64_t reg_addr;        /* udt__registry in the target, once looked up (registry.c) */
 	char errmsg[512];         /* the last error, for messages */
+	/* following its loads (pr_proc_maps_moved(), pr_proc_loader_busy()) */
+	int statm_fd1;            /* /proc/PID/statm's descriptor + 1 (0: not open) */
+	uint64_t statm_size;
+	uint64_t r_debug;         /* its dynamic linker's struct r_debug; 1: none found */
 };
 
 /*
@@ -145,6 +149,19 @@ int pr_proc_refresh(struct pr_proc *p);
  * negative errno (-ESRCH: the target is gone).
  */
 int pr_proc_rescan(struct pr_proc *p);
+
+/*
+ * pr_proc_maps_moved() - has p's memory map moved since the last call (its
+ * size in /proc/PID/statm: a library mapped, or any other mapping)? One
+ * small read; the first call says true, and so does the call after
+ * pr_proc_maps_recheck().
+ */
+bool pr_proc_maps_moved(struct pr_proc *p);
+void pr_proc_maps_recheck(struct pr_proc *p);
+/* Is p's dynamic linker mapping or unmapping an object (_r_debug.r_state is not RT_CONSISTENT)? */
+bool pr_proc_loader_busy(struct pr_proc *p);
+/* Does process pid have shadow stacks (x86 CET: /proc/PID/status)? */
+bool pr_proc_shadow_stack(pid_t pid);
 
 /*
  * pr_proc_sync() - follow the target's registry (proc/registry.c): mark
