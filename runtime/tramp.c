@@ -716,7 +716,7 @@ void udt__tramp_restore(int fd, struct patch *p)
 /*
  * From udt__tramp_entry: frame is the interrupted thread's general
  * registers (rsp's slot to fill in), its flags, the entry's return address,
- * the site's index, then the red zone; fx its %xmm registers and MXCSR.
+ * the site's index, then the red zone; fx its %xmm registers.
  */
 void udt__tramp_fire(uint64_t *frame, const uint8_t *fx)
 {
