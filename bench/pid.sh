@@ -78,6 +78,8 @@ keep() {
 	fi
 	field "$log" ns >>"$OUT/$v.ns"
 	field "$log" cpu_ns >>"$OUT/$v.cpu"
+	field "$log" insns >>"$OUT/$v.insns"
+	field "$log" best_ns >>"$OUT/$v.best"
 	# (dtrace's "  N" lines, bpftrace's "@n: N")
 	sed -n 's/^@n: *\([0-9]*\).*/\1/p; s/^ *\([0-9][0-9]*\)$/\1/p' "$log" | tr '\n' '/' |
 		sed 's|/$|\n|' >>"$OUT/$v.counted"
@@ -114,10 +116,12 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 
-declare -A NS CPU
+declare -A NS CPU INSNS BEST
 for v in "${VARIANTS[@]}"; do
 	NS[$v]=$(median <"$OUT/$v.ns" 2>/dev/null || echo nan)
 	CPU[$v]=$(median <"$OUT/$v.cpu" 2>/dev/null || echo nan)
+	INSNS[$v]=$(median <"$OUT/$v.insns" 2>/dev/null || echo -1)
+	BEST[$v]=$(median <"$OUT/$v.best" 2>/dev/null || echo nan)
 done
 ok() { [ -n "${CPU[$1]:-}" ] && [ "${CPU[$1]}" != nan ]; }
 # cratio A B: A's CPU ns per call over B's, or n/a
@@ -130,9 +134,14 @@ echo "== 17. the pid provider: pidfn_leaf(long, long, long) called in a loop, cl
 echo "   $PAIR"
 echo "   ns per call: the thread's CPU time (user and kernel) and wall time, the median"
 echo "   of $ROUNDS interleaved runs; $N calls a run ($SLOW_N for the traps and the uprobes)"
-printf '   %-42s %10s %10s %16s\n' variant "cpu ns" "wall ns" "counted"
+echo "   (best: the wall ns of a run's least disturbed tenth, the median over runs; insns:"
+echo "   user-mode instructions per call, where the CPU's counters can be read)"
+printf '   %-42s %10s %10s %8s %8s %16s\n' variant "cpu ns" "wall ns" best insns "counted"
 for v in "${VARIANTS[@]}"; do
-	printf '   %-42s %10.1f %10.1f %16s\n' "${DESC[$v]}" "${CPU[$v]}" "${NS[$v]}" \
+	ins=n/a
+	awk -v i="${INSNS[$v]}" 'BEGIN { exit !(i >= 0) }' && ins=$(printf '%.1f' "${INSNS[$v]}")
+	printf '   %-42s %10.1f %10.1f %8.1f %8s %16s\n' "${DESC[$v]}" "${CPU[$v]}" "${NS[$v]}" \
+		"${BEST[$v]}" "$ins" \
 		"$(sort -u "$OUT/$v.counted" 2>/dev/null | tr '\n' ' ')"
 done
 echo
@@ -176,6 +185,9 @@ if ok uprobe; then
 		"$(cratio uprobe pair.trap)"
 else
 	printf 'uprobe: SKIP (%s)\n' "$uprobe_why"
+fi
+if [ "${BEST[entry]}" != nan ] && [ "${BEST[usdt]}" != nan ]; then
+	printf 'least disturbed: entry / usdt %.1fx\n' "$(calc "${BEST[entry]} / ${BEST[usdt]}")"
 fi
 if [ "$one" != nan ] && [ "$all" != nan ]; then
 	printf 'enabling %s C library functions: +%s ms over one (%.0f us a function)\n' \

@@ -16,14 +16,17 @@
  * counts its minor page faults (getrusage RUSAGE_THREAD). Prints a line per
  * thread and then
  *
- *   RESULT threads=T events=E fired=A ns=W cpu_ns=C best_ns=B secs=S faults=F
+ *   RESULT threads=T events=E fired=A ns=W cpu_ns=C best_ns=B secs=S faults=F insns=I
  *
  * E: timed events of all threads; A: all events fired, warm-up included;
  * W and C: the mean over threads of wall and CPU ns per timed event; B: the
  * mean over threads of the wall ns per event of the fastest of the SLICES
  * slices a tight pass is timed in (the one least disturbed); S: the longest
  * thread's wall seconds; F: the page faults of the timed passes (a tracer's
- * buffer memory touched for the first time).
+ * buffer memory touched for the first time); I: the mean over threads of
+ * the user-mode instructions retired per timed event (a perf event of the
+ * thread's own; -1 where perf events are not allowed): what a CPU's speed,
+ * and a shared machine's noise, do not change.
  *
  * The probe site is chosen when compiling: BENCH_UDTRACE (our dtrace -h
  * header, "probes.h"), BENCH_SDT (SystemTap's <sys/sdt.h>, no semaphore) or
@@ -34,11 +37,15 @@
  * index and a 32-byte string.
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(BENCH_STR)
 /* the string payload: 32 bytes and a NUL */
@@ -110,6 +117,7 @@ struct worker {
 	double cpu_ns;
 	double best_ns;
 	long faults;
+	double insns;             /* user-mode instructions of the timed passes; -1: not counted */
 };
 
 static long n_events;
@@ -149,6 +157,27 @@ static __attribute__((noinline)) void paced(long id, long n, double t0)
 	}
 }
 
+/* A counter of this thread's user-mode instructions, or -1. */
+static int insn_counter(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static double insn_read(int fd)
+{
+	long long v = 0;
+
+	return fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? (double)v : -1;
+}
+
 /* This thread's minor page faults so far. */
 static long thread_faults(void)
 {
@@ -171,7 +200,9 @@ static void *work(void *arg)
 		tight(w->id, 0, n_events);
 		nanosleep(&ts, NULL);
 	}
+	int ifd = insn_counter();
 	pthread_barrier_wait(&start_line);
+	double i0 = insn_read(ifd);
 	f0 = thread_faults();
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -191,13 +222,17 @@ static void *work(void *arg)
 	w->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	w->wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	w->faults = thread_faults() - f0;
+	double i1 = insn_read(ifd);
+	w->insns = i0 >= 0 && i1 >= 0 ? i1 - i0 : -1;
+	if (ifd >= 0)
+		close(ifd);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	static struct worker w[MAX_THREADS];
-	double wall = 0, cpu = 0, best = 0, longest = 0;
+	double wall = 0, cpu = 0, best = 0, longest = 0, insns = 0;
 	long nthreads = 1, faults = 0, i;
 
 	if (argc < 2 || (n_events = atol(argv[1])) <= 0) {
@@ -234,13 +269,14 @@ int main(int argc, char **argv)
 		cpu += w[i].cpu_ns / (double)n_events;
 		best += w[i].best_ns;
 		faults += w[i].faults;
+		insns = insns < 0 || w[i].insns < 0 ? -1 : insns + w[i].insns / (double)n_events;
 		if (w[i].wall_ns > longest)
 			longest = w[i].wall_ns;
 	}
 	printf("RESULT threads=%ld events=%ld fired=%ld ns=%.3f cpu_ns=%.3f best_ns=%.3f secs=%.3f "
-	       "faults=%ld\n",
+	       "faults=%ld insns=%.1f\n",
 	       nthreads, n_events * nthreads, n_events * nthreads * (warm_passes + 1),
 	       wall / (double)nthreads, cpu / (double)nthreads, best / (double)nthreads,
-	       longest / 1e9, faults);
+	       longest / 1e9, faults, insns < 0 ? -1.0 : insns / (double)nthreads);
 	return 0;
 }
