@@ -207,6 +207,13 @@ struct udt_canary {
 
 extern struct udt_canary *udt__fork_canary __attribute__((visibility("hidden")));
 bool udt__forked_slow(struct udt_control *c, uint32_t session);
+/*
+ * Is this process's memory process pid's: a vfork() child's (posix_spawn(),
+ * system()), or one cloned with CLONE_VM? Then nothing here is its own: it
+ * fires as pid (illumos's fasttrap takes a vfork child's probes for its
+ * parent's), and never ends, restores or unmaps anything of pid's (session.c).
+ */
+bool udt__shares_mm(int pid);
 
 /*
  * Is slot c's session one this process inherited from its parent by fork?

@@ -71,6 +71,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
@@ -943,6 +944,16 @@ static bool take_inherited(struct udt_control *c, uint32_t session, int32_t pid)
 	return true;
 }
 
+bool udt__shares_mm(int pid)
+{
+	struct udt_canary *k = LOAD_ACQUIRE(&udt__fork_canary);
+
+	/* the canary is wiped in a fork child's copy of the memory, not in memory shared */
+	if (k && LOAD_RELAXED(&k->alive))
+		return true;
+	return syscall(SYS_kcmp, (long)getpid(), (long)pid, KCMP_VM, 0L, 0L) == 0;
+}
+
 bool udt__forked_slow(struct udt_control *c, uint32_t session)
 {
 	struct udt_canary *k = LOAD_ACQUIRE(&udt__fork_canary);
@@ -952,6 +963,9 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
 	/* this session's first fire here: are we the process it attached to? */
 	int pid = udt__safe_getpid();
 	if (pid != LOAD_ACQUIRE(&c->pid)) {
+		/* a vfork child: the session's process's memory (its pid, its canary) */
+		if (udt__shares_mm((int)LOAD_RELAXED(&c->pid)))
+			return false;
 		if (!(LOAD_RELAXED(&c->flags) & UDT_CTL_FOLLOW)) {
 			leave_inherited(c, session);
 			return true;

@@ -636,7 +636,11 @@ static int live_sites(uint32_t slot, const struct udt_site **ret)
 	uint32_t session = LOAD_RELAXED(&c->session);
 
 	*ret = NULL;
-	if (!udt__active(c) || !session || LOAD_RELAXED(&c->pid) != udt__safe_getpid())
+	if (!udt__active(c) || !session)
+		return 0;
+	/* (a vfork child's are its parent's: the same memory, the same text) */
+	int32_t pid = LOAD_RELAXED(&c->pid);
+	if (pid != udt__safe_getpid() && !udt__shares_mm(pid))
 		return 0;
 	return sites_of(slot, udt__area(c, LOAD_RELAXED(&c->area)), session, ret);
 }

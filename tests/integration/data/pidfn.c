@@ -12,6 +12,8 @@
  *	pidfn wait FILE N    as run, once FILE exists (a -p target: "ready" first)
  *	pidfn spin FILE      leaf() in a loop until FILE exists ("ready" first), then
  *	                     how many times
+ *	pidfn spawn N        N times: vfork() a child that calls leaf() and execs
+ *	                     true, posix_spawn() true, call leaf()
  *	pidfn flags N        flagfn() N times: how often the flags changed across
  *	                     flag_site (an offset probe's place)
  *	pidfn dl LIB N [FILE] dlopen() LIB, wait (10 s at most) until its plug_work()'s
@@ -23,6 +25,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +206,27 @@ int main(int argc, char **argv)
 		printf("spun %ld\n", n);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "spawn")) {
+		/* children that share its memory until they exec: vfork's, posix_spawn's */
+		extern char **environ;
+		long n = atol(argv[2]), ok = 0;
+		for (long i = 0; i < n; i++) {
+			char *av[] = { "true", NULL };
+			int st = -1;
+			pid_t p = vfork();
+			if (p == 0) {
+				sink += leaf(i, 1);
+				execv("/bin/true", av);
+				_exit(127);
+			}
+			ok += p > 0 && waitpid(p, &st, 0) == p && st == 0;
+			if (!posix_spawn(&p, "/bin/true", NULL, NULL, av, environ))
+				ok += waitpid(p, &st, 0) == p && st == 0;
+			sink += leaf(i, 2);
+		}
+		printf("spawned %ld of %ld\n", ok, 2 * n);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "flags")) {
 		long n = atol(argv[2]), bad = 0;
 		for (long i = 0; i < n; i++)
@@ -244,6 +268,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: pidfn run N | pidfn wait FILE N | pidfn spin FILE | "
-		"pidfn flags N | pidfn dl LIB N [FILE]\n");
+		"pidfn spawn N | pidfn flags N | pidfn dl LIB N [FILE]\n");
 	return 2;
 }
