@@ -110,17 +110,45 @@ static bool hex_offset(const char *s, uint64_t *ret)
 	return true;
 }
 
-/* The probe of ps named prov:mod:func:name, or NULL. */
-static struct pb_probe *find(struct pb_probes *ps, const char *prov, const char *mod,
-			     const char *func, const char *name)
+/*
+ * The pid probes a description has made or found: by key (kind and address,
+ * UDT_PID_KEY()), and whether its function is '-' (an address's probe is
+ * another than the offset's at the same place), in an open-addressed set.
+ */
+struct made_set {
+	struct { uint64_t key; bool dash; } *v;
+	size_t cap, cnt;
+};
+
+static size_t made_slot(const struct made_set *s, uint64_t key, bool dash)
 {
-	for (size_t i = 0; i < ps->cnt; i++) {
-		struct pb_probe *p = &ps->v[i];
-		if (p->pid_kind && !strcmp(p->prov, prov) && !strcmp(p->mod, mod) &&
-		    !strcmp(p->func, func) && !strcmp(p->name, name))
-			return p;
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+
+	while (s->v[i].key && (s->v[i].key != key || s->v[i].dash != dash))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+/* Add (key, dash) to s: false when it was there. */
+static bool made_add(struct made_set *s, uint64_t key, bool dash)
+{
+	if (2 * (s->cnt + 1) > s->cap) {
+		struct made_set g = { .cap = s->cap ? 2 * s->cap : 1024 };
+		g.v = udt__xcalloc(g.cap, sizeof(*g.v));
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i].key)
+				g.v[made_slot(&g, s->v[i].key, s->v[i].dash)] = s->v[i];
+		g.cnt = s->cnt;
+		free(s->v);
+		*s = g;
 	}
-	return NULL;
+	size_t i = made_slot(s, key, dash);
+	if (s->v[i].key)
+		return false;
+	s->v[i].key = key;
+	s->v[i].dash = dash;
+	s->cnt++;
+	return true;
 }
 
 /* What a description makes in one module: the probes, and what it says when they fail. */
@@ -133,13 +161,17 @@ struct make {
 	const char *name;          /* the name field ("*" when empty) */
 	size_t made;
 	char *err;                 /* the first error (DTrace's words: its tag's) */
+	struct made_set have;      /* ps's pid probes of this provider */
 };
 
 /* Add a pid probe (kind, named name: owned) of function fn at offsets offs (owned). */
 static void add_probe(struct make *m, const struct pr_func *fn, uint8_t kind, char *name,
 		      uint32_t *offs, uint32_t cnt, const char *why)
 {
-	if (find(m->ps, m->prov, m->mod->name, fn->name, name)) {
+	uint64_t key = UDT_PID_KEY(kind == PB_PID_ENTRY ? UDT_PID_ENTRY : kind == PB_PID_RETURN
+				   ? UDT_PID_RETURN : UDT_PID_OFFSET,
+				   kind == PB_PID_OFFSET ? fn->addr + *offs : fn->addr);
+	if (!made_add(&m->have, key, !strcmp(fn->name, "-"))) {
 		free(name);
 		free(offs);
 		m->made++;
@@ -162,9 +194,7 @@ static void add_probe(struct make *m, const struct pr_func *fn, uint8_t kind, ch
 		.pid_cnt = cnt,
 		.pid_why = why,
 	};
-	pr.sem = UDT_PID_KEY(kind == PB_PID_ENTRY ? UDT_PID_ENTRY : kind == PB_PID_RETURN
-			     ? UDT_PID_RETURN : UDT_PID_OFFSET,
-			     kind == PB_PID_OFFSET ? fn->addr + *offs : fn->addr);
+	pr.sem = key;
 	size_t cap = m->ps->cnt;
 	UDT__PUSH(m->ps->v, m->ps->cnt, cap, pr);
 	m->made++;
@@ -350,9 +380,13 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 
 	if (!strcmp(func, "-") && late)
 		return 0; /* (an address of the executable: never in a library loaded later) */
+	for (size_t i = 0; i < ps->cnt; i++)
+		if (ps->v[i].pid_kind && !strcmp(ps->v[i].prov, pv))
+			(void)made_add(&m.have, ps->v[i].sem, !strcmp(ps->v[i].func, "-"));
 	if (!strcmp(func, "-")) {
 		if (make_at_address(&m, proc, modf))
 			goto fail;
+		free(m.have.v);
 		return (int)m.made;
 	}
 	for (size_t i = mod_from; i < proc->mod_cnt && !m.err; i++) {
@@ -372,10 +406,12 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 		m.err = udt__xasprintf("failed to lookup '%s' in module '%s'", func, modf);
 		goto fail;
 	}
+	free(m.have.v);
 	return (int)m.made;
 fail:
 	*ret_err = udt__xasprintf("invalid probe specifier %s: %s", desc, m.err);
 	free(m.err);
+	free(m.have.v);
 	return -1;
 }
 
