@@ -1232,6 +1232,10 @@ static int debug_file(const struct pr_module *mod, Elf *e)
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -1;
 	int fd = udt__open_regular(path, O_RDONLY, NULL);
+	/* the target exited (its root is gone): ours, as pr_module_open() takes the file's path
+	   (a stack printed at the end of a -c command's trace: its libc's static functions) */
+	if (fd < 0 && *root)
+		fd = udt__open_regular(path + strlen(root), O_RDONLY, NULL);
 	return fd < 0 ? -1 : fd;
 }
 
