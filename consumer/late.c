@@ -455,8 +455,10 @@ void cs__late_poll(struct cs_trace *t)
 			l->synced = true;
 		}
 	}
-	if (maps && pr_proc_rescan(t->proc))
+	if (maps && pr_proc_rescan(t->proc)) {
+		pr_proc_maps_recheck(t->proc); /* (the next round tries again) */
 		return;
+	}
 
 	struct pb_probes *b = udt__xcalloc(1, sizeof(*b));
 	/* (numbered after every probe of every process: IDs are the session's) */

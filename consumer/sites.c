@@ -414,11 +414,19 @@ static void restore_outside(struct cs_trace *t)
 static bool sync_ended(struct cs_trace *t)
 {
 	const struct timespec ts = { 0, 10 * 1000 * 1000 };
+	char *why = NULL;
 
-	for (int i = 0; i < 500 && !t->target_gone; i++) {
+	for (int i = 1; i <= 500 && !t->target_gone; i++) {
 		if (cs__rd32(t, CTL_FIELD(site_armed)) != t->session)
 			return true;
 		nanosleep(&ts, NULL);
+		/* (a sync that began before the session ended says it armed; ours, once that
+		   one is done, restores) */
+		if (i % 20 == 0) {
+			(void)cs__sync_runtime(t, &why);
+			free(why);
+			why = NULL;
+		}
 	}
 	return false;
 }

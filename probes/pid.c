@@ -112,40 +112,42 @@ static bool hex_offset(const char *s, uint64_t *ret)
 
 /*
  * The pid probes a description has made or found: by key (kind and address,
- * UDT_PID_KEY()), and whether its function is '-' (an address's probe is
+ * UDT_PID_KEY()), their function's start (two symbols that overlap are two
+ * functions, each its probes) and whether it is '-' (an address's probe is
  * another than the offset's at the same place), in an open-addressed set.
  */
 struct made_set {
-	struct { uint64_t key; bool dash; } *v;
+	struct { uint64_t key, fn; bool dash; } *v;
 	size_t cap, cnt;
 };
 
-static size_t made_slot(const struct made_set *s, uint64_t key, bool dash)
+static size_t made_slot(const struct made_set *s, uint64_t key, uint64_t fn, bool dash)
 {
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
+	size_t i = (size_t)(((key ^ fn) * 0x9e3779b97f4a7c15ull) >> 20) & (s->cap - 1);
 
-	while (s->v[i].key && (s->v[i].key != key || s->v[i].dash != dash))
+	while (s->v[i].key && (s->v[i].key != key || s->v[i].fn != fn || s->v[i].dash != dash))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
 
-/* Add (key, dash) to s: false when it was there. */
-static bool made_add(struct made_set *s, uint64_t key, bool dash)
+/* Add (key, fn, dash) to s (key is never 0): false when it was there. */
+static bool made_add(struct made_set *s, uint64_t key, uint64_t fn, bool dash)
 {
 	if (2 * (s->cnt + 1) > s->cap) {
 		struct made_set g = { .cap = s->cap ? 2 * s->cap : 1024 };
 		g.v = udt__xcalloc(g.cap, sizeof(*g.v));
 		for (size_t i = 0; i < s->cap; i++)
 			if (s->v[i].key)
-				g.v[made_slot(&g, s->v[i].key, s->v[i].dash)] = s->v[i];
+				g.v[made_slot(&g, s->v[i].key, s->v[i].fn, s->v[i].dash)] = s->v[i];
 		g.cnt = s->cnt;
 		free(s->v);
 		*s = g;
 	}
-	size_t i = made_slot(s, key, dash);
+	size_t i = made_slot(s, key, fn, dash);
 	if (s->v[i].key)
 		return false;
 	s->v[i].key = key;
+	s->v[i].fn = fn;
 	s->v[i].dash = dash;
 	s->cnt++;
 	return true;
@@ -171,7 +173,7 @@ static void add_probe(struct make *m, const struct pr_func *fn, uint8_t kind, ch
 	uint64_t key = UDT_PID_KEY(kind == PB_PID_ENTRY ? UDT_PID_ENTRY : kind == PB_PID_RETURN
 				   ? UDT_PID_RETURN : UDT_PID_OFFSET,
 				   kind == PB_PID_OFFSET ? fn->addr + *offs : fn->addr);
-	if (!made_add(&m->have, key, !strcmp(fn->name, "-"))) {
+	if (!made_add(&m->have, key, fn->addr, !strcmp(fn->name, "-"))) {
 		free(name);
 		free(offs);
 		m->made++;
@@ -382,7 +384,8 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 		return 0; /* (an address of the executable: never in a library loaded later) */
 	for (size_t i = 0; i < ps->cnt; i++)
 		if (ps->v[i].pid_kind && !strcmp(ps->v[i].prov, pv))
-			(void)made_add(&m.have, ps->v[i].sem, !strcmp(ps->v[i].func, "-"));
+			(void)made_add(&m.have, ps->v[i].sem, ps->v[i].fn_lo,
+				       !strcmp(ps->v[i].func, "-"));
 	if (!strcmp(func, "-")) {
 		if (make_at_address(&m, proc, modf))
 			goto fail;

@@ -202,6 +202,7 @@ bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k);
  */
 struct udt_canary {
 	uint32_t alive;                /* 1; 0 in a fork child */
+	int32_t pid;                   /* the process that made it */
 	uint32_t ours[UDT_SLOT_MAX];   /* each slot's session found to be ours, 0 none */
 };
 
@@ -212,8 +213,10 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session);
  * system()), or one cloned with CLONE_VM? Then nothing here is its own: it
  * fires as pid (illumos's fasttrap takes a vfork child's probes for its
  * parent's), and never ends, restores or unmaps anything of pid's (session.c).
+ * 1 yes, 0 no, -1 unknown (no canary of pid's, and kcmp refused): then it
+ * touches nothing of pid's either, and does not fire.
  */
-bool udt__shares_mm(int pid);
+int udt__shares_mm(int pid);
 
 /*
  * Is slot c's session one this process inherited from its parent by fork?

@@ -66,6 +66,7 @@
  */
 #include "runtime/area.h"
 #include "runtime/internal.h"
+#include "runtime/sites.h"
 #include "runtime/vars.h"
 
 #include <errno.h>
@@ -944,14 +945,16 @@ static bool take_inherited(struct udt_control *c, uint32_t session, int32_t pid)
 	return true;
 }
 
-bool udt__shares_mm(int pid)
+int udt__shares_mm(int pid)
 {
 	struct udt_canary *k = LOAD_ACQUIRE(&udt__fork_canary);
 
-	/* the canary is wiped in a fork child's copy of the memory, not in memory shared */
-	if (k && LOAD_RELAXED(&k->alive))
-		return true;
-	return syscall(SYS_kcmp, (long)getpid(), (long)pid, KCMP_VM, 0L, 0L) == 0;
+	/* pid's canary is wiped in a fork child's copy of the memory, not in memory shared */
+	if (k && LOAD_RELAXED(&k->pid) == pid)
+		return LOAD_RELAXED(&k->alive) ? 1 : 0;
+	/* (the kernel itself: errno is the application's) */
+	long r = udt__sys(SYS_kcmp, udt__sys(SYS_getpid, 0, 0, 0, 0, 0, 0), pid, KCMP_VM, 0, 0, 0);
+	return r == 0 ? 1 : r > 0 ? 0 : -1;
 }
 
 bool udt__forked_slow(struct udt_control *c, uint32_t session)
@@ -963,9 +966,11 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
 	/* this session's first fire here: are we the process it attached to? */
 	int pid = udt__safe_getpid();
 	if (pid != LOAD_ACQUIRE(&c->pid)) {
-		/* a vfork child: the session's process's memory (its pid, its canary) */
-		if (udt__shares_mm((int)LOAD_RELAXED(&c->pid)))
-			return false;
+		/* a vfork child: the session's process's memory (its pid, its canary), whose
+		   session it fires in; or not known to be another's: it touches nothing */
+		int shared = udt__shares_mm((int)LOAD_RELAXED(&c->pid));
+		if (shared)
+			return shared < 0;
 		if (!(LOAD_RELAXED(&c->flags) & UDT_CTL_FOLLOW)) {
 			leave_inherited(c, session);
 			return true;
@@ -985,6 +990,7 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
 			return false;
 		}
 		page->alive = 1;
+		page->pid = pid;
 		k = NULL;
 		if (__atomic_compare_exchange_n(&udt__fork_canary, &k, page, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))

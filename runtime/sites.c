@@ -640,7 +640,7 @@ static int live_sites(uint32_t slot, const struct udt_site **ret)
 		return 0;
 	/* (a vfork child's are its parent's: the same memory, the same text) */
 	int32_t pid = LOAD_RELAXED(&c->pid);
-	if (pid != udt__safe_getpid() && !udt__shares_mm(pid))
+	if (pid != udt__safe_getpid() && udt__shares_mm(pid) <= 0)
 		return 0;
 	return sites_of(slot, udt__area(c, LOAD_RELAXED(&c->area)), session, ret);
 }
@@ -980,6 +980,25 @@ static bool wanted(const struct udt_site *const *sites, const int *n, uint64_t a
 	return false;
 }
 
+/*
+ * May this process's memory be that of a live session's process that it is
+ * not: a vfork child's (its parent's text, its parent's patches), or one it
+ * cannot tell (udt__shares_mm())? Then the sync leaves the text alone.
+ */
+static bool foreign_memory(void)
+{
+	int self = udt__safe_getpid();
+
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__ctl.slots[s];
+		int32_t pid = LOAD_RELAXED(&c->pid);
+		if (udt__active(c) && LOAD_RELAXED(&c->session) && pid && pid != self &&
+		    udt__shares_mm(pid) != 0)
+			return true;
+	}
+	return false;
+}
+
 void udt__sites_sync(bool wait)
 {
 	/* what it calls of the C library (errno's location, a write, a membarrier) may be a
@@ -993,7 +1012,7 @@ void udt__sites_sync(bool wait)
 	uint32_t patched[UDT_SLOT_MAX] = { 0 };
 	bool any = false;
 
-	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
+	if (foreign_memory() || !(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;
 		udt__tls.quiet = was_quiet;
 		return;

@@ -7,9 +7,9 @@
  * the runtime never calls the C library's: those are chosen at load time
  * for the CPU (AVX2, AVX-512), and leave vector registers and their upper
  * halves changed (vzeroupper zeroes them). A SystemTap site that jumps to a
- * trampoline saves only the general registers, the flags, %xmm0-15 and
- * MXCSR for the runtime (runtime/sites.c, tramp_x86_64.S): all that this
- * code, compiled for the x86-64 baseline, touches. The library then imports
+ * trampoline saves only the general registers, the flags and %xmm0-15
+ * for the runtime (runtime/sites.c, tramp_x86_64.S): all that this code,
+ * compiled for the x86-64 baseline, touches (it never writes MXCSR). The library then imports
  * no memory or string function (tests/integration/notes.sh checks it).
  *
  * Plain and short: the runtime copies records of tens of bytes, keys and

@@ -61,6 +61,7 @@
  */
 #include "runtime/sites.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
@@ -92,9 +93,14 @@ static struct {
 bool udt__tramp_ready(void)
 {
 #if defined(__x86_64__)
+	unsigned a, b, c = 0, d;
+	/* the entry restores the flags with sahf, which the first x86-64 CPUs lack in 64-bit
+	   mode (CPUID LAHF-LM): traps there */
 	if (!tr.ready)
-		tr.ready = syscall(SYS_membarrier,
-				   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) ? -1 : 1;
+		tr.ready = !__get_cpuid(0x80000001, &a, &b, &c, &d) || !(c & 1) ||
+				   syscall(SYS_membarrier,
+					   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0)
+			   ? -1 : 1;
 	return tr.ready > 0;
 #else
 	return false;
