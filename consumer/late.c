@@ -358,7 +358,8 @@ static void publish(struct cs_trace *t, size_t first)
 	uint32_t tab = t->sites_tab;
 	uint64_t *old = udt__xcalloc(t->site_cnt + 1, sizeof(*old));
 	size_t nold = t->site_cnt;
-	memcpy(old, t->sites, nold * sizeof(*old));
+	if (nold)
+		memcpy(old, t->sites, nold * sizeof(*old));
 	struct cs_gen *gens = udt__xcalloc(nobj + 1, sizeof(*gens));
 	size_t ngens = 0;
 	int err = add_gen(t, all, n, &gens[0]);
