@@ -57,24 +57,13 @@ declare -A DESC=(
 	[uprobe]="<sys/sdt.h> site, bpftrace: a uprobe"
 )
 declare -A EVENTS=([sdt.off]=$N [note.jump]=$N [note.trap]=$SLOW_N [udtrace]=$N [uprobe]=$SLOW_N)
-uprobe_why=
-if ! have bpftrace; then
-	uprobe_why="bpftrace not installed (apt-get install bpftrace)"
-elif [ "$(id -u)" != 0 ]; then
-	uprobe_why="bpftrace needs root to load BPF programs"
-else
-	VARIANTS+=(uprobe)
-fi
+uprobe_why=$(uprobe_unavailable)
+[ -z "$uprobe_why" ] && VARIANTS+=(uprobe)
 
 # keep V LOG: file the RESULT of LOG (ev.c's) under variant V, and the count the tracer made
 keep() {
 	local v=$1 log=$2
-	if [ -z "$(field "$log" events)" ]; then
-		echo "   bench: $v gave no result: $(tail -n 2 "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
-	field "$log" ns >>"$OUT/$v.ns"
-	field "$log" cpu_ns >>"$OUT/$v.cpu"
+	keep_fields "$v" "$log" ns cpu_ns || return 1
 	sed -n 's/^@n: *\([0-9]*\).*/\1/p; s/^ *\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1 >>"$OUT/$v.counted"
 }
 
@@ -99,16 +88,12 @@ have bpftrace && echo "bpftrace: $(bpftrace --version 2>&1 | head -n 1)"
 [ -n "$uprobe_why" ] && echo "SKIP uprobe: $uprobe_why"
 echo
 
-for ((r = 0; r < ROUNDS; r++)); do
-	for ((i = 0; i < ${#VARIANTS[@]}; i++)); do
-		measure "${VARIANTS[$(((i + r) % ${#VARIANTS[@]}))]}"
-	done
-done
+interleave "$ROUNDS" "${VARIANTS[@]}"
 
 declare -A NS CPU
 for v in "${VARIANTS[@]}"; do
 	NS[$v]=$(median <"$OUT/$v.ns" 2>/dev/null || echo nan)
-	CPU[$v]=$(median <"$OUT/$v.cpu" 2>/dev/null || echo nan)
+	CPU[$v]=$(median <"$OUT/$v.cpu_ns" 2>/dev/null || echo nan)
 done
 ok() { [ -n "${CPU[$1]:-}" ] && [ "${CPU[$1]}" != nan ]; }
 # cratio A B: A's CPU ns per event over B's, or n/a

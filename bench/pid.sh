@@ -60,26 +60,13 @@ declare -A DESC=(
 	[uprobe]="its entry and return, bpftrace: uprobes"
 )
 declare -A CALLS=([off]=$N [entry]=$N [pair]=$N [pair.trap]=$SLOW_N [usdt]=$N [uprobe]=$SLOW_N)
-uprobe_why=
-if ! have bpftrace; then
-	uprobe_why="bpftrace not installed (apt-get install bpftrace)"
-elif [ "$(id -u)" != 0 ]; then
-	uprobe_why="bpftrace needs root to load BPF programs"
-else
-	VARIANTS+=(uprobe)
-fi
+uprobe_why=$(uprobe_unavailable)
+[ -z "$uprobe_why" ] && VARIANTS+=(uprobe)
 
 # keep V LOG: file the RESULT of LOG (ev.c's) under variant V, and what the tracer counted
 keep() {
 	local v=$1 log=$2
-	if [ -z "$(field "$log" events)" ]; then
-		echo "   bench: $v gave no result: $(tail -n 2 "$log" | tr '\n' ' ')" >&2
-		return 1
-	fi
-	field "$log" ns >>"$OUT/$v.ns"
-	field "$log" cpu_ns >>"$OUT/$v.cpu"
-	field "$log" insns >>"$OUT/$v.insns"
-	field "$log" best_ns >>"$OUT/$v.best"
+	keep_fields "$v" "$log" ns cpu_ns insns best_ns || return 1
 	# (dtrace's "  N" lines, bpftrace's "@n: N")
 	sed -n 's/^@n: *\([0-9]*\).*/\1/p; s/^ *\([0-9][0-9]*\)$/\1/p' "$log" | tr '\n' '/' |
 		sed 's|/$|\n|' >>"$OUT/$v.counted"
@@ -110,18 +97,14 @@ have bpftrace && echo "bpftrace: $(bpftrace --version 2>&1 | head -n 1)"
 [ -n "$uprobe_why" ] && echo "SKIP uprobe: $uprobe_why"
 echo
 
-for ((r = 0; r < ROUNDS; r++)); do
-	for ((i = 0; i < ${#VARIANTS[@]}; i++)); do
-		measure "${VARIANTS[$(((i + r) % ${#VARIANTS[@]}))]}"
-	done
-done
+interleave "$ROUNDS" "${VARIANTS[@]}"
 
 declare -A NS CPU INSNS BEST
 for v in "${VARIANTS[@]}"; do
 	NS[$v]=$(median <"$OUT/$v.ns" 2>/dev/null || echo nan)
-	CPU[$v]=$(median <"$OUT/$v.cpu" 2>/dev/null || echo nan)
+	CPU[$v]=$(median <"$OUT/$v.cpu_ns" 2>/dev/null || echo nan)
 	INSNS[$v]=$(median <"$OUT/$v.insns" 2>/dev/null || echo -1)
-	BEST[$v]=$(median <"$OUT/$v.best" 2>/dev/null || echo nan)
+	BEST[$v]=$(median <"$OUT/$v.best_ns" 2>/dev/null || echo nan)
 done
 ok() { [ -n "${CPU[$1]:-}" ] && [ "${CPU[$1]}" != nan ]; }
 # cratio A B: A's CPU ns per call over B's, or n/a

@@ -1378,19 +1378,10 @@ int pr_proc_symbolize(struct pr_proc *p, uint64_t addr, struct pr_module **ret_m
 	return err;
 }
 
-int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sym **ret_sym)
+size_t pr_module_sym_above(const struct pr_module *mod, uint64_t addr)
 {
-	const struct pr_sym *unsized = NULL;
-	size_t lo = 0, hi, i;
-	uint64_t at;
-	bool sized = false;
-	int err;
+	size_t lo = 0, hi = mod->sym_cnt;
 
-	err = load_syms(mod);
-	if (err)
-		return err;
-	/* hi: the first symbol above addr */
-	hi = mod->sym_cnt;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1399,6 +1390,21 @@ int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sy
 		else
 			hi = mid;
 	}
+	return hi;
+}
+
+int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sym **ret_sym)
+{
+	const struct pr_sym *unsized = NULL;
+	size_t hi, i;
+	uint64_t at;
+	bool sized = false;
+	int err;
+
+	err = load_syms(mod);
+	if (err)
+		return err;
+	hi = pr_module_sym_above(mod, addr);
 	/* the nearest function at or below addr, then the first of its aliases */
 	for (i = hi; i-- > 0;)
 		if (mod->syms[i].func)

@@ -269,6 +269,8 @@ int pr_module_sym_addr(struct pr_module *mod, const char *name, uint64_t *ret_ad
 
 /* pr_proc_symbolize() within module mod: the function symbol covering addr. 0 or -ENOENT. */
 int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sym **ret_sym);
+/* The index of mod's first symbol (its loaded symbols, in address order) above addr. */
+size_t pr_module_sym_above(const struct pr_module *mod, uint64_t addr);
 
 /*
  * pr_module_func_range() - the address range of function name in mod.

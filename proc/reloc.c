@@ -550,16 +550,9 @@ static uint64_t next_start(const struct pr_obj *o, struct pr_module *mod, uint64
 
 	if (fde_range(o, v, &lo, &hi, &next) || next != UINT64_MAX)
 		next = next == UINT64_MAX ? UINT64_MAX : next + mod->base;
-	/* the first function symbol at a or after (the symbols are in address order) */
-	size_t l = 0, h = mod->sym_cnt;
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-		if (mod->syms[mid].addr < a)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	for (size_t i = l; i < mod->sym_cnt && mod->syms[i].addr < next; i++)
+	/* the first function symbol at a or after */
+	for (size_t i = pr_module_sym_above(mod, a - 1); i < mod->sym_cnt && mod->syms[i].addr < next;
+	     i++)
 		if (mod->syms[i].func) {
 			next = mod->syms[i].addr;
 			break;
