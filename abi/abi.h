@@ -44,7 +44,7 @@
 #include "abi/bytecode.h"
 #include "abi/note_arg.h"
 
-#define UDT_ABI_VERSION 20
+#define UDT_ABI_VERSION 21
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -98,6 +98,8 @@ enum udt_policy {
 #define UDT_CTL_FOLLOW 0x4u      /* a fork child keeps the session (docs/runtime.md, "fork") */
 #define UDT_CTL_FORKWAIT 0x8u    /* and its first fire waits (100 ms at most) for the consumer
 				    to map its memory: the consumer is told of forks at once */
+#define UDT_CTL_LOADWAIT 0x10u   /* a table registered waits (1 s at most) until reg_acked says
+				    the consumer has enabled its probes (version 21) */
 
 /*
  * The runtime's identity: symbol udt__runtime_id, read-only. The consumer
@@ -133,7 +135,8 @@ struct udt_control {
 				     the runtime compares its reading with (version 18) */
 	uint64_t bufsize;         /* C: bytes per buffer half; R: lowered by bufresize=auto */
 	uint32_t policy;          /* C: enum udt_policy */
-	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW, UDT_CTL_FORKWAIT */
+	uint32_t flags;           /* C: UDT_CTL_BUFRESIZE, UDT_CTL_FOLLOW, UDT_CTL_FORKWAIT,
+				     UDT_CTL_LOADWAIT */
 	uint32_t tbuf_max;        /* C: threads with a buffer, at most */
 	uint32_t shm_state;       /* R: enum udt_shm_state */
 	int32_t shm_fd;           /* R */
@@ -169,6 +172,8 @@ struct udt_control {
 	int32_t site_errno;       /* R: why the last sync patched nothing, 0 none (each site's
 				     own outcome is its udt_site.status) */
 	int32_t site_tid;         /* R: with site_errno EDEADLK, the thread that blocks SIGTRAP */
+	uint32_t reg_acked;       /* C: the udt__registry.gen whose tables' probes it has enabled
+				     (UDT_CTL_LOADWAIT; version 21) */
 } __attribute__((aligned(256)));
 
 _Static_assert(sizeof(struct udt_control) == 256, "a slot is 256 bytes: its index is a shift");

@@ -869,7 +869,7 @@ void cs__area_put_ecbs(struct cs_trace *t, struct cs_area *a, const size_t *idx,
 		}
 		if (e->probe->prof_kind)
 			continue; /* keyed, fired by the runtime's timers: no semaphore to set */
-		if (e->probe->notes)
+		if (e->probe->notes && !e->probe->pt)
 			continue; /* keyed by a site: their semaphores come with their sites (sites.c) */
 		if (e->probe->pid_kind)
 			continue; /* keyed by an instruction (UDT_PID_KEY()), no semaphore: sites.c */
@@ -1094,10 +1094,11 @@ static int beat(struct cs_trace *t)
 }
 
 /* The session's flags: a session follows forks, a child keeps it, unless -x nofollowfork
-   (docs/processes.md); its first fire waits for dtrace where dtrace is told of forks at once */
+   (docs/processes.md); its first fire waits for dtrace where dtrace is told of forks at once;
+   a table registered waits for its probes' enabling (late.c) */
 static uint32_t ctl_flags(const struct cs_trace *t)
 {
-	return (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
+	return (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) | UDT_CTL_LOADWAIT |
 	       (t->o.nofollowfork ? 0 : UDT_CTL_FOLLOW | (t->fork_wait ? UDT_CTL_FORKWAIT : 0));
 }
 

@@ -64,6 +64,8 @@
 struct cs_late {
 	bool synced;               /* reg_gen is the registry's gen at the last sync */
 	uint32_t reg_gen;
+	bool acked;                /* acked_gen written to the slot's reg_acked */
+	uint32_t acked_gen;
 	size_t vars[DL_VAR_SCOPES]; /* the variables the session laid out when it started */
 	bool spec_used;
 	struct pb_probes **batches; /* the probes that appeared, a batch per round */
@@ -423,14 +425,33 @@ static size_t late_pid(struct cs_trace *t, struct pb_probes *b)
 	return made;
 }
 
+static void late_round(struct cs_trace *t);
+
+/*
+ * A round, then the registry gen it acted on said to the target: a table
+ * registered waits in udt__register() until then (UDT_CTL_LOADWAIT), so
+ * that a library's probes are enabled before its dlopen() returns.
+ */
 void cs__late_poll(struct cs_trace *t)
+{
+	struct cs_late *l = t->late;
+
+	if (!l || !t->attached || t->target_gone)
+		return;
+	late_round(t);
+	if (l->synced && (!l->acked || l->acked_gen != l->reg_gen) &&
+	    !pr_proc_write(t->proc, CTL_FIELD(reg_acked), &l->reg_gen, sizeof(l->reg_gen))) {
+		l->acked = true;
+		l->acked_gen = l->reg_gen;
+	}
+}
+
+static void late_round(struct cs_trace *t)
 {
 	struct cs_late *l = t->late;
 	uint32_t gen, synced_gen;
 	bool regs, maps;
 
-	if (!l || !t->attached || t->target_gone)
-		return;
 	regs = !pr_proc_registry_gen(t->proc, &gen) && !(l->synced && gen == l->reg_gen);
 	/* (the pid provider's: any library, with our tables or not) */
 	maps = l->pid_cnt && pr_proc_maps_moved(t->proc);

@@ -225,19 +225,55 @@ static void group_notes(struct pr_proc *proc, struct pr_module *mod)
 	free(o);
 }
 
-/* The probes of mod's SystemTap notes, if it has no table of ours (docs/notes.md). */
-static void add_notes(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
-		      struct pr_module *mod)
+/*
+ * The table probe of mod among ps->v[from..] that the sites of note n join:
+ * the same provider and name in the same function, or in none the table
+ * names (its first such group only); NULL: none. *tp_ret: a table probe of
+ * that provider and name, for the types, if any.
+ */
+static struct pb_probe *table_probe_of(struct pb_probes *ps, size_t from, const struct pr_note *n,
+				       struct pb_probe **tp_ret)
 {
-	if (mod->table_cnt || !mod->note_cnt)
+	*tp_ret = NULL;
+	for (size_t i = from; i < ps->cnt; i++) {
+		struct pb_probe *pr = &ps->v[i];
+		const struct pr_table *t = pr->pt ? &pr->pt->t : NULL;
+		const struct udt_table_probe *tp = t ? pr_table_probe(t, pr->index) : NULL;
+		if (!tp || strcmp(pr_table_str(t, tp->name), n->name) ||
+		    strcmp(pr_table_str(t, pr_table_provider(t, tp->provider)->name), n->prov))
+			continue;
+		*tp_ret = pr;
+		if (!strcmp(pr->func, n->func) || (!pr->func[0] && !pr->notes))
+			return pr;
+	}
+	return NULL;
+}
+
+/*
+ * The probes of mod's SystemTap notes but those of our header's (docs/notes.md):
+ * a note of <sys/sdt.h> beside a table of ours joins the table's probe of
+ * its provider and name (the table's types, the semaphore's key), else it is
+ * a probe of its own, typed by the table where it declares the probe.
+ * ps->v[from..] are mod's tables' probes.
+ */
+static void add_notes(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
+		      struct pr_module *mod, size_t from)
+{
+	if (!mod->note_cnt)
 		return;
 	group_notes(proc, mod);
 	for (size_t i = 0, j; i < mod->note_cnt; i = j) {
 		struct pr_note *n = &mod->notes[i];
-		struct pb_probe pr = { 0 };
+		struct pb_probe pr = { 0 }, *tpr, *joined;
 
 		for (j = i + 1; j < mod->note_cnt && same_probe(n, &mod->notes[j]); j++)
 			;
+		joined = table_probe_of(ps, from, n, &tpr);
+		if (joined) {
+			joined->notes = n;
+			joined->note_cnt = (uint32_t)(j - i);
+			continue;
+		}
 		pr.prov = udt__xasprintf("%s%d", n->prov, (int)proc->pid);
 		pr.mod = mod->name;
 		pr.func = n->func;
@@ -246,7 +282,9 @@ static void add_notes(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
 		pr.sem = n->pc;
 		pr.notes = n;
 		pr.note_cnt = (uint32_t)(j - i);
-		pr.dprobe = note_dprobe(ps->types, n);
+		pr.dprobe = tpr ? make_dprobe(ps->types, &tpr->pt->t, pr_table_probe(&tpr->pt->t,
+										    tpr->index))
+			        : note_dprobe(ps->types, n);
 		add(ps, cap, pr);
 	}
 }
@@ -276,9 +314,10 @@ int pb_probes_load_at(struct pb_probes *ps, struct pr_proc *proc, uint32_t first
 	/* (the process's probes are numbered from first_id) */
 	ps->id_base = first_id - 1 - (uint32_t)ps->cnt;
 	for (size_t m = 0; proc && m < proc->mod_cnt; m++) {
+		size_t from = ps->cnt;
 		for (size_t k = 0; k < proc->mods[m]->table_cnt; k++)
 			add_table(ps, &cap, proc, proc->mods[m], proc->mods[m]->tables[k]);
-		add_notes(ps, &cap, proc, proc->mods[m]);
+		add_notes(ps, &cap, proc, proc->mods[m], from);
 	}
 	return 0;
 }
@@ -498,7 +537,7 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 	const struct pr_table *t = pr->pt ? &pr->pt->t : NULL;
 	const struct udt_table_probe *tp = t ? pr_table_probe(t, pr->index) : NULL;
 
-	if (pr->notes) {
+	if (pr->notes && !tp) {
 		/* the notes declare no stability: the defaults of a provider that declares none */
 	} else if (pr->pid_kind) {
 		/* illumos's fasttrap: its module, function and arguments are Private */
@@ -529,9 +568,11 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 	uint32_t n = tp ? tp->xarg_cnt : 0, first = tp ? tp->first_xarg : 0;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(out, "\t\targs[%u]: %s\n", i, pr_table_str(t, pr_table_arg(t, first + i)->type));
-	n = pr->notes ? (uint32_t)pr->dprobe->narg_cnt : n;
-	for (uint32_t i = 0; pr->notes && i < n; i++)
-		fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->nargs[i].ctype);
+	if (pr->notes && !tp) {
+		n = (uint32_t)pr->dprobe->xarg_cnt;
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->xargs[i].ctype);
+	}
 	if (!n)
 		fprintf(out, "\t\tNone\n");
 	if (pr->pid_kind)

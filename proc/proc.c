@@ -579,6 +579,40 @@ static void modules_free(struct pr_proc *p)
 	p->mod_cnt = p->mod_cap = 0;
 }
 
+/* Is sem the semaphore of a probe of one of mod's tables? */
+static bool table_sem(const struct pr_module *mod, uint64_t sem)
+{
+	for (size_t k = 0; k < mod->table_cnt; k++) {
+		const struct pr_ptable *pt = mod->tables[k];
+		for (uint32_t i = 0; i < pt->t.hdr.probe_cnt; i++)
+			if (pt->addr + pr_table_probe_off(&pt->t, i) +
+				    (uint64_t)pr_table_probe(&pt->t, i)->sem_rel == sem)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Keep of mod's notes those no table of ours has: the sites of our header's
+ * probes are their tables' (each note names its probe's semaphore; SDT(9)
+ * probes' are all the runtime's), a note of <sys/sdt.h> beside them has no
+ * semaphore or one of its own (docs/notes.md, "Which objects").
+ */
+static void drop_own_notes(struct pr_module *mod)
+{
+	size_t n = 0;
+
+	if (!mod->table_cnt && !mod->sdt)
+		return;
+	for (size_t i = 0; i < mod->note_cnt; i++) {
+		const struct pr_note *no = &mod->notes[i];
+		if (no->sem && (mod->sdt || table_sem(mod, no->sem)))
+			continue;
+		mod->notes[n++] = *no;
+	}
+	mod->note_cnt = n;
+}
+
 /*
  * Make a module of group gi when its file is an ELF object loaded as mapped.
  * Return: 0 (added or skipped), or -ENOMEM.
@@ -620,14 +654,14 @@ static int add_object(struct pr_proc *p, struct scan *s, size_t gi)
 		if (err)
 			goto out;
 	}
-	/* an object of ours (a -G table, SDT(9) providers) has notes too: its probes are
-	   its tables' (the SDT(9) ones the runtime registers); the others', their notes' */
+	/* an object of ours (a -G table, SDT(9) providers) has notes too: their sites are
+	   its tables' (the SDT(9) ones the runtime registers); others beside them are
+	   <sys/sdt.h>'s, which are kept */
 	mod.sdt = find_section(e, UDT_SDT_SECTION, &sh) != NULL;
-	if (!scn && !mod.sdt) {
-		err = pr__notes_read(p, &mod, e);
-		if (err)
-			goto out;
-	}
+	err = pr__notes_read(p, &mod, e);
+	if (err)
+		goto out;
+	drop_own_notes(&mod);
 	mod.ino = g->ino;
 	mod.map_start = s->maps[g->low].start;
 	err = pr__add_module(p, &mod);
@@ -683,12 +717,17 @@ int pr_file_providers(const char *path, char ***ret_names)
 	}
 	/* SDT(9) providers (their names are the runtime's to give) and the runtime itself (whose
 	   registry holds dynamic providers): any name */
-	if (find_section(e, UDT_SDT_SECTION, &sh) || strstr(path, "libudtrace"))
+	if (find_section(e, UDT_SDT_SECTION, &sh) || strstr(path, "libudtrace")) {
 		UDT__PUSH(v, n, cap, udt__xstrdup("*"));
-	else if (!scn && (err = pr__notes_read(&p, &mod, e)) == 0)
-		for (size_t i = 0; i < mod.note_cnt; i++)
-			if (!i || strcmp(mod.notes[i].prov, mod.notes[i - 1].prov))
-				UDT__PUSH(v, n, cap, udt__xstrdup(mod.notes[i].prov));
+		goto out;
+	}
+	/* and those of its notes no table of ours has */
+	if ((err = pr__notes_read(&p, &mod, e)))
+		goto out;
+	drop_own_notes(&mod);
+	for (size_t i = 0; i < mod.note_cnt; i++)
+		if (!i || strcmp(mod.notes[i].prov, mod.notes[i - 1].prov))
+			UDT__PUSH(v, n, cap, udt__xstrdup(mod.notes[i].prov));
 out:
 	module_free(&mod);
 	modules_free(&p);

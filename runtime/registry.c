@@ -33,25 +33,27 @@
 #include "runtime/area.h"
 #include "runtime/internal.h"
 
+#include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "udtrace/sdt.h"
 
 /* In .bss, so that an untraced process keeps its pages zero: size is set at load (session.c). */
 UDT_EXPORT struct udt_registry udt__registry;
 
-UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
+/* Put table in a slot; false: it was there, or there is no room. *gen: the registry's gen then. */
+static bool publish(const struct udt_table_hdr *table, uint32_t *gen)
 {
 	uint32_t i;
 
-	if (!table || table->magic != UDT_TABLE_MAGIC)
-		return;
 	udt__registry.size = sizeof(udt__registry); /* a constructor may come before ours */
 	uint32_t n = LOAD_ACQUIRE(&udt__registry.cnt);
 	for (i = 0; i < n && i < UDT_REG_MAX; i++)
 		if (LOAD_RELAXED(&udt__registry.slots[i].table) == (uint64_t)(uintptr_t)table)
-			return; /* registered by udt__register_loaded() */
+			return false; /* registered by udt__register_loaded() */
 	for (i = 0; i < n && i < UDT_REG_MAX; i++) {
 		uint64_t empty = 0;
 
@@ -60,16 +62,56 @@ UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
 		    __atomic_compare_exchange_n(&udt__registry.slots[i].table, &empty,
 						(uint64_t)(uintptr_t)table, false, __ATOMIC_RELEASE,
 						__ATOMIC_RELAXED)) {
-			__atomic_fetch_add(&udt__registry.gen, 1, __ATOMIC_RELEASE);
-			return;
+			*gen = __atomic_add_fetch(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+			return true;
 		}
 	}
 	i = __atomic_fetch_add(&udt__registry.cnt, 1, __ATOMIC_RELAXED);
 	if (i >= UDT_REG_MAX)
-		return; /* a consumer still finds the table in the object's file */
+		return false; /* a consumer still finds the table in the object's file */
 	/* pairs with the consumer's read of the slot after it reads cnt */
 	STORE_RELEASE(&udt__registry.slots[i].table, (uint64_t)(uintptr_t)table);
-	__atomic_fetch_add(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+	*gen = __atomic_add_fetch(&udt__registry.gen, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * A table registered while sessions trace the process (an object dlopen()ed,
+ * a provider made at run time) has its probes enabled before the constructor
+ * or call that registered it returns, as DTrace registers a library's DOF
+ * inside dlopen(): each session's consumer says which registry gen it has
+ * acted on (reg_acked, UDT_CTL_LOADWAIT), and this waits for gen, in 1 ms
+ * slices (the consumer looks every 2 to 10 ms), 1 s at most in all (a
+ * consumer stopped), and not for a consumer gone (one killed never says) or
+ * a session over. errno is the caller's again after.
+ */
+static void await_enabled(uint32_t gen)
+{
+	struct timespec slice = { 0, 1000000 };
+	int saved = errno, budget = 1000;
+
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_control *c = &udt__ctl.slots[s];
+		uint32_t session = LOAD_RELAXED(&c->session);
+
+		while (budget > 0 && udt__active(c) && LOAD_RELAXED(&c->session) == session &&
+		       (LOAD_RELAXED(&c->flags) & UDT_CTL_LOADWAIT) &&
+		       (int32_t)(LOAD_ACQUIRE(&c->reg_acked) - gen) < 0 &&
+		       !(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH)) {
+			(void)nanosleep(&slice, NULL);
+			budget--;
+		}
+	}
+	errno = saved;
+}
+
+UDT_EXPORT void udt__register(const struct udt_table_hdr *table)
+{
+	uint32_t gen;
+
+	if (!table || table->magic != UDT_TABLE_MAGIC || !publish(table, &gen))
+		return;
+	await_enabled(gen);
 }
 
 /* Zero the entries of list (n addresses) that lie in [lo, hi). */

@@ -92,6 +92,42 @@ exec 4>&-
 wait "$pid"
 expect_eq "-p: the program ran on and exited 0" "$?" 0
 
+# The first fires after dlopen() returns, with no wait: the library's probes were enabled
+# inside dlopen() (its constructors' registration waits for the session)
+start_prog
+"$DTRACE" -Z -q -n 'BEGIN { printf("attached\n"); } late*:::enter, sdtlate*:::tick { @[probename] = count(); }
+	END { printa("%s %@d\n", @); }' -p "$pid" >out.txt 2>err.txt &
+dtpid=$!
+wait_for out.txt attached
+cmd open opened
+cmd "work 3" "worked 3"
+kill -INT "$dtpid"
+wait "$dtpid"
+expect_eq "-p: the fires straight after dlopen() returns are recorded, every one" \
+	"$?:$(grep . out.txt | sort | tr '\n' '|')" "0:attached|enter 3|tick 3|"
+exec 4>&-
+wait "$pid"
+# and a session whose dtrace is stopped holds dlopen() up for a moment only (its bound),
+# one whose dtrace is killed not at all
+for how in STOP KILL; do
+	start_prog
+	"$DTRACE" -Z -q -n 'BEGIN { printf("attached\n"); } late*:::enter { @ = count(); }' \
+		-p "$pid" >out.txt 2>err.txt &
+	dtpid=$!
+	wait_for out.txt attached
+	if [ $how = KILL ]; then
+		{ kill -KILL "$dtpid"; wait "$dtpid"; } 2>/dev/null
+	else
+		kill -STOP "$dtpid"
+	fi
+	cmd open opened
+	expect_eq "-p: dtrace $([ $how = STOP ] && echo stopped || echo killed): dlopen() returns" \
+		"$(tail -1 prog.out)" "opened"
+	{ kill -KILL "$dtpid"; wait "$dtpid"; } 2>/dev/null
+	exec 4>&-
+	wait "$pid"
+done
+
 # Two sessions: each enables the library's probes in a generation of its own
 start_prog
 "$DTRACE" -Z -q -n 'late*:::enter { printf("A %d\n", arg0); }' -p "$pid" >a.txt 2>a.err &

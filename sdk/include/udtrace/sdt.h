@@ -287,13 +287,26 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 #define UDT__CALL(m, args) m args
 
 /*
+ * UDT__SEMVAL(S): semaphore S, read from memory every time. A consumer that
+ * attaches later changes it behind the compiler's back, which would
+ * otherwise keep one load for a whole loop that calls nothing (at -O2) or
+ * split the loop in two on it (-O3's unswitching). The empty asm says S may
+ * have changed, and costs nothing: the load still folds into its test
+ * (cmpw $0, S(%rip)), which a volatile load does not under gcc.
+ */
+#define UDT__SEMVAL(S) __extension__({                                                      \
+	__asm__ __volatile__("" : "+m"(S));                                                  \
+	(S);                                                                                 \
+})
+
+/*
  * A site: semaphore S, the note's text, the typed copies, the note's
  * operands, then the dispatch (last and variadic: once expanded it has
  * commas that no parentheses protect, in an initializer's braces).
  */
 #define UDT__SITE_(S, note, decls, ops, ...)                                                 \
 	do {                                                                                 \
-		if (__builtin_expect(S, 0)) {                                                \
+		if (__builtin_expect(UDT__SEMVAL(S), 0)) {                                   \
 			decls __asm__ __volatile__(note : : UDT__UNPAREN ops);               \
 			__VA_ARGS__;                                                         \
 		}                                                                            \
@@ -305,7 +318,7 @@ extern udt__dispatch_fn udt__dispatch __attribute__((visibility("hidden")));
 #define UDT__SEMAPHORE(prov, name)                                                           \
 	extern unsigned short UDT__SEM(prov, name) __attribute__((visibility("hidden")))
 
-#define UDT__ENABLED(prov, name) __builtin_expect(UDT__SEM(prov, name), 0)
+#define UDT__ENABLED(prov, name) __builtin_expect(UDT__SEMVAL(UDT__SEM(prov, name)), 0)
 
 /*
  * UDT__EACHn(M, S, K, T, x, ...): M(i, K, T, x) for each of n argument
