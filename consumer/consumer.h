@@ -66,6 +66,7 @@ struct cs_opts {
 	uint32_t maxprocs;         /* processes followed at most, besides -p's or -c's (maxprocs) */
 	enum pr_watch_how procwatch; /* how processes are found (docs/processes.md) */
 	bool nofollowfork;         /* a traced process's fork children leave the session */
+	bool cmdstatus;            /* exit with -c's command's status (cmdstatus) */
 };
 
 /* How profile-n's samples are timed (profclock; docs/profile.md). */
@@ -137,6 +138,14 @@ size_t cs_trace_clause_matches(const struct cs_trace *t, const struct dl_clause 
  * -p process gets a brief ptrace injection). Return: 0, or -1 with *ret_err.
  */
 int cs_trace_arm(struct cs_trace *t, char **ret_err);
+
+/*
+ * cs_trace_follow() - fd (a SOCK_SEQPACKET socket, SO_PASSCRED set; ours to
+ * close) is where the new images of -c's command's descendants announce
+ * themselves (runtime/session.c, sync_with_consumer()): each is looked at as
+ * it announces, and traced from its start if it matches (docs/processes.md).
+ */
+void cs_trace_follow(struct cs_trace *t, int fd);
 
 /* Map the session's buffers if the target has made them. 0, or -1 after a message. */
 int cs_trace_map(struct cs_trace *t);

@@ -63,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -124,13 +125,16 @@ struct cs_group {
 	uint64_t relook_last;      /* when they were last counted (ns) */
 	uint64_t relook_credit;    /* ns x processes owed since: one look a RELOOK_NS */
 	char *runtime;             /* the runtime dtrace loads into processes */
+	int follow_fd;             /* -c's descendants announce new images here, else -1 */
 	size_t max_said;           /* the limit was said */
 };
 
 static struct cs_group *group(struct cs_trace *lead)
 {
-	if (!lead->grp)
+	if (!lead->grp) {
 		lead->grp = udt__xcalloc(1, sizeof(*lead->grp));
+		lead->grp->follow_fd = -1;
+	}
 	return lead->grp;
 }
 
@@ -821,6 +825,105 @@ static void looks_due(struct cs_trace *lead)
 	free(pids);
 }
 
+static bool old_image_gone(struct cs_trace *lead, struct cs_trace *t);
+
+/* One byte of an announced image's handshake (runtime/session.c): send c (0: none), await reply. */
+static bool handshake_step(int fd, char c, char reply)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	char b;
+
+	if (c && send(fd, &c, 1, MSG_NOSIGNAL) != 1)
+		return false;
+	return !reply || (poll(&pfd, 1, 1000) > 0 && read(fd, &b, 1) == 1 && b == reply);
+}
+
+/*
+ * A new image of -c's tree, pid, waiting in its runtime's constructor with
+ * the handshake's descriptor fd: looked at now, its session started and its
+ * buffers mapped if it matches; then let go.
+ */
+static void announced(struct cs_trace *lead, pid_t pid, int fd)
+{
+	struct cs_group *g = group(lead);
+	struct proc *p = find_proc(g, pid, true);
+
+	/* (a new image: whatever was known of the pid is its old one's) */
+	p->tree = true;
+	if (p->v != V_MEMBER && p->v != V_DENIED) {
+		p->v = V_NONE;
+		p->sig = 0;
+	}
+	/* (its exec's event may not have been read yet) */
+	(void)old_image_gone(lead, member_of(lead, pid));
+	if (handshake_step(fd, 0, 'R')) {
+		look(lead, pid);
+		struct cs_trace *t = member_of(lead, pid);
+		if (t && t->attached && !t->gone && handshake_step(fd, 'S', 'M'))
+			(void)cs_trace_map(t);
+		(void)handshake_step(fd, 'G', 0);
+	}
+	close(fd);
+}
+
+/* The announcements of new images (cs_trace_follow()), a few a round. */
+static void take_announcements(struct cs_trace *lead)
+{
+	struct cs_group *g = group(lead);
+
+	for (int n = 0; n < LOOKS_PER_ROUND && g->follow_fd >= 0; n++) {
+		char b;
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
+		} u;
+		struct iovec iov = { &b, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
+		ssize_t r = recvmsg(g->follow_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		pid_t pid = 0;
+		int fd = -1;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			if (h->cmsg_level != SOL_SOCKET)
+				continue;
+			if (h->cmsg_type == SCM_CREDENTIALS &&
+			    h->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+				struct ucred cr;
+				memcpy(&cr, CMSG_DATA(h), sizeof(cr));
+				pid = cr.pid;
+			} else if (h->cmsg_type == SCM_RIGHTS) {
+				/* (one descriptor is the protocol: any other is closed) */
+				size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+				for (size_t i = 0; i < k; i++) {
+					int d;
+					memcpy(&d, CMSG_DATA(h) + i * sizeof(int), sizeof(d));
+					if (fd < 0)
+						fd = d;
+					else
+						close(d);
+				}
+			}
+		}
+		if (fd >= 0 && (pid <= 0 || b != 'N' || pid == getpid()))
+			close(fd);
+		else if (fd >= 0)
+			announced(lead, pid, fd);
+	}
+}
+
+void cs_trace_follow(struct cs_trace *t, int fd)
+{
+	struct cs_group *g = group(t);
+
+	if (g->follow_fd >= 0)
+		close(g->follow_fd);
+	g->follow_fd = fd;
+}
+
 /* The descriptions of processes' probes, to look at processes with: any? */
 static bool take_descs(struct cs_trace *lead)
 {
@@ -962,6 +1065,11 @@ int cs__group_start(struct cs_trace *lead, char **ret_err)
 	    (take_descs(lead) || lead->attached) &&
 	    pr_watch_open(&g->watch, lead->o.procwatch, ret_err))
 		return -1;
+	/* (images of the tree announce themselves only to a dtrace that follows it) */
+	if (g->follow_fd >= 0 && (!g->watch || !g->descs)) {
+		close(g->follow_fd);
+		g->follow_fd = -1;
+	}
 	/* (its forks are then adopted at once: their first fires may wait for dtrace) */
 	lead->fork_wait = pr_watch_fd(g->watch) >= 0;
 	cs__flags_update(lead);
@@ -997,6 +1105,23 @@ static bool lead_execd(struct cs_trace *lead, bool seen)
 	    (lead->attached ? member_alive(lead) : !seen))
 		return false;
 	cs_trace_target_gone(lead);
+	return true;
+}
+
+/*
+ * t's process (the lead's, a member's, or NULL: none traced) exec'd: t, its
+ * old image, is read for the last time. false: t is the new image already
+ * (an event read late).
+ */
+static bool old_image_gone(struct cs_trace *lead, struct cs_trace *t)
+{
+	if (t == lead)
+		return lead_execd(lead, true);
+	if (t) {
+		if (member_alive(t))
+			return false;
+		member_gone(lead, t);
+	}
 	return true;
 }
 
@@ -1037,14 +1162,8 @@ static void take_events(struct cs_trace *lead)
 			}
 			break;
 		case PR_PEV_EXEC:
-			/* (an event read late: the image traced may be the new one already) */
-			if (t == lead && !lead_execd(lead, true))
+			if (!old_image_gone(lead, t))
 				break;
-			if (t && t != lead) {
-				if (member_alive(t))
-					break;
-				member_gone(lead, t);
-			}
 			p = find_proc(g, ev[i].pid, false);
 			if (g->descs && (lead->o.every_process || t || (p && p->tree)))
 				plan_exec_looks(lead, ev[i].pid);
@@ -1114,6 +1233,8 @@ void cs__group_work(struct cs_trace *lead)
 	}
 	if (g->descs)
 		looks_due(lead);
+	if (g->follow_fd >= 0 && g->started)
+		take_announcements(lead);
 	for (size_t i = 0; i < g->cnt && !lead->done; i++)
 		if (!g->m[i]->gone)
 			member_round(lead, g->m[i], now);
@@ -1153,16 +1274,17 @@ uint64_t cs__group_due_in(const struct cs_trace *lead)
 void cs_trace_wait(struct cs_trace *t)
 {
 	uint64_t ns = cs_trace_interval(t);
-	int fd = t->grp ? pr_watch_fd(t->grp->watch) : -1;
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	/* the kernel's process events wake it (a fork is followed at once), and a new
+	   image's announcement (it waits for dtrace) */
+	struct pollfd pfd[2] = { { t->grp ? pr_watch_fd(t->grp->watch) : -1, POLLIN, 0 },
+				 { t->grp ? t->grp->follow_fd : -1, POLLIN, 0 } };
 
-	if (fd < 0) {
+	if (pfd[0].fd < 0 && pfd[1].fd < 0) {
 		nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
 		return;
 	}
-	/* the kernel's process events wake it: a fork is followed at once */
-	struct pollfd pfd = { fd, POLLIN, 0 };
-	(void)ppoll(&pfd, 1, &ts, NULL);
+	(void)ppoll(pfd, 2, &ts, NULL);
 }
 
 bool cs__group_stop(struct cs_trace *lead)
@@ -1197,6 +1319,8 @@ void cs__group_free(struct cs_trace *lead)
 		cs_trace_close(g->m[i]);
 	free(g->m);
 	pr_watch_close(g->watch);
+	if (g->follow_fd >= 0)
+		close(g->follow_fd);
 	free(g->descs);
 	free(g->procs);
 	files_free(g);

@@ -168,6 +168,9 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value)
 	} else if (!strcmp(name, "nofollowfork")) {
 		/* a traced process's fork children leave the session (docs/processes.md) */
 		o->nofollowfork = true;
+	} else if (!strcmp(name, "cmdstatus")) {
+		/* dtrace exits with -c's command's status, not DTrace's 0 (dtrace(1)) */
+		o->cmdstatus = true;
 	} else if (!strcmp(name, "destructive")) {
 		o->destructive = true;
 	} else if (!strcmp(name, "flowindent")) {

@@ -575,6 +575,13 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 	}
 	if (!n)
 		fprintf(out, "\t\tNone\n");
+	/* which file named its function (a stripped library's static ones: its debug file) */
+	if ((pr->pid_kind || pr->notes) && pr->module && pr->module->syms_from) {
+		fprintf(out, "\n\tSymbols\n\t\t%s: %s", pr->mod, pr->module->syms_from);
+		if (pr->module->debug_path)
+			fprintf(out, " (%s)", pr->module->debug_path);
+		fprintf(out, "\n");
+	}
 	if (pr->pid_kind)
 		pb__pid_list_sites(pr, out);
 	if (pr->notes) {

@@ -64,6 +64,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,6 +563,7 @@ static void module_free(struct pr_module *mod)
 	free(mod->notes);
 	free(mod->note_strs);
 	free(mod->syms); /* the names are in the same allocation */
+	free(mod->debug_path);
 	free(mod->path);
 	free(mod->file);
 	memset(mod, 0, sizeof(*mod));
@@ -1251,9 +1253,10 @@ static bool build_id(Elf *e, char *buf, size_t sz)
 /*
  * The separate debug file of mod's file e (Debian's -dbg and -dbgsym
  * packages: /usr/lib/debug/.build-id/xx/yyyy.debug, from its build ID), in
- * the process's file system: an open descriptor, or -1.
+ * the process's file system: an open descriptor (its path in *ret_path, once),
+ * or -1.
  */
-static int debug_file(const struct pr_module *mod, Elf *e)
+static int debug_file(const struct pr_module *mod, Elf *e, char **ret_path)
 {
 	char id[130], path[4200], root[64] = "";
 	int n;
@@ -1275,7 +1278,72 @@ static int debug_file(const struct pr_module *mod, Elf *e)
 	   (a stack printed at the end of a -c command's trace: its libc's static functions) */
 	if (fd < 0 && *root)
 		fd = udt__open_regular(path + strlen(root), O_RDONLY, NULL);
+	if (fd >= 0 && !*ret_path)
+		*ret_path = udt__xstrdup(path + strlen(root));
 	return fd < 0 ? -1 : fd;
+}
+
+/*
+ * The ELF object in e's .gnu_debugdata section (MiniDebugInfo: an xz-compressed
+ * file with a .symtab of the static functions, as Fedora ships its
+ * libraries), decompressed into *ret_buf (malloc'ed; 64 MiB at most: the
+ * file is hostile input), or NULL.
+ */
+static Elf *debugdata(Elf *e, void **ret_buf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *name;
+
+	*ret_buf = NULL;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(name, ".gnu_debugdata"))
+			continue;
+		Elf_Data *d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size)
+			return NULL;
+		size_t cap = d->d_size * 8 < 1 << 20 ? 1 << 20 : d->d_size * 8;
+		for (;;) {
+			uint64_t memlimit = 128u << 20;
+			size_t in = 0, out = 0;
+			uint8_t *buf = malloc(cap);
+			if (!buf)
+				return NULL;
+			lzma_ret r = lzma_stream_buffer_decode(&memlimit, 0, NULL, d->d_buf, &in,
+							       d->d_size, buf, &out, cap);
+			if (r == LZMA_OK || r == LZMA_STREAM_END) {
+				Elf *de = elf_memory((char *)buf, out);
+				if (de && elf_kind(de) == ELF_K_ELF) {
+					*ret_buf = buf;
+					return de;
+				}
+				if (de)
+					elf_end(de);
+			}
+			free(buf);
+			if (r != LZMA_BUF_ERROR || cap >= 64u << 20)
+				return NULL;
+			cap *= 4;
+		}
+	}
+	return NULL;
+}
+
+/* Add the .symtab of file e (a debug file of mod's: separate, or MiniDebugInfo) to sl. */
+static int debug_syms(Elf *e, const struct pr_module *mod, struct symload *sl)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = 0;
+
+	while (!err && (scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			err = collect_syms(e, scn, &sh, mod->base, sl);
+	return err;
 }
 
 /* Load a module's symbols (see the design comment). 0, or -ENOMEM; a missing file gives none. */
@@ -1285,6 +1353,7 @@ static int load_syms(struct pr_module *mod)
 	struct pr_sym *syms = NULL;
 	Elf_Scn *scn = NULL;
 	Elf *e = NULL, *de = NULL;
+	void *dbuf = NULL;
 	GElf_Shdr sh;
 	size_t cnt = 0;
 	char *names;
@@ -1306,18 +1375,19 @@ static int load_syms(struct pr_module *mod)
 		if (err)
 			goto out;
 	}
-	/* a stripped file's static functions, from its debug file, as gdb finds them */
-	if (!has_section(e, SHT_SYMTAB) && (dfd = debug_file(mod, e)) >= 0 &&
+	/* a stripped file's static functions, from its debug file, as gdb finds them, else
+	   from its MiniDebugInfo */
+	mod->syms_from = has_section(e, SHT_SYMTAB) ? ".symtab" : ".dynsym";
+	if (!has_section(e, SHT_SYMTAB) && (dfd = debug_file(mod, e, &mod->debug_path)) >= 0 &&
 	    (de = elf_begin(dfd, ELF_C_READ_MMAP, NULL)) && elf_kind(de) == ELF_K_ELF) {
-		scn = NULL;
-		while ((scn = elf_nextscn(de, scn))) {
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-				continue;
-			err = collect_syms(de, scn, &sh, mod->base, &sl);
-			if (err)
-				goto out;
-		}
+		mod->syms_from = ".dynsym and its debug file's .symtab";
+		err = debug_syms(de, mod, &sl);
+	} else if (!has_section(e, SHT_SYMTAB) && (de = debugdata(e, &dbuf))) {
+		mod->syms_from = ".dynsym and .gnu_debugdata's .symtab (MiniDebugInfo)";
+		err = debug_syms(de, mod, &sl);
 	}
+	if (err)
+		goto out;
 	if (!sl.cnt)
 		goto done;
 	/* the array, then the names: one allocation */
@@ -1367,6 +1437,7 @@ out:
 	free(sl.v);
 	if (de)
 		elf_end(de);
+	free(dbuf);
 	if (dfd >= 0)
 		(void)close(dfd);
 	if (e)

@@ -78,6 +78,9 @@ struct pr_module {
 	struct pr_sym *syms;      /* sorted by address */
 	size_t sym_cnt;
 	bool syms_loaded;
+	const char *syms_from;    /* where they came from: ".symtab", ".dynsym and its debug file's
+				     .symtab"... (for dtrace -l -v) */
+	char *debug_path;         /* that debug file, when one was read */
 	/* the name that opened its file: /proc/PID/root/<path>, /proc/PID/exe or
 	   /proc/PID/map_files/START-END (deleted files); pr_module_* have no pid */
 	char *file;

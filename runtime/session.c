@@ -74,12 +74,14 @@
 #include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <linux/membarrier.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1003,31 +1005,29 @@ bool udt__forked_slow(struct udt_control *c, uint32_t session)
 }
 
 /*
- * dtrace -c starts the command with UDTRACE_SYNC_FD set to one end of a
- * socket pair: tell the consumer we are loaded ('R') and wait for it to
- * attach. It then asks for the session's buffers now ('S'): we make them and
- * say so ('M'), so that it maps them before main() runs and a command that
- * dies at once leaves its records behind. Its 'G' lets the program go.
+ * The -c handshake on fd (one end of a socket pair): tell the consumer we are
+ * loaded ('R') and wait for it to attach. It then asks for the session's
+ * buffers now ('S'): we make them and say so ('M'), so that it maps them
+ * before main() runs and a command that dies at once leaves its records
+ * behind. Its 'G' lets the program go. ms: how long to wait for each reply
+ * (-1: as long as the consumer keeps its end). fd is closed.
  */
-static void sync_with_consumer(void)
+static void handshake(int fd, int ms)
 {
-	/* (not in a set-id program: its environment is its caller's, not to be trusted) */
-	const char *s = secure_getenv("UDTRACE_SYNC_FD");
-	char *end;
-	long fd;
 	char b = 'R';
 
-	if (!s)
-		return;
-	fd = strtol(s, &end, 10);
-	unsetenv("UDTRACE_SYNC_FD"); /* not for this process's children */
-	if (*end || fd < 3 || fd > 65535)
-		return;
 	for (;;) {
-		if (write((int)fd, &b, 1) != 1)
-			break;
+		struct pollfd pfd = { fd, POLLIN, 0 };
 		ssize_t n;
-		while ((n = read((int)fd, &b, 1)) < 0 && errno == EINTR)
+		int r;
+
+		if (send(fd, &b, 1, MSG_NOSIGNAL) != 1)
+			break;
+		while ((r = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
+			;
+		if (r != 1)
+			break;
+		while ((n = read(fd, &b, 1)) < 0 && errno == EINTR)
 			;
 		if (n != 1 || b != 'S')
 			break;
@@ -1039,7 +1039,90 @@ static void sync_with_consumer(void)
 		udt__profile_sync(true); /* the profile provider's timers, if it has any */
 		b = 'M';
 	}
-	close((int)fd);
+	close(fd);
+}
+
+/* The descriptor number in environment variable name (a prefix "N" of "N:..."), or -1. */
+static int env_fd(const char *name, const char **rest)
+{
+	/* (not in a set-id program: its environment is its caller's, not to be trusted) */
+	const char *s = secure_getenv(name);
+	char *end;
+	long fd;
+
+	if (!s)
+		return -1;
+	fd = strtol(s, &end, 10);
+	if (end == s || fd < 3 || fd > 65535)
+		return -1;
+	if (rest)
+		*rest = end;
+	else if (*end)
+		return -1;
+	return (int)fd;
+}
+
+/*
+ * dtrace -c starts its command with UDTRACE_SYNC_FD, the handshake's
+ * descriptor, which this process alone uses; and, where it follows the
+ * command's descendants, with UDTRACE_FOLLOW_FD ("N:PID": a SOCK_SEQPACKET
+ * socket whose other end is dtrace PID's), which they all inherit. A new
+ * image of theirs with the runtime (dtrace preloads it, and children keep
+ * LD_PRELOAD) sends dtrace one end of a socket pair of its own on that
+ * socket (the kernel adds our pid) and does the handshake on the other
+ * before main(), so that a program a shell runs (system(), popen()) is
+ * traced from its start, as DTrace registers a new image's probes before
+ * main (docs/processes.md). 2 s at most a reply: a dtrace stopped or gone
+ * holds nobody up for long.
+ */
+static void sync_with_consumer(void)
+{
+	const char *rest = NULL;
+	int fd = env_fd("UDTRACE_SYNC_FD", NULL);
+
+	if (fd >= 0 || secure_getenv("UDTRACE_SYNC_FD")) {
+		unsetenv("UDTRACE_SYNC_FD"); /* not for this process's children */
+		if (fd >= 0)
+			handshake(fd, -1);
+		return;
+	}
+	fd = env_fd("UDTRACE_FOLLOW_FD", &rest);
+	if (fd < 0 || *rest != ':')
+		return;
+	/* the socket dtrace made, not a descriptor reused since (a program may close it) */
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+	char *end;
+	long dpid = strtol(rest + 1, &end, 10);
+	if (*end || dpid <= 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) ||
+	    type != SOCK_SEQPACKET || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
+	    peer.pid != (pid_t)dpid)
+		return;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return;
+	char b = 'N';
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { &b, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	memset(&u, 0, sizeof(u));
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &sv[1], sizeof(int));
+	bool sent = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == 1;
+	close(sv[1]);
+	if (sent)
+		handshake(sv[0], 2000);
+	else
+		close(sv[0]);
 }
 
 /*

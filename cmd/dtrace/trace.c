@@ -241,6 +241,7 @@ struct target {
 	bool have;
 	pid_t child;               /* -c */
 	int sync;                  /* -c: our end of the handshake, until released */
+	int follow;                /* -c: our end of the descendants' announcements (-1: none) */
 	bool child_reaped;
 	int child_status;
 };
@@ -291,6 +292,16 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 			strerror(errno));
 		return -1;
 	}
+	/* where the command's descendants' new images say they are there (cs_trace_follow());
+	   without it, they are found as they always were, a moment later */
+	int fv[2] = { -1, -1 }, on = 1;
+	pid_t self = getpid();
+	if (!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fv) &&
+	    setsockopt(fv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on))) {
+		close(fv[0]);
+		close(fv[1]);
+		fv[0] = fv[1] = -1;
+	}
 	fflush(NULL);
 	tg->child = fork();
 	if (tg->child < 0) {
@@ -304,6 +315,12 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 
 		snprintf(num, sizeof(num), "%d", fd);
 		setenv("UDTRACE_SYNC_FD", num, 1);
+		int ffd = fv[1] >= 0 ? dup(fv[1]) : -1; /* (inherited by every descendant) */
+		if (ffd >= 0) {
+			char fnum[32];
+			snprintf(fnum, sizeof(fnum), "%d:%d", ffd, (int)self);
+			setenv("UDTRACE_FOLLOW_FD", fnum, 1);
+		}
 		if (rt) {
 			const char *old = getenv("LD_PRELOAD");
 			char *pre = old && *old ? udt__xasprintf("%s:%s", rt, old) : udt__xstrdup(rt);
@@ -328,6 +345,9 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 	}
 	close(sv[1]);
 	tg->sync = sv[0];
+	if (fv[1] >= 0)
+		close(fv[1]);
+	tg->follow = fv[0];
 	for (size_t i = 0; argv[i]; i++)
 		free(argv[i]);
 	free(argv);
@@ -407,6 +427,10 @@ static void target_release(struct target *tg, struct cs_trace *t)
 
 static void target_kill(struct target *tg)
 {
+	if (tg->follow >= 0) {
+		close(tg->follow);
+		tg->follow = -1;
+	}
 	if (tg->child > 0 && !tg->child_reaped) {
 		kill(tg->child, SIGKILL);
 		while (waitpid(tg->child, &tg->child_status, 0) < 0 && errno == EINTR)
@@ -463,7 +487,7 @@ static int target_open(struct cmd_opts *o, struct target *tg, struct dl_program 
 	pid_t pid = o->pid;
 	int err;
 
-	tg->sync = -1;
+	tg->sync = tg->follow = -1;
 	if (o->command) {
 		if (target_spawn(o, tg)) {
 			target_kill(tg);
@@ -568,7 +592,7 @@ static FILE *open_output(const struct cmd_opts *o)
 int cmd_list(struct cmd_opts *o)
 {
 	struct dl_program *p = load_program(o);
-	struct target tg = { .sync = -1 };
+	struct target tg = { .sync = -1, .follow = -1 };
 	struct pb_probes ps;
 	const char **descs = NULL;
 	size_t desc_cnt = 0, cap = 0, ncl;
@@ -637,7 +661,7 @@ int cmd_list(struct cmd_opts *o)
 int cmd_trace(struct cmd_opts *o)
 {
 	struct dl_program *p = load_program(o);
-	struct target tg = { .sync = -1 };
+	struct target tg = { .sync = -1, .follow = -1 };
 	struct cs_trace *t = NULL;
 	char *err = NULL;
 	int ret = 1;
@@ -673,6 +697,10 @@ int cmd_trace(struct cmd_opts *o)
 	if (o->copts.destructive)
 		notice(&o->copts, "allowing destructive actions");
 
+	if (tg.follow >= 0) {
+		cs_trace_follow(t, tg.follow);
+		tg.follow = -1;
+	}
 	if (cs_trace_start(t, &err)) {
 		fprintf(stderr, "%s: %s\n", udt__progname, err);
 		goto out;
@@ -702,9 +730,13 @@ int cmd_trace(struct cmd_opts *o)
 		ret = 1;
 		goto out;
 	}
+	/* exit()'s status; else 0 as DTrace's, whatever -c's command exited with, unless
+	   -x cmdstatus asks for the command's */
 	ret = 0;
 	if (cs_trace_exited(t))
 		ret = cs_trace_exit_status(t);
+	else if (!o->copts.cmdstatus)
+		ret = 0;
 	else if (tg.child > 0 && tg.child_reaped && WIFEXITED(tg.child_status))
 		ret = WEXITSTATUS(tg.child_status);
 	else if (tg.child > 0 && tg.child_reaped && WIFSIGNALED(tg.child_status))
