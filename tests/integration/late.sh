@@ -99,8 +99,7 @@ start_prog
 	END { printa("%s %@d\n", @); }' -p "$pid" >out.txt 2>err.txt &
 dtpid=$!
 wait_for out.txt attached
-cmd open opened
-cmd "work 3" "worked 3"
+cmd "openwork 3" "opened worked 3"
 kill -INT "$dtpid"
 wait "$dtpid"
 expect_eq "-p: the fires straight after dlopen() returns are recorded, every one" \

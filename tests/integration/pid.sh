@@ -143,6 +143,35 @@ else
 		"/usr/lib/debug/.build-id is not writable here (not root)"
 fi
 
+# and from its MiniDebugInfo (.gnu_debugdata: an xz-compressed .symtab of its functions, as
+# Fedora ships its libraries; gdb's recipe), with no debug file
+if have xz && have objcopy; then
+	$CC -O2 -g -Wl,--build-id=none -o mdi dbg.c &&
+		nm mdi --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort >mdi.funcs &&
+		nm -D mdi --format=posix --defined-only | awk '{ print $1 }' | sort >mdi.dyn &&
+		comm -13 mdi.dyn mdi.funcs >mdi.keep &&
+		objcopy --only-keep-debug mdi mdi.debug &&
+		objcopy -S --remove-section .gdb_index --remove-section .comment \
+			--keep-symbols=mdi.keep mdi.debug mdi.mini &&
+		strip --strip-all -R .comment mdi && xz -f mdi.mini &&
+		objcopy --add-section .gnu_debugdata=mdi.mini.xz mdi 2>mdi.err
+	expect_eq "MiniDebugInfo: the program has .gnu_debugdata and no .symtab" \
+		"$(readelf -S mdi | grep -c '\.gnu_debugdata'):$(readelf -S mdi | grep -c '\.symtab')" "1:0"
+	"$DTRACE" -l -v -n 'pid$target:a.out:hidden_fn:entry' -c ./mdi >mdi.out 2>&1
+	expect_eq "a stripped program's static function, from its MiniDebugInfo" \
+		"$(awk '$1 ~ /^[0-9]+$/ { print $4, $5 }' mdi.out)" "hidden_fn entry"
+	check "dtrace -l -v says the symbols came from .gnu_debugdata" \
+		grep -q "mdi: .dynsym and .gnu_debugdata's .symtab (MiniDebugInfo)" mdi.out
+	# a corrupt one: no names from it, no crash
+	printf 'garbage, not xz' >bad.xz
+	cp mdi mdi_bad && objcopy --update-section .gnu_debugdata=bad.xz mdi_bad 2>/dev/null
+	"$DTRACE" -l -n 'pid$target:a.out:hidden_fn:entry' -c ./mdi_bad >mdib.out 2>&1
+	check "a corrupt .gnu_debugdata names nothing (and dtrace says so)" \
+		grep -q "failed to lookup 'hidden_fn'" mdib.out
+else
+	skip "a stripped program's static function, from its MiniDebugInfo" "no xz or objcopy"
+fi
+
 # -- A running process -----------------------------------------------------------------------------
 
 leaf_bytes() { # PID: leaf's first 16 bytes in the process

@@ -6,6 +6,9 @@
  * line, and says "ready" on standard error once started:
  *
  *   open     dlopen() the library                          -> "opened"
+ *   openwork N
+ *            dlopen() it and at once fire its probes N times
+ *            (lib_work: DTrace enables them inside dlopen()) -> "opened worked N"
  *   wait [MS] [tick|enter]
  *            wait (at most MS ms, 20000 by default) until the library's
  *            late:::enter and sdtlate:::tick are enabled (with "tick" or
@@ -58,7 +61,12 @@ int main(int argc, char **argv)
 			}
 			lib_work = (int (*)(int))dlsym(lib, "lib_work");
 			lib_sems = (void (*)(unsigned *))dlsym(lib, "lib_sems");
-			say("opened\n", 0);
+			if (!strncmp(line, "openwork", 8)) {
+				lib_work((int)n);
+				say("opened worked %ld\n", n);
+			} else {
+				say("opened\n", 0);
+			}
 		} else if (!strncmp(line, "wait", 4)) {
 			struct timespec ms = { 0, 1000000 };
 			bool tick_only = strstr(line, "tick"), enter_only = strstr(line, "enter");
