@@ -63,7 +63,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -77,14 +76,6 @@
 #define LOOKS_PER_ROUND 32         /* processes looked at in one round, at most */
 /* after an exec, the new image is looked at as its dynamic linker loads its libraries */
 static const uint64_t exec_looks[] = { 5000000ull, 50000000ull, 500000000ull, 3000000000ull };
-
-/* A file's providers, found once (pr_file_providers()). */
-struct file {
-	dev_t dev;
-	ino_t ino;
-	char **provs;
-	int cnt;                   /* < 0: not an object with probes */
-};
 
 /* What is known of a process of the system (every_process). */
 enum verdict {
@@ -119,8 +110,7 @@ struct cs_group {
 	size_t desc_cnt;
 	struct proc *procs;        /* sorted by pid */
 	size_t proc_cnt, proc_cap;
-	struct file *files;
-	size_t file_cnt, file_cap;
+	struct pb_files files;     /* the providers of the files processes map */
 	pid_t relook_at;           /* the periodic looks' position (a pid) */
 	uint64_t relook_last;      /* when they were last counted (ns) */
 	uint64_t relook_credit;    /* ns x processes owed since: one look a RELOOK_NS */
@@ -425,101 +415,6 @@ static void forget_proc(struct cs_group *g, pid_t pid)
 	g->proc_cnt--;
 }
 
-/* The providers of the file (dev, ino), which pid maps at path: found once. */
-static const struct file *file_of(struct cs_group *g, pid_t pid, dev_t dev, ino_t ino,
-				  const char *path)
-{
-	for (size_t i = 0; i < g->file_cnt; i++)
-		if (g->files[i].dev == dev && g->files[i].ino == ino)
-			return &g->files[i];
-	struct file f = { .dev = dev, .ino = ino };
-	/* (as the process sees it: its mount namespace, its root) */
-	char *where = pid ? udt__xasprintf("/proc/%d/root%s", (int)pid, path) : udt__xstrdup(path);
-	f.cnt = pr_file_providers(where, &f.provs);
-	free(where);
-	if (f.cnt == 0)
-		f.cnt = -1;
-	if (f.cnt < 0 && pid)
-		return NULL; /* (could not be read: not remembered, it may be next time) */
-	UDT__PUSH(g->files, g->file_cnt, g->file_cap, f);
-	return &g->files[g->file_cnt - 1];
-}
-
-static void files_free(struct cs_group *g)
-{
-	for (size_t i = 0; i < g->file_cnt; i++) {
-		for (int k = 0; k < g->files[i].cnt; k++)
-			free(g->files[i].provs[k]);
-		free(g->files[i].provs);
-	}
-	free(g->files);
-}
-
-/* How a description may match a probe of f's providers in process pid. */
-enum fmatch {
-	FM_NONE,
-	FM_ANY,                    /* f's providers are the runtime's to name: it may */
-	FM_NAMED,                  /* one of f's providers, by name */
-};
-
-static enum fmatch file_matches(const struct cs_group *g, const struct file *f, pid_t pid)
-{
-	enum fmatch m = FM_NONE;
-
-	for (int i = 0; f && i < f->cnt; i++) {
-		char prov[300];
-		if (!strcmp(f->provs[i], "*")) {
-			m = FM_ANY;
-			continue;
-		}
-		snprintf(prov, sizeof(prov), "%s%d", f->provs[i], (int)pid);
-		for (size_t d = 0; d < g->desc_cnt; d++)
-			if (pb_desc_match_prov(g->descs[d], prov))
-				return FM_NAMED;
-	}
-	return m;
-}
-
-/*
- * pid's mappings: how a file mapped may match a description (*ret_match: the
- * surest), and what files they are (*ret_sig). 0, or -errno
- * (-EACCES, -EPERM: not ours to inspect; -ESRCH: gone).
- */
-static int read_maps(struct cs_group *g, pid_t pid, enum fmatch *ret_match, uint64_t *ret_sig)
-{
-	char path[64], *buf = NULL;
-	size_t len;
-	uint64_t sig = 0xcbf29ce484222325ull;
-	enum fmatch match = FM_NONE;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	int err = udt__read_file(path, &buf, &len);
-	if (err)
-		return err == -ENOENT ? -ESRCH : err;
-	/* ("start-end perms offset major:minor inode path": a file's mapping has an inode) */
-	for (char *line = buf, *nl; line && *line; line = nl) {
-		unsigned maj, min;
-		unsigned long long ino;
-		int at = 0;
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu %n", &maj, &min, &ino, &at) != 3 ||
-		    !ino || line[at] != '/' || strstr(line + at, " (deleted)"))
-			continue;
-		sig = (sig ^ ino ^ ((uint64_t)makedev(maj, min) << 32)) * 0x100000001b3ull;
-		if (match != FM_NAMED) {
-			enum fmatch m = file_matches(g, file_of(g, pid, makedev(maj, min),
-								(ino_t)ino, line + at), pid);
-			match = m > match ? m : match;
-		}
-	}
-	free(buf);
-	*ret_match = match;
-	*ret_sig = sig;
-	return 0;
-}
-
 /* A uid of pid (Uid: real effective saved fs, from /proc/PID/status): the effective, or -1. */
 static long proc_uid(pid_t pid)
 {
@@ -569,7 +464,7 @@ static void denied(struct cs_trace *lead, pid_t pid)
 		free(dirs);
 	}
 	free(cmd);
-	if (!exe || stat(exe, &st) || file_matches(g, file_of(g, 0, st.st_dev, st.st_ino, exe), pid) != FM_NAMED) {
+	if (!exe || pb_files_path(&g->files, g->descs, g->desc_cnt, exe, pid) != PB_FM_NAMED) {
 		free(exe);
 		return;
 	}
@@ -598,11 +493,11 @@ static bool exited(pid_t pid)
  * probes, the runtime loaded into it if it has none (once it is known to
  * match), its clauses compiled. 1 (*ret made), 0 (nothing matches), -1
  * (it matches but cannot be traced: said if a file it maps names a provider
- * that matches, how: a process matched by FM_ANY alone, one whose runtime is
+ * that matches, how: a process matched by PB_FM_ANY alone, one whose runtime is
  * unreadable or of another version, may not have the provider at all), or
  * -2 (its runtime is being loaded: to be looked at again soon).
  */
-static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct cs_trace **ret)
+static int member_open(struct cs_trace *lead, pid_t pid, enum pb_fmatch how, struct cs_trace **ret)
 {
 	struct cs_group *g = group(lead);
 	struct cs_trace *t = member_new(lead);
@@ -684,7 +579,7 @@ static int member_open(struct cs_trace *lead, pid_t pid, enum fmatch how, struct
 	if (cs__vars_open(t, &why) || cs__size_buffers(t, &target, &why) ||
 	    cs__session_check(t, &why))
 		goto failed;
-	t->said_fail = how == FM_NAMED;
+	t->said_fail = how == PB_FM_NAMED;
 	*ret = t;
 	return 1;
 nomatch:
@@ -692,7 +587,7 @@ nomatch:
 	return 0;
 failed:
 	/* (a process that exited meanwhile, or is exiting, is no gap) */
-	if (how == FM_NAMED && err != -ESRCH && !exited(pid))
+	if (how == PB_FM_NAMED && err != -ESRCH && !exited(pid))
 		say(lead, "pid %d (%s) is not traced: %s", (int)pid, t->execname,
 		    why ? why : "its probes could not be enabled");
 	free(why);
@@ -732,12 +627,12 @@ static void look(struct cs_trace *lead, pid_t pid)
 {
 	struct cs_group *g = group(lead);
 	struct proc *p = find_proc(g, pid, true);
-	enum fmatch match;
+	enum pb_fmatch match;
 	uint64_t sig;
 
 	if (pid == getpid() || member_of(lead, pid) || p->v == V_FAILED)
 		return;
-	int err = read_maps(g, pid, &match, &sig);
+	int err = pb_files_proc(&g->files, g->descs, g->desc_cnt, pid, &match, &sig);
 	if (err == -EACCES || err == -EPERM) {
 		if (!p->said)
 			denied(lead, pid);
@@ -827,17 +722,6 @@ static void looks_due(struct cs_trace *lead)
 
 static bool old_image_gone(struct cs_trace *lead, struct cs_trace *t);
 
-/* One byte of an announced image's handshake (runtime/session.c): send c (0: none), await reply. */
-static bool handshake_step(int fd, char c, char reply)
-{
-	struct pollfd pfd = { fd, POLLIN, 0 };
-	char b;
-
-	if (c && send(fd, &c, 1, MSG_NOSIGNAL) != 1)
-		return false;
-	return !reply || (poll(&pfd, 1, 1000) > 0 && read(fd, &b, 1) == 1 && b == reply);
-}
-
 /*
  * A new image of -c's tree, pid, waiting in its runtime's constructor with
  * the handshake's descriptor fd: looked at now, its session started and its
@@ -856,12 +740,12 @@ static void announced(struct cs_trace *lead, pid_t pid, int fd)
 	}
 	/* (its exec's event may not have been read yet) */
 	(void)old_image_gone(lead, member_of(lead, pid));
-	if (handshake_step(fd, 0, 'R')) {
+	if (pr_sync_step(fd, 0, 'R', 1000)) {
 		look(lead, pid);
 		struct cs_trace *t = member_of(lead, pid);
-		if (t && t->attached && !t->gone && handshake_step(fd, 'S', 'M'))
+		if (t && t->attached && !t->gone && pr_sync_step(fd, 'S', 'M', 1000))
 			(void)cs_trace_map(t);
-		(void)handshake_step(fd, 'G', 0);
+		(void)pr_sync_step(fd, 'G', 0, 0);
 	}
 	close(fd);
 }
@@ -870,49 +754,11 @@ static void announced(struct cs_trace *lead, pid_t pid, int fd)
 static void take_announcements(struct cs_trace *lead)
 {
 	struct cs_group *g = group(lead);
+	pid_t pid;
+	int fd;
 
-	for (int n = 0; n < LOOKS_PER_ROUND && g->follow_fd >= 0; n++) {
-		char b;
-		union {
-			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
-		} u;
-		struct iovec iov = { &b, 1 };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-				    .msg_controllen = sizeof(u.buf) };
-		ssize_t r = recvmsg(g->follow_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		pid_t pid = 0;
-		int fd = -1;
-		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
-			if (h->cmsg_level != SOL_SOCKET)
-				continue;
-			if (h->cmsg_type == SCM_CREDENTIALS &&
-			    h->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-				struct ucred cr;
-				memcpy(&cr, CMSG_DATA(h), sizeof(cr));
-				pid = cr.pid;
-			} else if (h->cmsg_type == SCM_RIGHTS) {
-				/* (one descriptor is the protocol: any other is closed) */
-				size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-				for (size_t i = 0; i < k; i++) {
-					int d;
-					memcpy(&d, CMSG_DATA(h) + i * sizeof(int), sizeof(d));
-					if (fd < 0)
-						fd = d;
-					else
-						close(d);
-				}
-			}
-		}
-		if (fd >= 0 && (pid <= 0 || b != 'N' || pid == getpid()))
-			close(fd);
-		else if (fd >= 0)
-			announced(lead, pid, fd);
-	}
+	for (int n = 0; n < LOOKS_PER_ROUND && (fd = pr_follow_take(g->follow_fd, &pid)) >= 0; n++)
+		announced(lead, pid, fd);
 }
 
 void cs_trace_follow(struct cs_trace *t, int fd)
@@ -1003,9 +849,10 @@ struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs,
 	/* (the processes' probes are numbered after what ps has) */
 	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : PB_PROBE_ERROR + 1;
 	for (size_t i = 0; i < n; i++) {
-		enum fmatch match;
+		enum pb_fmatch match;
 		uint64_t sig;
-		if (pids[i] == getpid() || read_maps(&g, pids[i], &match, &sig) || !match)
+		if (pids[i] == getpid() ||
+		    pb_files_proc(&g.files, g.descs, g.desc_cnt, pids[i], &match, &sig) || !match)
 			continue;
 		struct every_proc *ep = udt__xcalloc(1, sizeof(*ep));
 		if (pr_proc_open(&ep->proc, pids[i])) {
@@ -1021,7 +868,7 @@ struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs,
 	}
 	free(pids);
 	free(g.descs);
-	files_free(&g);
+	pb_files_free(&g.files);
 	return e;
 }
 
@@ -1323,7 +1170,7 @@ void cs__group_free(struct cs_trace *lead)
 		close(g->follow_fd);
 	free(g->descs);
 	free(g->procs);
-	files_free(g);
+	pb_files_free(&g->files);
 	free(g->runtime);
 	free(g);
 	lead->grp = NULL;

@@ -47,7 +47,9 @@ JSONC_LIBS   := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c
 # what a program linking libconsumer.a links too
 # liblzma: MiniDebugInfo (.gnu_debugdata) symbols; libunwind-dev depends on liblzma-dev
 LZMA_LIBS := $(or $(shell $(PKG_CONFIG) --libs liblzma 2>/dev/null),-llzma)
-CONSUMER_LIBS = $(LIBELF_LIBS) $(ZYDIS_LIBS) $(JSONC_LIBS) $(LZMA_LIBS)
+# what a program linking proc/ links (its ELF reading, decoding, MiniDebugInfo)
+PROC_LIBS = $(LIBELF_LIBS) $(ZYDIS_LIBS) $(LZMA_LIBS)
+CONSUMER_LIBS = $(PROC_LIBS) $(JSONC_LIBS)
 
 ALL_CFLAGS  = $(CSTD) $(OPT) $(WARN) -fvisibility=hidden -D_GNU_SOURCE \
               -I. -Isdk/include -I$(BUILD)/gen $(LIBELF_CFLAGS) $(JSONC_CFLAGS) $(CFLAGS) \

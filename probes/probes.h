@@ -200,4 +200,32 @@ void pb__pid_list_sites(const struct pb_probe *pr, FILE *out);
 /* Does description fields f match pid probe pr (pid.c: module and function names as DTrace's)? */
 bool pb__pid_match(const char *const f[4], const struct pb_probe *pr);
 
+/*
+ * Which processes may have the probes descriptions name, from the files they
+ * map (files.c): each file's providers read once, kept in a struct
+ * pb_files (zeroed to start, pb_files_free() at the end).
+ */
+struct pb_file;
+struct pb_files {
+	struct pb_file *v;
+	size_t cnt, cap;
+};
+enum pb_fmatch {
+	PB_FM_NONE,
+	PB_FM_ANY,                 /* a file's providers are its runtime's to name: it may */
+	PB_FM_NAMED,               /* one of a file's providers, by name */
+};
+/*
+ * pb_files_proc() - how one of descs (n) may match a probe of process pid,
+ * by the files it maps (*ret_match: the surest), and which files they are
+ * (*ret_sig: a hash of their devices and inodes). 0, or -errno (-EACCES,
+ * -EPERM: not ours to inspect; -ESRCH: gone).
+ */
+int pb_files_proc(struct pb_files *fs, const char *const *descs, size_t n, pid_t pid,
+		  enum pb_fmatch *ret_match, uint64_t *ret_sig);
+/* The same for the file at path, as process pid would map it. */
+enum pb_fmatch pb_files_path(struct pb_files *fs, const char *const *descs, size_t n,
+			     const char *path, pid_t pid);
+void pb_files_free(struct pb_files *fs);
+
 #endif /* UDT_PROBES_H */

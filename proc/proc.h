@@ -511,6 +511,18 @@ size_t pr_watch_take(struct pr_watch *w, struct pr_pev **ret);
 size_t pr_watch_list(const struct pr_watch *w, pid_t **ret);
 /* How many they are. */
 size_t pr_watch_count(const struct pr_watch *w);
+/*
+ * The handshakes of processes dtrace starts (follow.c; docs/processes.md):
+ * pr_sync_step() sends c (0: nothing) on fd and awaits reply (0: none) for
+ * ms at most; pr_follow_pair() makes the follow socket pair ([0] ours, with
+ * SO_PASSCRED; [1] the descendants'), 0 or -errno; pr_follow_take() takes
+ * one announcement from ours: the handshake's descriptor (ours to close)
+ * and, in *ret_pid, the kernel's word for who sent it; -1: none now.
+ */
+bool pr_sync_step(int fd, char c, char reply, int ms);
+int pr_follow_pair(int ret[2]);
+int pr_follow_take(int fd, pid_t *ret_pid);
+
 /* The pids /proc lists now, sorted (*ret malloc'ed). */
 size_t pr_pids(pid_t **ret);
 /* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */

@@ -294,14 +294,10 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 	}
 	/* where the command's descendants' new images say they are there (cs_trace_follow());
 	   without it, they are found as they always were, a moment later */
-	int fv[2] = { -1, -1 }, on = 1;
+	int fv[2] = { -1, -1 };
 	pid_t self = getpid();
-	if (!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fv) &&
-	    setsockopt(fv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on))) {
-		close(fv[0]);
-		close(fv[1]);
+	if (pr_follow_pair(fv))
 		fv[0] = fv[1] = -1;
-	}
 	fflush(NULL);
 	tg->child = fork();
 	if (tg->child < 0) {
@@ -400,27 +396,15 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 	return -1;
 }
 
-/* One byte of the -c handshake (session.c explains it): send c, await reply. */
-static bool sync_step(struct target *tg, char c, char reply)
-{
-	struct pollfd pfd = { tg->sync, POLLIN, 0 };
-	char b;
-
-	if (write(tg->sync, &c, 1) != 1)
-		return false;
-	if (!reply)
-		return true;
-	return poll(&pfd, 1, 10000) > 0 && read(tg->sync, &b, 1) == 1 && b == reply;
-}
-
 /* Let -c's command run; with a session, have it make its buffers and map them first. */
 static void target_release(struct target *tg, struct cs_trace *t)
 {
 	if (tg->sync < 0)
 		return;
-	if (t && sync_step(tg, 'S', 'M'))
+	/* (the handshake: runtime/session.c) */
+	if (t && pr_sync_step(tg->sync, 'S', 'M', 10000))
 		(void)cs_trace_map(t);
-	(void)sync_step(tg, 'G', 0); /* if the command died, the main loop will notice */
+	(void)pr_sync_step(tg->sync, 'G', 0, 0); /* if the command died, the main loop will notice */
 	close(tg->sync);
 	tg->sync = -1;
 }

@@ -8,4 +8,4 @@ $(BUILD)/tests/test_notes: $(BUILD)/obj/tests/unit/test_notes.o $(BUILD)/obj/pro
 		$(BUILD)/obj/proc/table.o $(BUILD)/obj/proc/reloc.o $(BUILD)/lib/libudt-util.a
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) $(ZYDIS_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROC_LIBS)

@@ -9,7 +9,7 @@ $(BUILD)/tests/test_proc: $(BUILD)/obj/tests/unit/test_proc.o $(BUILD)/obj/proc/
 		$(BUILD)/obj/proc/table.o $(BUILD)/obj/proc/reloc.o $(BUILD)/lib/libudt-util.a | $(BUILD)/bin/dtrace
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBELF_LIBS) $(ZYDIS_LIBS) -ldl
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PROC_LIBS) -ldl
 
 $(BUILD)/obj/tests/unit/test_proc.o: ALL_CFLAGS += -DDTRACE_BIN='"$(CURDIR)/$(BUILD)/bin/dtrace"' \
 	-DTOP_DIR='"$(CURDIR)"'

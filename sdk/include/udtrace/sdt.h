@@ -12,6 +12,7 @@
  * A probe site compiles to:
  *
  *	if (__builtin_expect(prov_probe_semaphore, 0)) {     <- disabled: load, test, branch
+ *	                                                         (the load never hoisted)
  *		typed copies of the arguments                 <- evaluated once, type-checked
  *		.Lsite: nop                                  <- where external tracers attach
  *		(a SystemTap v3 note describing .Lsite)
