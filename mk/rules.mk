@@ -6,7 +6,7 @@ Q :=
 msg = @true
 else
 Q := @
-msg = @printf '  %-6s %s\n' $(1) $(2)
+msg = @printf '  %-6s %s\n' '$(1)' '$(2)'
 endif
 
 $(BUILD)/obj/%.o: %.c

@@ -259,6 +259,8 @@ static struct pb_probe *table_probe_of(struct pb_probes *ps, size_t from, const 
 static void add_notes(struct pb_probes *ps, size_t *cap, struct pr_proc *proc,
 		      struct pr_module *mod, size_t from)
 {
+	if (!mod->notes_grouped)
+		pr_module_drop_own_notes(mod);
 	if (!mod->note_cnt)
 		return;
 	group_notes(proc, mod);

@@ -594,13 +594,7 @@ static bool table_sem(const struct pr_module *mod, uint64_t sem)
 	return false;
 }
 
-/*
- * Keep of mod's notes those no table of ours has: the sites of our header's
- * probes are their tables' (each note names its probe's semaphore; SDT(9)
- * probes' are all the runtime's), a note of <sys/sdt.h> beside them has no
- * semaphore or one of its own (docs/notes.md, "Which objects").
- */
-static void drop_own_notes(struct pr_module *mod)
+void pr_module_drop_own_notes(struct pr_module *mod)
 {
 	size_t n = 0;
 
@@ -663,7 +657,6 @@ static int add_object(struct pr_proc *p, struct scan *s, size_t gi)
 	err = pr__notes_read(p, &mod, e);
 	if (err)
 		goto out;
-	drop_own_notes(&mod);
 	mod.ino = g->ino;
 	mod.map_start = s->maps[g->low].start;
 	err = pr__add_module(p, &mod);
@@ -726,7 +719,7 @@ int pr_file_providers(const char *path, char ***ret_names)
 	/* and those of its notes no table of ours has */
 	if ((err = pr__notes_read(&p, &mod, e)))
 		goto out;
-	drop_own_notes(&mod);
+	pr_module_drop_own_notes(&mod);
 	for (size_t i = 0; i < mod.note_cnt; i++)
 		if (!i || strcmp(mod.notes[i].prov, mod.notes[i - 1].prov))
 			UDT__PUSH(v, n, cap, udt__xstrdup(mod.notes[i].prov));

@@ -512,6 +512,16 @@ size_t pr_watch_list(const struct pr_watch *w, pid_t **ret);
 /* How many they are. */
 size_t pr_watch_count(const struct pr_watch *w);
 /*
+ * pr_module_drop_own_notes() - keep of mod's notes those no table of ours has
+ * (its file's, and those the runtime registered for it): the sites of our
+ * header's probes are their tables' (each note names its probe's semaphore;
+ * SDT(9) probes' are all the runtime's), a note of <sys/sdt.h> beside them
+ * has no semaphore or one of its own (docs/notes.md, "Which objects"). Before
+ * the notes are made probes of (they move).
+ */
+void pr_module_drop_own_notes(struct pr_module *mod);
+
+/*
  * The handshakes of processes dtrace starts (follow.c; docs/processes.md):
  * pr_sync_step() sends c (0: nothing) on fd and awaits reply (0: none) for
  * ms at most; pr_follow_pair() makes the follow socket pair ([0] ours, with

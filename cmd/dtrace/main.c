@@ -61,6 +61,7 @@ static void usage(FILE *f)
 		"\t-P  enable or list probes matching the specified provider name\n"
 		"\t-q  set quiet mode (only output explicitly traced data)\n"
 		"\t-s  enable or list probes according to the specified D script\n"
+		"\t-S  print D compiler intermediate code (accepted: nothing is printed)\n"
 		"\t-U  undefine symbol when invoking preprocessor\n"
 		"\t-v  set verbose mode (report stability attributes, arguments)\n"
 		"\t-V  report DTrace API version\n"

@@ -17,7 +17,7 @@ http*:::request-start
 http*:::request-done
 /self->start/
 {
-	printf("%-4s %-12s %3d %6d bytes  %s\n", args[1]->hri_method, args[1]->hri_uri,
+	printf("%-4s %-14s %3d %6d bytes  %s\n", args[1]->hri_method, args[1]->hri_uri,
 	    args[1]->hri_respcode, args[1]->hri_byteswritten, args[0]->ci_remote);
 	@uri[args[1]->hri_uri] = count();
 	@status[args[1]->hri_respcode] = count();

@@ -50,7 +50,7 @@ if [ -z "$ADDR" ]; then
 fi
 echo "  listening on $ADDR, pid $spid"
 echo
-echo "== dtrace -l -p $spid -P 'http*': the server's probes"
+echo "== dtrace -l -p $spid -P http$spid: the server's probes"
 "$DTRACE" -l -p "$spid" -P "http$spid" 2>&1 | sed 's/^/  /'
 echo
 echo "== dtrace -s samples/http/demo.d -p $spid, while $REQUESTS requests go through"

@@ -52,8 +52,11 @@ expect_eq "setopt: a bad value" \
 "$DTRACE" -w -n 'rt$target:::tick /arg1 == 5/ { raise(9); }' -c './rtprog ticks 1000 1' \
 	>out.txt 2>err.txt
 rc=$?
-expect_eq "raise(9): the target is killed" "$rc" 137
-expect_eq "raise(9): and dtrace says so" "$(grep -c 'terminated by KILL' err.txt)" 1
+expect_eq "raise(9): the target is killed, and dtrace says so (exiting 0, as DTrace)" \
+	"$rc:$(grep -c 'terminated by KILL' err.txt)" "0:1"
+"$DTRACE" -w -x cmdstatus -n 'rt$target:::tick /arg1 == 5/ { raise(9); }' \
+	-c './rtprog ticks 1000 1' >/dev/null 2>&1
+expect_eq "raise(9), -x cmdstatus: dtrace exits with 128 + SIGKILL" "$?" 137
 # stop(): the process stops (state T, SIGSTOP) as the fire ends, as DTrace's
 # stop() stops it; SIGCONT resumes it, and the trace ends with it
 "$DTRACE" -w -q -n 'rt$target:::once { printf("stopping\n"); stop(); }' -c './rtprog bad' \

@@ -63,7 +63,9 @@ expect_eq "crash: every record made before the crash is printed" "$(grep -c '^[0
 "$DTRACE" -n 'rt*:::tick /arg1 == 0/ { trace(arg1); }' -c './rtprog crash 10' >c2.out 2>c2.err
 case $(cat c2.err) in *"dtrace: pid "*" terminated by SEGV"*) ok "crash: DTrace's notice" ;;
 *) fail "crash: DTrace's notice" "$(cat c2.err)" ;; esac
-expect_eq "crash: dtrace exits like a shell would (128 + SIGSEGV)" "$rc" 139
+expect_eq "crash: dtrace exits 0, as DTrace does" "$rc" 0
+"$DTRACE" -q -x cmdstatus -n 'rt*:::tick { trace(arg1); }' -c './rtprog crash 10' >/dev/null 2>&1
+expect_eq "crash, -x cmdstatus: dtrace exits like a shell would (128 + SIGSEGV)" "$?" 139
 
 # exec: the records before it are printed, the new image is untraced, dtrace ends with it.
 "$DTRACE" -q -n 'rt*:::once { trace(arg0); trace("\n"); }' -c './rtprog exec 100' >e.out 2>e.err
