@@ -677,6 +677,8 @@ struct udt_shm_hdr {
 	uint32_t seg_state[UDT_SEG_MAX]; /* R: each segment's enum udt_shm_state (0: this memory) */
 	int32_t seg_fd[UDT_SEG_MAX];     /* R: its descriptor until the consumer has mapped it */
 	uint32_t seg_acked[UDT_SEG_MAX]; /* C: 1 once the consumer has mapped it */
+	uint64_t prof_samples;    /* R: the profile provider's samples taken (version 21): dtrace
+				     says when a profile-n session took none */
 };
 
 /*

@@ -1294,6 +1294,27 @@ void cs_trace_target_gone(struct cs_trace *t)
 		fill_round(t, false);
 }
 
+/*
+ * A session of profile-n probes that took no sample prints nothing: say so,
+ * and why (the provider samples CPU time: an idle process gets none).
+ */
+static void report_unsampled(struct cs_trace *t)
+{
+	const struct pb_probe *prof = NULL;
+
+	for (size_t i = 0; i < t->ecb_cnt && !prof; i++)
+		if (!t->ecbs[i].local && t->ecbs[i].probe->prof_kind == UDT_PROF_PROFILE)
+			prof = t->ecbs[i].probe;
+	/* (-p's or -c's process: of every process a description found, the idle are many) */
+	if (!prof || !t->proc || cs__lead(t) != t || (cs__shm_usable(t) &&
+		LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->prof_samples)))
+		return;
+	fflush(t->out);
+	fprintf(stderr, "dtrace: %s took no sample of pid %d: the profile provider samples the "
+		"CPU time a process uses, and it used none while traced (docs/profile.md)\n",
+		prof->name, (int)t->proc->pid);
+}
+
 /* The last read of t's process: detached, its buffers read to the end. */
 static void read_last(struct cs_trace *t)
 {
@@ -1308,6 +1329,7 @@ static void read_last(struct cs_trace *t)
 		(void)cs__shm_check(t);
 	read_buffers(t, true);
 	report_lost(t, true);
+	report_unsampled(t);
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
 }

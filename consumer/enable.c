@@ -497,9 +497,16 @@ static int declare_clause(struct cs_trace *t, const struct dl_clause *cl, struct
 	char *err = NULL;
 
 	if (!first) {
+		/* (a -Z clause that matched nothing yet: its errors are errors, as DTrace's, but
+		   for args[], whose types come with the probe it will match) */
 		ctx.execname = t->execname;
 		ctx.pid = cs__lead(t)->proc ? (int)cs__lead(t)->proc->pid : (int)getpid();
-		(void)compile_ecb(t, cl, &none, &ctx, true, &err);
+		const char *tag;
+		if (compile_ecb(t, cl, &none, &ctx, true, &err) && err &&
+		    (!(tag = dl_errtag(err)) || strcmp(tag, "D_ARGS_NONE"))) {
+			*ret_err = err;
+			return -1;
+		}
 		free(err);
 		return 0;
 	}
@@ -610,13 +617,19 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 							  desc, desc);
 				goto fail;
 			}
+			/* (-Z: a kernel provider's will never match: said) */
+			if (!matched && t->o.zdefs && pb_desc_kernel_provider(desc)) {
+				char *why = pb_desc_nomatch(desc);
+				fprintf(stderr, "dtrace: %s\n", why);
+				free(why);
+			}
 			/* (no process given: it may match in another process, found next) */
 			if (!matched && t->o.every_process)
 				continue;
 			if (!matched && !t->o.zdefs) {
-				*ret_err = udt__xasprintf("invalid probe specifier %s: probe "
-							  "description %s does not match any "
-							  "probes", desc, desc);
+				char *why = pb_desc_nomatch(desc);
+				*ret_err = udt__xasprintf("invalid probe specifier %s: %s", desc, why);
+				free(why);
 				goto fail;
 			}
 		}

@@ -813,8 +813,9 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 				for (size_t i = 0; i < g->m[m]->probes.cnt && !any; i++)
 					any = pb_desc_match(desc, &g->m[m]->probes.v[i]);
 			if (!any) {
-				*ret_err = udt__xasprintf("invalid probe specifier %s: probe description "
-							  "%s does not match any probes", desc, desc);
+				char *why = pb_desc_nomatch(desc);
+				*ret_err = udt__xasprintf("invalid probe specifier %s: %s", desc, why);
+				free(why);
 				return -1;
 			}
 		}

@@ -57,6 +57,7 @@ struct json {
 	bool any;                  /* an object of the list of probes was written */
 	bool in_record;            /* a record's object is open */
 	bool at_exit;              /* the pseudo-probe of the aggregations at exit is open */
+	bool said_noagg;           /* that they are not printed without -O was said */
 	FILE *out;
 	struct level lv[MAX_DEPTH];
 	int depth;
@@ -545,9 +546,15 @@ static void json_agg(struct out *o, const struct out_aggprint *ap)
 	struct json *j = json_of(o);
 	size_t n = ap->nvars;
 
-	/* at exit only with -O, as FreeBSD's: scripts print what they want with printa() */
-	if (ap->at_exit && !o->o->aggprint)
+	/* at exit only with -O, as FreeBSD's: scripts print what they want with printa();
+	   said once, not to lose a user's data without a word */
+	if (ap->at_exit && !o->o->aggprint) {
+		if (!j->said_noagg)
+			fprintf(stderr, "dtrace: the aggregations are not printed at exit with -x "
+				"oformat=%s (as FreeBSD's dtrace); -O prints them\n", o->o->oformat);
+		j->said_noagg = true;
 		return;
+	}
 	if (ap->at_exit && !j->at_exit) {
 		/* the aggregations at exit: the output of a pseudo-probe, closed by finish */
 		probe_object(o, NULL, "AGGREGATIONS", NULL);

@@ -452,6 +452,36 @@ static bool split_desc(const char *desc, const char *f[4], size_t len[4])
 	return true;
 }
 
+const char *pb_desc_kernel_provider(const char *desc)
+{
+	/* DTrace's kernel providers (illumos's, FreeBSD's and Oracle Linux's) */
+	static const char *const kernel[] = {
+		"syscall", "fbt", "sched", "io", "proc", "vminfo", "sysinfo", "lockstat",
+		"mib", "ip", "tcp", "udp", "fsinfo", "fpuinfo", "cpc", "nfsv3", "nfsv4",
+		"sdt", "rawtp", "kinst", "dtmalloc", "vfs",
+	};
+	const char *f[4];
+	size_t len[4];
+
+	if (!split_desc(desc, f, len) || !len[0])
+		return NULL;
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
+		if (strlen(kernel[i]) == len[0] && !strncmp(f[0], kernel[i], len[0]))
+			return kernel[i];
+	return NULL;
+}
+
+char *pb_desc_nomatch(const char *desc)
+{
+	const char *k = pb_desc_kernel_provider(desc);
+
+	if (k)
+		return udt__xasprintf("probe description %s does not match any probes: the %s "
+				      "provider is the kernel's, and udtrace traces user space "
+				      "(docs/d-language.md, \"Differences from DTrace\")", desc, k);
+	return udt__xasprintf("probe description %s does not match any probes", desc);
+}
+
 bool pb__desc_fields(const char *desc, char ret[4][512])
 {
 	const char *f[4];

@@ -130,6 +130,14 @@ enum pb_desc_kind {
 enum pb_desc_kind pb_desc_kind(const char *desc);
 /* Could desc match a probe of provider prov ("http1234"): its provider field matches it? */
 bool pb_desc_match_prov(const char *desc, const char *prov);
+/*
+ * The provider desc names when it is one of DTrace's kernel providers
+ * (syscall, fbt, sched, io, proc, ...: static), which a user-space DTrace
+ * does not have; else NULL.
+ */
+const char *pb_desc_kernel_provider(const char *desc);
+/* DTrace's words for a desc that matches no probe, and why where it knows (malloc'ed). */
+char *pb_desc_nomatch(const char *desc);
 /* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
 bool pb_desc_id(const char *desc, uint32_t *ret_id);
 

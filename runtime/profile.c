@@ -465,6 +465,19 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		for (uint32_t i = 0; i < count; i++)
 			udt__fire_in(slot, UDT_PROF_KEY(owner & 0xffff), 2, 0, pc);
 		udt__prof_uc = NULL;
+		/* counted for dtrace, which says when a session sampled nothing: in the session's
+		   memory, under the depth a fire holds (the memory is unmapped only while no
+		   thread holds it: session.c, udt__sessions_release()) */
+		struct udt_tls *t = &udt__tls;
+		if (!t->depth) {
+			t->depth = 1;
+			COMPILER_BARRIER();
+			struct udt_shm_hdr *h = LOAD_ACQUIRE(&udt__slot_rt[slot].shm);
+			if (udt__active(c) && LOAD_RELAXED(&c->session) == session && h &&
+			    LOAD_RELAXED(&h->session) == session)
+				__atomic_fetch_add(&h->prof_samples, count, __ATOMIC_RELAXED);
+			t->depth = 0;
+		}
 	}
 	errno = saved_errno;
 }

@@ -622,9 +622,11 @@ int cmd_list(struct cmd_opts *o)
 				"Unknown probe identifier\n", udt__progname, descs[d], descs[d]);
 			ret = 1;
 		} else if (!any) {
+			char *why = pb_desc_nomatch(descs[d]);
 			fflush(out);
-			fprintf(stderr, "%s: invalid probe specifier %s: probe description %s does "
-				"not match any probes\n", udt__progname, descs[d], descs[d]);
+			fprintf(stderr, "%s: invalid probe specifier %s: %s\n", udt__progname,
+				descs[d], why);
+			free(why);
 			ret = 1;
 		}
 	}
