@@ -1315,6 +1315,33 @@ static void report_unsampled(struct cs_trace *t)
 		prof->name, (int)t->proc->pid);
 }
 
+/*
+ * A session that enabled a language runtime's probe that fires only when the
+ * runtime is asked to, in which nothing fired (no thread ever took a buffer):
+ * say what the runtime needs, once a hint.
+ */
+static void report_runtime_hints(struct cs_trace *t)
+{
+	const char *said[8];
+	size_t nsaid = 0;
+
+	if (!t->proc || (cs__shm_usable(t) &&
+			 LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->tbuf_cnt)))
+		return;
+	for (size_t i = 0; i < t->ecb_cnt && nsaid < 8; i++) {
+		const char *h = t->ecbs[i].local ? NULL : pb_runtime_hint(t->ecbs[i].probe);
+		bool again = false;
+		for (size_t k = 0; k < nsaid && h; k++)
+			again |= said[k] == h;
+		if (!h || again)
+			continue;
+		said[nsaid++] = h;
+		fflush(t->out);
+		fprintf(stderr, "dtrace: %s:::%s never fired in pid %d: %s\n", t->ecbs[i].probe->prov,
+			t->ecbs[i].probe->name, (int)t->proc->pid, h);
+	}
+}
+
 /* The last read of t's process: detached, its buffers read to the end. */
 static void read_last(struct cs_trace *t)
 {
@@ -1330,6 +1357,7 @@ static void read_last(struct cs_trace *t)
 	read_buffers(t, true);
 	report_lost(t, true);
 	report_unsampled(t);
+	report_runtime_hints(t);
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
 }

@@ -471,6 +471,42 @@ const char *pb_desc_kernel_provider(const char *desc)
 	return NULL;
 }
 
+const char *pb_runtime_hint(const struct pb_probe *pr)
+{
+	/* the probes of language runtimes that fire only when the runtime is asked to
+	   (docs/notes.md, "Language runtimes"): provider, a name prefix, what it needs */
+	static const struct {
+		const char *prov, *name, *hint;
+	} hints[] = {
+		{ "python", "function-", "CPython 3.11 fires function-entry and function-return for "
+		  "the calls it inlines (most Python-to-Python calls: cpython gh-98894) only while a "
+		  "trace or profile function is set; run the script under one (docs/notes.md, "
+		  "\"Python\")" },
+		{ "python", "line", "CPython 3.11 fires line only while a trace function is set "
+		  "(sys.settrace()); docs/notes.md, \"Python\"" },
+		{ "ruby", "method-", "Ruby fires method-entry and method-return only while a "
+		  "TracePoint of :call and :return is enabled (docs/notes.md, \"Ruby\")" },
+		{ "ruby", "cmethod-", "Ruby fires cmethod-entry and cmethod-return only while a "
+		  "TracePoint of :c_call and :c_return is enabled (docs/notes.md, \"Ruby\")" },
+		{ "php", "", "PHP fires its probes only with USE_ZEND_DTRACE=1 in its environment "
+		  "(docs/notes.md, \"PHP\")" },
+		{ "hotspot", "method-", "the JVM fires method-entry and method-return only with "
+		  "-XX:+ExtendedDTraceProbes (docs/notes.md, \"Java\")" },
+		{ "hotspot", "object-alloc", "the JVM fires object-alloc only with "
+		  "-XX:+ExtendedDTraceProbes (docs/notes.md, \"Java\")" },
+		{ "hotspot", "monitor-", "the JVM fires its monitor probes only with "
+		  "-XX:+ExtendedDTraceProbes (docs/notes.md, \"Java\")" },
+	};
+
+	if (!pr->notes || !pr->note_cnt)
+		return NULL;
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (!strcmp(pr->notes[0].prov, hints[i].prov) &&
+		    !strncmp(pr->name, hints[i].name, strlen(hints[i].name)))
+			return hints[i].hint;
+	return NULL;
+}
+
 char *pb_desc_nomatch(const char *desc)
 {
 	const char *k = pb_desc_kernel_provider(desc);

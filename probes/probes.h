@@ -136,6 +136,12 @@ bool pb_desc_match_prov(const char *desc, const char *prov);
  * does not have; else NULL.
  */
 const char *pb_desc_kernel_provider(const char *desc);
+/*
+ * What a language runtime needs before probe pr of its fires (Debian's CPython,
+ * Ruby, PHP and JVM fire some of their probes only when asked: docs/notes.md),
+ * or NULL: static text.
+ */
+const char *pb_runtime_hint(const struct pb_probe *pr);
 /* DTrace's words for a desc that matches no probe, and why where it knows (malloc'ed). */
 char *pb_desc_nomatch(const char *desc);
 /* Is desc a probe ID (digits only)? Its value in *ret_id (0 when too large: none has it). */
