@@ -66,4 +66,38 @@ $CC -O2 -o busy busy.c
 "$DTRACE" -q -n 'profile-997 { @ = count(); } END { printa("%@d\n", @); }' -c ./busy >out.b 2>err.b
 expect_eq "profile-997 of a busy command: samples, and nothing said" \
 	"$(grep -c '^[1-9][0-9]*$' out.b):$(grep -c 'took no sample' err.b)" "1:0"
+# -- a language runtime's probe that fires only when asked: the JVM's method-entry
+JAVA=$(ls /usr/lib/jvm/*/bin/java 2>/dev/null | head -1)
+LIBJVM=$(ls "$(dirname "$(dirname "${JAVA:-/nonexistent}")")"/lib/server/libjvm.so 2>/dev/null)
+if [ -n "$JAVA" ] && [ -n "$LIBJVM" ] && readelf -n "$LIBJVM" | grep -q 'Provider: hotspot'; then
+	cat >Sl.java <<'J'
+public class Sl {
+	static int f(int x) { return x + 1; }
+	public static void main(String[] a) throws Exception {
+		System.out.println("ready");
+		int s = 0;
+		for (int i = 0; i < 60000; i++) { s += f(i); Thread.sleep(1); }
+		System.out.println(s);
+	}
+}
+J
+	for flag in -XX:-ExtendedDTraceProbes -XX:+ExtendedDTraceProbes; do
+		"$JAVA" $flag Sl.java >java.out 2>&1 &
+		jpid=$!
+		wait_for java.out ready
+		"$DTRACE" -q -n 'hotspot$target:::method-entry { @ = count(); } tick-1s { exit(0); }' \
+			-p "$jpid" >j.out 2>j.err
+		kill "$jpid" 2>/dev/null
+		wait "$jpid" 2>/dev/null
+		if [ $flag = -XX:-ExtendedDTraceProbes ]; then
+			expect_eq "the JVM without -XX:+ExtendedDTraceProbes: dtrace says it needs it" \
+				"$(grep -c 'method-entry never fired in pid [0-9]*: the JVM fires method-entry and method-return only with -XX:+ExtendedDTraceProbes' j.err)" 1
+		else
+			expect_eq "and with it: method-entry counted, nothing said" \
+				"$(grep -c '^ *[1-9][0-9]*$' j.out):$(grep -c 'never fired' j.err)" "1:0"
+		fi
+	done
+else
+	skip "a JVM's method-entry that fires only when asked" "no JVM with hotspot probes installed"
+fi
 finish
