@@ -92,20 +92,6 @@ const char *cs_opt_set(struct cs_opts *o, const char *name, const char *value);
 
 /* -- Every process's probes (group.c) -------------------------------------------- */
 
-/*
- * cs_every_probes() - for dtrace -l without -p or -c: add to ps (made by
- * pb_probes_load(ps, NULL)) the probes of every process dtrace may inspect
- * whose files name a provider one of descs may match (descriptions of
- * processes' probes: pb_desc_kind() PB_DESC_PROC), each process's numbered
- * after the last's, as a session numbers them (docs/processes.md). The
- * processes are read, not changed: no runtime is loaded into them, so their
- * SDT(9) and dynamic providers are there only where a runtime registered them.
- * Return: what holds the processes and the probes' argument types, for
- * cs_every_free() once ps is freed.
- */
-struct cs_every;
-struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt);
-void cs_every_free(struct cs_every *e);
 
 /* -- Tracing (trace.c) ---------------------------------------------------------- */
 

@@ -1296,7 +1296,9 @@ void cs_trace_target_gone(struct cs_trace *t)
 
 /*
  * A session of profile-n probes that took no sample prints nothing: say so,
- * and why (the provider samples CPU time: an idle process gets none).
+ * and why (the provider samples CPU time: an idle process gets none). For
+ * -p's or -c's process only: of every process a description found, the idle
+ * are many.
  */
 static void report_unsampled(struct cs_trace *t)
 {
@@ -1305,8 +1307,7 @@ static void report_unsampled(struct cs_trace *t)
 	for (size_t i = 0; i < t->ecb_cnt && !prof; i++)
 		if (!t->ecbs[i].local && t->ecbs[i].probe->prof_kind == UDT_PROF_PROFILE)
 			prof = t->ecbs[i].probe;
-	/* (-p's or -c's process: of every process a description found, the idle are many) */
-	if (!prof || !t->proc || cs__lead(t) != t || (cs__shm_usable(t) &&
+	if (!prof || !t->prof_armed || cs__lead(t) != t || (cs__shm_usable(t) &&
 		LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->prof_samples)))
 		return;
 	fflush(t->out);
@@ -1318,27 +1319,22 @@ static void report_unsampled(struct cs_trace *t)
 /*
  * A session that enabled a language runtime's probe that fires only when the
  * runtime is asked to, in which nothing fired (no thread ever took a buffer):
- * say what the runtime needs, once a hint.
+ * say what the runtime needs (the first such probe's).
  */
-static void report_runtime_hints(struct cs_trace *t)
+static void report_runtime_hint(struct cs_trace *t)
 {
-	const char *said[8];
-	size_t nsaid = 0;
-
 	if (!t->proc || (cs__shm_usable(t) &&
 			 LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->tbuf_cnt)))
 		return;
-	for (size_t i = 0; i < t->ecb_cnt && nsaid < 8; i++) {
-		const char *h = t->ecbs[i].local ? NULL : pb_runtime_hint(t->ecbs[i].probe);
-		bool again = false;
-		for (size_t k = 0; k < nsaid && h; k++)
-			again |= said[k] == h;
-		if (!h || again)
-			continue;
-		said[nsaid++] = h;
-		fflush(t->out);
-		fprintf(stderr, "dtrace: %s:::%s never fired in pid %d: %s\n", t->ecbs[i].probe->prov,
-			t->ecbs[i].probe->name, (int)t->proc->pid, h);
+	for (size_t i = 0; i < t->ecb_cnt; i++) {
+		const struct pb_probe *pr = t->ecbs[i].probe;
+		const char *h;
+		if (!t->ecbs[i].local && (h = pb_runtime_hint(pr))) {
+			fflush(t->out);
+			fprintf(stderr, "dtrace: %s:::%s never fired in pid %d: %s\n", pr->prov,
+				pr->name, (int)t->proc->pid, h);
+			return;
+		}
 	}
 }
 
@@ -1357,7 +1353,7 @@ static void read_last(struct cs_trace *t)
 	read_buffers(t, true);
 	report_lost(t, true);
 	report_unsampled(t);
-	report_runtime_hints(t);
+	report_runtime_hint(t);
 	cs__spec_clean(t, true);
 	cs__vars_work(t, true);
 }

@@ -1108,10 +1108,12 @@ static int beat(struct cs_trace *t)
 
 /* The session's flags: a session follows forks, a child keeps it, unless -x nofollowfork
    (docs/processes.md); its first fire waits for dtrace where dtrace is told of forks at once;
-   a table registered waits for its probes' enabling (late.c) */
+   in -p's or -c's process (whose registry dtrace reads every round, where a member's is
+   read once a second), a table registered waits for its probes' enabling (late.c) */
 static uint32_t ctl_flags(const struct cs_trace *t)
 {
-	return (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) | UDT_CTL_LOADWAIT |
+	return (t->o.bufresize_manual ? 0 : UDT_CTL_BUFRESIZE) |
+	       (cs__lead((struct cs_trace *)t) == t ? UDT_CTL_LOADWAIT : 0) |
 	       (t->o.nofollowfork ? 0 : UDT_CTL_FOLLOW | (t->fork_wait ? UDT_CTL_FORKWAIT : 0));
 }
 
@@ -1311,6 +1313,7 @@ int cs_trace_arm(struct cs_trace *t, char **ret_err)
 					  : "its timers could not be armed");
 		return -1;
 	}
+	t->prof_armed = true;
 	if ((cs__rd32(t, CTL_FIELD(prof_mode)) & UDT_PROF_MODE_REFUSED) && !t->o.out.quiet) {
 		fflush(t->out);
 		fprintf(stderr, "dtrace: pid %d may not use perf events (kernel.perf_event_paranoid): "

@@ -374,6 +374,9 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	cs__heartbeat(t);
 	cs__stack_start(t);
 	cs__late_start(t);
+	/* (a member's libraries are looked for once a second: its dlopen() waits for none) */
+	if (c.flags & UDT_CTL_LOADWAIT)
+		cs__flags_update(t);
 	push_member(lead, t);
 }
 
@@ -415,22 +418,6 @@ static void forget_proc(struct cs_group *g, pid_t pid)
 	g->proc_cnt--;
 }
 
-/* A uid of pid (Uid: real effective saved fs, from /proc/PID/status): the effective, or -1. */
-static long proc_uid(pid_t pid)
-{
-	char path[64], *buf = NULL, *u;
-	size_t len;
-	long uid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (udt__read_file(path, &buf, &len))
-		return -1;
-	if ((u = strstr(buf, "\nUid:")))
-		(void)sscanf(u + 5, "%*d %ld", &uid);
-	free(buf);
-	return uid;
-}
-
 /*
  * pid may not be inspected: if the executable its command line names has a
  * provider a description matches, say so once (it is a process of the
@@ -439,38 +426,15 @@ static long proc_uid(pid_t pid)
 static void denied(struct cs_trace *lead, pid_t pid)
 {
 	struct cs_group *g = group(lead);
-	char path[64], *cmd = NULL, *exe = NULL, comm[64] = "";
-	size_t len;
-	struct stat st;
+	char *exe = pr_pid_cmd_exe(pid), comm[64] = "";
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (udt__read_file(path, &cmd, &len) || !len) {
-		free(cmd);
-		return;
-	}
-	/* argv[0]: a path, or a name looked up as dtrace's PATH would (a guess, said as one) */
-	if (cmd[0] == '/') {
-		exe = udt__xstrdup(cmd);
-	} else if (!strchr(cmd, '/')) {
-		const char *pp = getenv("PATH");
-		char *dirs = udt__xstrdup(pp ? pp : "/usr/bin:/bin");
-		for (char *d = strtok(dirs, ":"); d && !exe; d = strtok(NULL, ":")) {
-			char *c = udt__xasprintf("%s/%s", d, cmd);
-			if (!stat(c, &st) && S_ISREG(st.st_mode))
-				exe = c;
-			else
-				free(c);
-		}
-		free(dirs);
-	}
-	free(cmd);
 	if (!exe || pb_files_path(&g->files, g->descs, g->desc_cnt, exe, pid) != PB_FM_NAMED) {
 		free(exe);
 		return;
 	}
 	struct pr_proc p = { .pid = pid };
 	(void)pr_proc_execname(&p, comm, sizeof(comm));
-	long uid = proc_uid(pid);
+	long uid = pr_pid_uid(pid);
 	if (uid >= 0 && uid != (long)geteuid())
 		say(lead, "pid %d (%s) is not traced: it runs as uid %ld, and dtrace as uid %ld may "
 		    "not trace it", (int)pid, comm, uid, (long)geteuid());
@@ -821,69 +785,6 @@ int cs__group_open_all(struct cs_trace *lead, char **ret_err)
 		}
 	}
 	return 0;
-}
-
-/* -- dtrace -l without -p or -c ----------------------------------------------------------------- */
-
-/* A process listed: its probes moved out to the list, but for their argument types. */
-struct every_proc {
-	struct pr_proc proc;
-	struct pb_probes probes;
-};
-
-struct cs_every {
-	struct every_proc **v;
-	size_t cnt, cap;
-};
-
-struct cs_every *cs_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt)
-{
-	struct cs_group g = { 0 };
-	struct cs_every *e = udt__xcalloc(1, sizeof(*e));
-	size_t cap = 0;
-	pid_t *pids = NULL;
-
-	for (size_t d = 0; d < desc_cnt; d++)
-		if (pb_desc_kind(descs[d]) == PB_DESC_PROC)
-			UDT__PUSH(g.descs, g.desc_cnt, cap, descs[d]);
-	size_t n = g.desc_cnt ? pr_pids(&pids) : 0;
-	/* (the processes' probes are numbered after what ps has) */
-	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : PB_PROBE_ERROR + 1;
-	for (size_t i = 0; i < n; i++) {
-		enum pb_fmatch match;
-		uint64_t sig;
-		if (pids[i] == getpid() ||
-		    pb_files_proc(&g.files, g.descs, g.desc_cnt, pids[i], &match, &sig) || !match)
-			continue;
-		struct every_proc *ep = udt__xcalloc(1, sizeof(*ep));
-		if (pr_proc_open(&ep->proc, pids[i])) {
-			/* (gone meanwhile, or not ours to read: listed by none) */
-			pr_proc_close(&ep->proc);
-			free(ep);
-			continue;
-		}
-		pb_probes_load_at(&ep->probes, &ep->proc, next);
-		next += (uint32_t)(ep->probes.cnt - PB_PROBE_ERROR);
-		pb_probes_move(ps, &ep->probes);
-		UDT__PUSH(e->v, e->cnt, e->cap, ep);
-	}
-	free(pids);
-	free(g.descs);
-	pb_files_free(&g.files);
-	return e;
-}
-
-void cs_every_free(struct cs_every *e)
-{
-	if (!e)
-		return;
-	for (size_t i = 0; i < e->cnt; i++) {
-		pb_probes_free(&e->v[i]->probes);
-		pr_proc_close(&e->v[i]->proc);
-		free(e->v[i]);
-	}
-	free(e->v);
-	free(e);
 }
 
 /* -- The session -------------------------------------------------------------------------------- */

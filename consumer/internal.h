@@ -304,7 +304,8 @@ struct cs_trace {
 	uint64_t *fill_pos;        /* fill: bytes already read of each buffer */
 	bool *pending;             /* switch: a buffer whose old half could not be read yet */
 	bool resize_reported;
-	bool shm_failed;           /* the target could not make the buffers: said once */
+	bool shm_failed, prof_armed; /* the target could not make the buffers: said once; its
+				      profile timers were armed (cs_trace_arm()) */
 	uint64_t last_switch;      /* when buffers were last switched (CLOCK_MONOTONIC ns) */
 
 	/* the output (output/output.h): the lead's is the session's (cs__out()) */

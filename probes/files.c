@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* One file's providers: cnt < 0, not an object with probes; "*": any. */
 struct pb_file {
@@ -120,4 +121,68 @@ void pb_files_free(struct pb_files *fs)
 	}
 	free(fs->v);
 	memset(fs, 0, sizeof(*fs));
+}
+
+/* dtrace -l without -p or -c */
+
+/* A process listed: its probes moved out to the list, but for their argument types. */
+struct every_proc {
+	struct pr_proc proc;
+	struct pb_probes probes;
+};
+
+struct pb_every {
+	struct every_proc **v;
+	size_t cnt, cap;
+};
+
+struct pb_every *pb_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt)
+{
+	struct pb_files files = { 0 };
+	struct pb_every *e = udt__xcalloc(1, sizeof(*e));
+	const char **pd = NULL;
+	size_t cap = 0, npd = 0;
+	pid_t *pids = NULL;
+
+	for (size_t d = 0; d < desc_cnt; d++)
+		if (pb_desc_kind(descs[d]) == PB_DESC_PROC)
+			UDT__PUSH(pd, npd, cap, descs[d]);
+	size_t n = npd ? pr_pids(&pids) : 0;
+	/* (the processes' probes are numbered after what ps has) */
+	uint32_t next = ps->cnt ? ps->v[ps->cnt - 1].id + 1 : PB_PROBE_ERROR + 1;
+	for (size_t i = 0; i < n; i++) {
+		enum pb_fmatch match;
+		uint64_t sig;
+		if (pids[i] == getpid() ||
+		    pb_files_proc(&files, pd, npd, pids[i], &match, &sig) || !match)
+			continue;
+		struct every_proc *ep = udt__xcalloc(1, sizeof(*ep));
+		if (pr_proc_open(&ep->proc, pids[i])) {
+			/* (gone meanwhile, or not ours to read: listed by none) */
+			pr_proc_close(&ep->proc);
+			free(ep);
+			continue;
+		}
+		pb_probes_load_at(&ep->probes, &ep->proc, next);
+		next += (uint32_t)(ep->probes.cnt - PB_PROBE_ERROR);
+		pb_probes_move(ps, &ep->probes);
+		UDT__PUSH(e->v, e->cnt, e->cap, ep);
+	}
+	free(pids);
+	free(pd);
+	pb_files_free(&files);
+	return e;
+}
+
+void pb_every_free(struct pb_every *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->cnt; i++) {
+		pb_probes_free(&e->v[i]->probes);
+		pr_proc_close(&e->v[i]->proc);
+		free(e->v[i]);
+	}
+	free(e->v);
+	free(e);
 }

@@ -242,4 +242,19 @@ enum pb_fmatch pb_files_path(struct pb_files *fs, const char *const *descs, size
 			     const char *path, pid_t pid);
 void pb_files_free(struct pb_files *fs);
 
+/*
+ * pb_every_probes() - for dtrace -l without -p or -c: add to ps (made by
+ * pb_probes_load(ps, NULL)) the probes of every process dtrace may inspect
+ * whose files name a provider one of descs may match (descriptions of
+ * processes' probes: pb_desc_kind() PB_DESC_PROC), each process's numbered
+ * after the last's, as a session numbers them (docs/processes.md). The
+ * processes are read, not changed: no runtime is loaded into them, so their
+ * SDT(9) and dynamic providers are there only where a runtime registered them.
+ * Return: what holds the processes and the probes' argument types, for
+ * pb_every_free() once ps is freed.
+ */
+struct pb_every;
+struct pb_every *pb_every_probes(struct pb_probes *ps, const char *const *descs, size_t desc_cnt);
+void pb_every_free(struct pb_every *e);
+
 #endif /* UDT_PROBES_H */

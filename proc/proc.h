@@ -537,5 +537,10 @@ int pr_follow_take(int fd, pid_t *ret_pid);
 size_t pr_pids(pid_t **ret);
 /* pid's parent, start time (clock ticks since boot) and state letter (/proc/PID/stat). 0 or -errno. */
 int pr_pid_stat(pid_t pid, pid_t *ret_ppid, uint64_t *ret_start, char *ret_state);
+/* pid's effective uid (/proc/PID/status), or -1. */
+long pr_pid_uid(pid_t pid);
+/* The executable pid's command line names (argv[0]: a path, or looked up in dtrace's PATH: a
+   guess, for a process dtrace may not inspect), malloc'ed; NULL: none found. */
+char *pr_pid_cmd_exe(pid_t pid);
 
 #endif /* UDT_PROC_H */

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -390,4 +391,50 @@ size_t pr_watch_list(const struct pr_watch *w, pid_t **ret)
 		v[i] = w->k[i].pid;
 	*ret = v;
 	return w->cnt;
+}
+
+long pr_pid_uid(pid_t pid)
+{
+	char path[64], *buf = NULL, *u;
+	size_t len;
+	long uid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (udt__read_file(path, &buf, &len))
+		return -1;
+	/* ("Uid: real effective saved fs") */
+	if ((u = strstr(buf, "\nUid:")))
+		(void)sscanf(u + 5, "%*d %ld", &uid);
+	free(buf);
+	return uid;
+}
+
+char *pr_pid_cmd_exe(pid_t pid)
+{
+	char path[64], *cmd = NULL, *exe = NULL;
+	size_t len;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (udt__read_file(path, &cmd, &len) || !len) {
+		free(cmd);
+		return NULL;
+	}
+	/* argv[0]: a path, or a name looked up as dtrace's PATH would */
+	if (cmd[0] == '/') {
+		exe = udt__xstrdup(cmd);
+	} else if (!strchr(cmd, '/')) {
+		const char *pp = getenv("PATH");
+		char *dirs = udt__xstrdup(pp ? pp : "/usr/bin:/bin");
+		for (char *d = strtok(dirs, ":"); d && !exe; d = strtok(NULL, ":")) {
+			char *c = udt__xasprintf("%s/%s", d, cmd);
+			if (!stat(c, &st) && S_ISREG(st.st_mode))
+				exe = c;
+			else
+				free(c);
+		}
+		free(dirs);
+	}
+	free(cmd);
+	return exe;
 }

@@ -593,7 +593,7 @@ int cmd_list(struct cmd_opts *o)
 			UDT__PUSH(descs, desc_cnt, cap, cls[i]->pdescs[d]);
 	/* without -p or -c, a description lists the probes of every process it may match, as
 	   it would trace them (docs/processes.md) */
-	struct cs_every *every = tg.have ? NULL : cs_every_probes(&ps, descs, desc_cnt);
+	struct pb_every *every = tg.have ? NULL : pb_every_probes(&ps, descs, desc_cnt);
 	/* the profile provider's probes: those enabled in the process, those named here, and
 	   DTrace's default ones that a glob (or a listing of everything) matches */
 	if (tg.have)
@@ -634,7 +634,7 @@ int cmd_list(struct cmd_opts *o)
 		ret = 1;
 	free(descs);
 	pb_probes_free(&ps);
-	cs_every_free(every);
+	pb_every_free(every);
 	target_kill(&tg);
 	if (tg.have)
 		pr_proc_close(&tg.proc);
