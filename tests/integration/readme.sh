@@ -68,4 +68,18 @@ for o in $opts; do
 done
 expect_eq "dtrace(1) describes every option dtrace's usage text names" "${missing:-none}" none
 check "and --libxo" grep -q '^\.BI \\-\\-libxo' "$TOP/cmd/dtrace/dtrace.1"
+# -- The build's lines: one a step, "  CC     file" (no stray "[pic]" line under a PIC object's)
+(cd "$TOP" && make BUILD="$WORK/b" "$WORK/b/obj-pic/runtime/fire.o") >build.out 2>&1
+expect_eq "the build says one line a step, a PIC object's marked on it" \
+	"$(grep -cv '^  [A-Z]\+ \+[^ ]' build.out):$(grep -c '^  CC     runtime/fire.c \[pic\]$' build.out)" "0:1"
+
+# -- make demo: its heading names the command it runs; its URI column holds every URI it asks for
+DEMO=$TOP/samples/http/demo.sh
+check "the demo's heading names the -P its dtrace -l runs" \
+	grep -q 'echo "== dtrace -l -p \$spid -P http\$spid: ' "$DEMO"
+width=$(sed -n 's/.*printf("%-4s %-\([0-9]*\)s .*/\1/p' "$TOP/samples/http/demo.d")
+longest=$(sed -n 's/^paths=(\(.*\))$/\1/p' "$DEMO" | tr ' ' '\n' |
+	awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+check "the demo's URI column ($width) holds its longest URI ($longest)" \
+	[ "${width:-0}" -ge "$longest" -a "$longest" -gt 0 ]
 finish
