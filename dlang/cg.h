@@ -63,7 +63,9 @@ struct cg {
 		struct xin in;
 	} binds[8];
 	int nbinds;
-	int inline_depth;         /* inlines being expanded (compile_var.c) */
+	int inline_depth;         /* inlines being expanded (compile_var.c), */
+	const struct dl_inline *inline_stack[DL_MAX_NESTING]; /* which, outermost first */
+	uint32_t inline_uses;     /* and how many were in all (a budget: they may double) */
 	/* dl_check_decls(): the declaration being checked sees those before it only (seq
 	   below decl_limit), and one that needs a probe's context is checked where used */
 	uint32_t decl_limit;

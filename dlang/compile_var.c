@@ -621,10 +621,18 @@ bool dl_cg_inline(struct cg *g, const struct dl_node *n, int r, struct val *ret)
 
 	if (!in)
 		return false;
-	/* an inline is its expression, compiled where it is used, converted to its type */
-	if (g->inline_depth >= 16)
-		cg_error(g, n, "inline %s is defined in terms of itself", n->name);
-	g->inline_depth++;
+	/* an inline is its expression, compiled where it is used, converted to its type:
+	   bounded in depth (each level is a recursion here) and in all (inlines that use
+	   another twice double with each level) */
+	for (int i = 0; i < g->inline_depth; i++)
+		if (g->inline_stack[i] == in)
+			cg_error(g, n, "inline %s is defined in terms of itself", n->name);
+	if (g->inline_depth >= DL_MAX_NESTING)
+		cg_error(g, n, "inline %s: inlines nested too deeply: more than %d levels", n->name,
+			 DL_MAX_NESTING);
+	if (++g->inline_uses > 65536)
+		cg_error(g, n, "inline %s: more than 65536 inline expansions in one clause", n->name);
+	g->inline_stack[g->inline_depth++] = in;
 	struct val v = gen(g, in->expr, r);
 	g->inline_depth--;
 	*ret = inline_value(g, in, v, n);

@@ -344,7 +344,9 @@ static struct dl_node *parse_conditional(struct dl_parser *ps)
 	n->a = c;
 	bool saved = ps->in_predicate;
 	ps->in_predicate = false;
+	dl_nest(ps, n->loc); /* (the middle operand is a level deeper too) */
 	n->b = dl_parse_expr(ps);
+	dl_unnest(ps);
 	ps->in_predicate = saved;
 	dl_expect(ps, ':', "':' in conditional expression");
 	dl_nest(ps, n->loc);

@@ -45,9 +45,23 @@ refused() {
 	echo "int $(rep '(' $N)p$(rep ')' $N);" >declparen.d
 	echo "$(rep 'struct s { ' $N)" >struct.d
 	echo "BEGIN { x = (int $(rep '*' $N))0; }" >castptr.d
+	# each operand of ?: (the middle one too), predicates, else chains, keys, indexes,
+	# a translator's members, C declarations
+	echo "BEGIN { x = $(rep '1 ? ' $N)1$(rep ' : 0' $N); }" >ternary_mid.d
+	echo "BEGIN /$(rep '(' $N)1$(rep ')' $N)/ { }" >predicate.d
+	echo "BEGIN { $(rep 'if (1) {} else ' $N)x = 1; }" >else.d
+	echo "BEGIN { @[$(rep 'f(' $N)1$(rep ')' $N)] = count(); }" >aggkey.d
+	echo "BEGIN { x = $(rep 'self->a[' $N)1$(rep ']' $N); }" >selfidx.d
+	echo "BEGIN { x = $(rep 'stringof(' $N)1$(rep ')' $N); }" >stringof.d
+	echo "BEGIN { x = y$(rep '++' $N); }" >postinc.d
+	echo "struct t { int a; }; translator struct t < int *p > { a = $(rep '(' $N)1$(rep ')' $N); };" >xlator.d
+	echo "enum e { $(rep 'a = (' $N)1$(rep ')' $N) };" >enum.d
+	echo "int a[$(rep '(' $N)1$(rep ')' $N)];" >arraysize.d
+	echo "int $(rep '(*' $N)p$(rep ')()' $N);" >fnptr.d
 }
 for k in paren unary cast sizeof ternary sum assign call index member block if pointer \
-	declparen struct; do
+	declparen struct ternary_mid predicate else aggkey selfidx stringof postinc xlator enum \
+	arraysize fnptr; do
 	refused "-s: $k nested $N deep" "$LIMIT" "$DTRACE" -s $k.d
 done
 refused "-s: a cast to a pointer $N levels deep" "type nested too deeply: $LIMIT" \
@@ -59,6 +73,26 @@ echo "BEGIN { x = $(rep '1+' 30000)1; }" >sum_n.d
 for k in paren ternary sum; do
 	refused "-n: $k nested 20,000 deep or more" "$LIMIT" "$DTRACE" -n "$(cat ${k}_n.d)"
 done
+
+# a header's C declarations under -C
+echo "struct h0 { $(rep 'struct { ' $N)int x;$(rep '} a; ' $N) };" >deep.h
+printf '#include "deep.h"\nBEGIN { exit(0); }\n' >cpp.d
+refused "-C: a header's struct nested $N deep" "$LIMIT" "$DTRACE" -C -I. -s cpp.d
+
+# inlines of inlines: each is shallow, their expansion is not (nor, doubling, its size)
+inlines() { echo 'inline int i0 = 1;'; for i in $(seq 1 "$1"); do echo "inline int i$i = i$((i - 1)) $2;"; done; }
+{ inlines 300 '+ 1'; echo 'BEGIN { trace(i300); }'; } >inline_deep.d
+refused "-s: an inline of inlines 300 deep" "inlines nested too deeply: $LIMIT" \
+	"$DTRACE" -s inline_deep.d
+{ echo 'inline int i0 = 1;'; for i in $(seq 1 40); do echo "inline int i$i = i$((i - 1)) + i$((i - 1));"; done
+	echo 'BEGIN { trace(i40); }'; } >inline_double.d
+refused "-s: inlines that double 40 times" "more than 65536 inline expansions in one clause" \
+	"$DTRACE" -s inline_double.d
+{ inlines 200 '+ 1'; echo 'BEGIN { trace(i200); exit(0); }'; } >inline_ok.d
+expect_eq "an inline of inlines 200 deep: its value (once refused past 16 as recursion)" \
+	"$("$DTRACE" -q -s inline_ok.d 2>&1)" "201"
+expect_eq "an inline defined in terms of itself: refused" \
+	"$("$DTRACE" -n 'inline int a = a + 1; BEGIN { trace(a); }' 2>&1 | grep -c 'failed to resolve a\|defined in terms of itself')" 1
 
 # typedefs over typedefs: each declaration is shallow, the type is not
 for i in $(seq 1 300); do echo "typedef t$((i - 1)) *t$i;"; done >typedefs.d
