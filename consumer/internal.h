@@ -460,15 +460,16 @@ void cs__sites_detach(struct cs_trace *t);
 /*
  * A library loaded while the session runs (late.c): cs__sites_put_late()
  * lays out in a a whole new table, the session's sites and those of the pid
- * probes of ECBs t->ecbs[idx[0..n)], and gives its offset (0: none of them
- * has a site); mod_from: the first module mapped since the last table, whose
- * addresses an older site may still name (an object unloaded since).
+ * and note probes of ECBs t->ecbs[idx[0..n)] (the notes' semaphores added to
+ * sems), and gives its offset (0: none of them has a site); mod_from: the
+ * first module mapped since the last table, whose addresses an older site
+ * may still name (an object unloaded since).
  * cs__sites_adopt() makes the published table at tab the session's;
  * cs__sites_arm_late() then has the runtime patch them, and says which of
  * the sites not in old (sorted, nold) it left out.
  */
 uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
-			    size_t mod_from);
+			    size_t mod_from, struct cs_addrs *sems);
 void cs__sites_adopt(struct cs_trace *t, uint32_t tab);
 void cs__sites_arm_late(struct cs_trace *t, const uint64_t *old, size_t nold);
 

@@ -74,6 +74,7 @@ struct cs_late {
 	size_t refused_cnt, refused_cap;
 	char **full;               /* modules said not to fit in the area */
 	size_t full_cnt, full_cap;
+	bool notes;                /* the program names processes' probes: a library's notes too */
 	/* the pid provider's descriptions (docs/pid.md): matched in each library mapped since */
 	const char **pid_descs;
 	size_t pid_cnt, pid_cap;
@@ -105,6 +106,8 @@ void cs__late_start(struct cs_trace *t)
 		for (size_t d = 0; d < cls[c]->pdesc_cnt; d++)
 			if (pb_desc_pid_of(cls[c]->pdescs[d], (int)t->proc->pid))
 				UDT__PUSH(l->pid_descs, l->pid_cnt, l->pid_cap, cls[c]->pdescs[d]);
+			else
+				l->notes |= pb_desc_kind(cls[c]->pdescs[d]) == PB_DESC_PROC;
 	l->mods_seen = t->proc->mod_cnt;
 	/* not synced: the first round looks, for a library loaded since the probes were read */
 	t->late = l;
@@ -257,12 +260,12 @@ static int add_gen(struct cs_trace *t, const size_t *idx, size_t n, struct cs_ge
 	g.ecb_off = at.ecb_off;
 	g.hash_bits = at.hash_bits;
 	g.hash_off = at.hash_off;
-	g.sem_cnt = (uint32_t)sems.cnt;
-	g.sem_off = cs__area_put_list(a, &sems);
 	g.disp_cnt = (uint32_t)disps.cnt;
 	g.disp_off = cs__area_put_list(a, &disps);
 	/* the pid probes' sites: a new table of all of the session's (sites.c) */
-	g.sites_off = cs__sites_put_late(t, a, idx, n, t->late->mods_from);
+	g.sites_off = cs__sites_put_late(t, a, idx, n, t->late->mods_from, &sems);
+	g.sem_cnt = (uint32_t)sems.cnt; /* (the notes' semaphores too) */
+	g.sem_off = cs__area_put_list(a, &sems);
 	uint32_t off = cs__area_put(a, &g, sizeof(g));
 	free(sems.v);
 	free(disps.v);
@@ -394,11 +397,13 @@ static void publish(struct cs_trace *t, size_t first)
 }
 
 /*
- * The pid probes of the modules mapped since the last round (a dlopen()),
- * into batch b: the descriptions matched in them as at the start. Not while
- * the dynamic linker is mapping one: the next round looks again.
+ * The probes of the modules mapped since the last round (a dlopen()) that no
+ * registration brings, into batch b: their SystemTap notes' (for a program
+ * that names processes' probes), and the pid provider's, its descriptions
+ * matched in them as at the start. Not while the dynamic linker is mapping
+ * one: the next round looks again.
  */
-static size_t late_pid(struct cs_trace *t, struct pb_probes *b)
+static size_t late_mods(struct cs_trace *t, struct pb_probes *b)
 {
 	struct cs_late *l = t->late;
 	size_t made = 0;
@@ -409,6 +414,8 @@ static size_t late_pid(struct cs_trace *t, struct pb_probes *b)
 		pr_proc_maps_recheck(t->proc);
 		return 0;
 	}
+	if (l->notes)
+		made += pb_probes_add_notes_late(b, t->proc, l->mods_seen);
 	for (size_t d = 0; d < l->pid_cnt; d++) {
 		char *err = NULL;
 		int n = pb_probes_add_pid_late(b, t->proc, l->pid_descs[d], l->mods_seen, &err);
@@ -453,8 +460,8 @@ static void late_round(struct cs_trace *t)
 	bool regs, maps;
 
 	regs = !pr_proc_registry_gen(t->proc, &gen) && !(l->synced && gen == l->reg_gen);
-	/* (the pid provider's: any library, with our tables or not) */
-	maps = l->pid_cnt && pr_proc_maps_moved(t->proc);
+	/* (the pid provider's and the notes': any library, with our tables or not) */
+	maps = (l->pid_cnt || l->notes) && pr_proc_maps_moved(t->proc);
 	if (maps && pr_proc_loader_busy(t->proc)) {
 		pr_proc_maps_recheck(t->proc); /* (the next round looks again) */
 		maps = false;
@@ -485,8 +492,8 @@ static void late_round(struct cs_trace *t)
 	struct pb_probes *b = udt__xcalloc(1, sizeof(*b));
 	/* (numbered after every probe of every process: IDs are the session's) */
 	size_t n = pb_probes_add_new(b, t->proc, t->probes.types, cs__probe_ids(t, 0));
-	if (l->pid_cnt)
-		n += late_pid(t, b);
+	if (l->pid_cnt || l->notes)
+		n += late_mods(t, b);
 	if (!n) {
 		pb_probes_free(b);
 		free(b);

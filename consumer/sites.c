@@ -247,22 +247,20 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 }
 
 uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t *idx, size_t n,
-			    size_t mod_from)
+			    size_t mod_from, struct cs_addrs *sems)
 {
 	const struct pb_probe **pids;
-	size_t npid = pid_probes(t, idx, n, &pids), cnt = 0, cap = 0, nnotes = 0;
+	size_t npid = pid_probes(t, idx, n, &pids), cnt = 0, cap = 0, nnotes = 0, ndone = 0;
 	struct udt_sites hdr = { .size = sizeof(hdr) };
 	const struct udt_sites *old = t->sites_tab ? (const void *)(t->img.buf + t->sites_tab)
 						   : NULL;
 	struct udt_site *v = NULL;
+	struct oplist ops = { 0 };
+	const struct pb_probe **done = udt__xcalloc(n + 1, sizeof(*done));
 	uint32_t off = 0;
 
-	if (!npid) {
-		free(pids);
-		return 0;
-	}
 	/* the session's sites, but those of objects unloaded since (no module there, or one
-	   mapped since: another object's bytes now) */
+	   mapped since: another object's bytes now); their operands as they were */
 	uint64_t *notes = udt__xcalloc(t->site_cnt + 1, sizeof(*notes));
 	for (size_t i = 0; old && i < old->cnt; i++) {
 		const struct udt_site *s = (const void *)(t->img.buf + old->site_off + i * sizeof(*s));
@@ -277,21 +275,52 @@ uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t 
 		if (s->kind == UDT_SITE_NOTE)
 			notes[nnotes++] = s->addr;
 	}
-	qsort(notes, nnotes, sizeof(*notes), addr_cmp);
+	for (uint32_t k = 0; old && k < old->arg_cnt; k++)
+		UDT__PUSH(ops.v, ops.cnt, ops.cap, ((const struct udt_note_arg *)(const void *)(
+						       t->img.buf + old->arg_off))[k]);
 	size_t before = cnt;
-	pb_pid_sites(pids, npid, notes, nnotes, pr_proc_shadow_stack(t->proc->pid), t->o.pid_traps, &v,
-		     &cnt, &cap);
+	/* the notes' sites of the new probes (a library's with SystemTap notes alone), each
+	   probe's once */
+	bool shstk = pr_proc_shadow_stack(t->proc->pid);
+	for (size_t j = 0; j < n; j++) {
+		const struct pb_probe *pr = t->ecbs[idx[j]].probe;
+		bool seen = false;
+		if (t->ecbs[idx[j]].local || !pr->notes)
+			continue;
+		for (size_t k = 0; k < ndone && !seen; k++)
+			seen = done[k] == pr;
+		if (seen)
+			continue;
+		done[ndone++] = pr;
+		for (uint32_t s = 0; s < pr->note_cnt && cnt < UDT_SITES_MAX; s++) {
+			struct udt_site site;
+			const char *why;
+			if (!make_site(t, pr, &pr->notes[s], &site, &ops))
+				continue;
+			if (!t->o.note_traps)
+				(void)pr_site_plan(pr->module, &site, shstk, &why);
+			UDT__PUSH(v, cnt, cap, site);
+			notes[nnotes++] = site.addr;
+			if (pr->notes[s].sem)
+				cs__addrs_add(sems, pr->notes[s].sem);
+		}
+	}
+	qsort(notes, nnotes, sizeof(*notes), addr_cmp);
+	if (npid)
+		pb_pid_sites(pids, npid, notes, nnotes, shstk, t->o.pid_traps, &v, &cnt, &cap);
 	pr_proc_close_files(t->proc);
 	if (cnt > before) {
 		qsort(v, cnt, sizeof(*v), site_cmp);
 		hdr.cnt = (uint32_t)cnt;
 		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
-		hdr.arg_cnt = old ? old->arg_cnt : 0;
-		hdr.arg_off = old ? old->arg_off : 0;
+		hdr.arg_cnt = (uint32_t)ops.cnt;
+		hdr.arg_off = ops.cnt ? cs__area_put(a, ops.v, ops.cnt * sizeof(*ops.v)) : 0;
 		off = cs__area_put(a, &hdr, sizeof(hdr));
 	}
 	free(notes);
 	free(v);
+	free(ops.v);
+	free(done);
 	free(pids);
 	return off;
 }

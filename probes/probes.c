@@ -344,6 +344,19 @@ size_t pb_probes_add_new(struct pb_probes *ps, struct pr_proc *proc, struct dl_p
 	return ps->cnt;
 }
 
+size_t pb_probes_add_notes_late(struct pb_probes *ps, struct pr_proc *proc, size_t mod_from)
+{
+	size_t cap = ps->cnt, before = ps->cnt;
+
+	/* (an object of ours has its probes from its tables, as they register) */
+	for (size_t m = mod_from; m < proc->mod_cnt; m++) {
+		struct pr_module *mod = proc->mods[m];
+		if (!mod->gone && !mod->table_cnt && !mod->sdt)
+			add_notes(ps, &cap, proc, mod, ps->cnt);
+	}
+	return ps->cnt - before;
+}
+
 void pb_probes_move(struct pb_probes *ps, struct pb_probes *from)
 {
 	size_t n = from->cnt - PB_PROBE_ERROR;

@@ -93,6 +93,14 @@ size_t pb_probes_add_new(struct pb_probes *ps, struct pr_proc *proc, struct dl_p
 			 uint32_t first_id);
 
 /*
+ * pb_probes_add_notes_late() - the probes of the SystemTap notes of proc's
+ * modules from index mod_from on (mapped since: a dlopen()), those without
+ * tables of ours, into ps after what it has (pb_probes_add_new()'s batch).
+ * Return: the number of probes made.
+ */
+size_t pb_probes_add_notes_late(struct pb_probes *ps, struct pr_proc *proc, size_t mod_from);
+
+/*
  * pb_probes_add_profile() - (profile.c) the profile provider creates its probes on
  * demand (docs/profile.md): if desc names profile-n or tick-n (no glob),
  * add that probe to ps unless it is there; a glob adds DTrace's default

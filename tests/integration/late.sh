@@ -278,4 +278,57 @@ echo "    (the area filled at load $loads)"
 exec 4>&-
 wait "$pid"
 expect_eq "an area that fills up: the program exited 0" "$?" 0
+
+# A library with SystemTap notes alone (<sys/sdt.h>, no -G object): its probes enabled once
+# it is mapped (a round later: no registration tells), under -c and -p
+if echo '#include <sys/sdt.h>' | $CC -E - >/dev/null 2>&1; then
+	cat >plug.c <<'C'
+#include <sys/sdt.h>
+int plug_fire(int n)
+{
+	for (int i = 0; i < n; i++)
+		DTRACE_PROBE1(plug, tick, i);
+	return n;
+}
+C
+	cat >plugmain.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	(void)argc;
+	void *h = dlopen(argv[1], RTLD_NOW);
+	int (*fire)(int) = h ? (int (*)(int))dlsym(h, "plug_fire") : NULL;
+	if (!fire)
+		return 1;
+	for (int r = 0; r < 100; r++) {
+		fire(10);
+		usleep(10000);
+	}
+	return 0;
+}
+C
+	$CC -O2 -fPIC -shared -o libplug.so plug.c && $CC -O2 -o plugmain plugmain.c -ldl ||
+		fail "build the <sys/sdt.h> library and its program"
+	"$DTRACE" -Z -q -n 'plug*:::tick { @[probemod, probefunc] = count(); } END { printa("%s %s %@d\n", @); }' \
+		-c "./plugmain $WORK/libplug.so" >plug.out 2>plug.err
+	got=$(grep . plug.out)
+	check "-c: a <sys/sdt.h> library's probes, dlopen'ed by the command, recorded with their module and function" \
+		awk -v g="$got" 'BEGIN { split(g, f, " "); exit !(f[1] == "libplug.so" && f[2] == "plug_fire" && f[3] > 0 && f[3] <= 1000) }'
+	expect_eq "-c: and nothing said" "$(cat plug.err)" ""
+else
+	skip "a <sys/sdt.h> library loaded after the attach" "no <sys/sdt.h> (systemtap-sdt-dev)"
+fi
+# the JVM's probes, in the libjvm.so the java launcher loads
+JAVA=$(ls /usr/lib/jvm/*/bin/java 2>/dev/null | head -1)
+if [ -n "$JAVA" ] && readelf -n "$(dirname "$(dirname "$JAVA")")/lib/server/libjvm.so" 2>/dev/null |
+	grep -q 'Provider: hotspot'; then
+	"$DTRACE" -Z -q -n 'hotspot$target:::vm-init-end { printf("vm-init-end\n"); }' \
+		-c "$JAVA -version" >jvm.out 2>jvm.err
+	expect_eq "-c java: the JVM's hotspot probes, in the libjvm.so it loads, enabled" \
+		"$(grep -c '^vm-init-end$' jvm.out)" 1
+else
+	skip "the JVM's probes under -c" "no JVM with hotspot probes installed"
+fi
 finish
