@@ -6,7 +6,11 @@
  * with "-x c" so a .d file is read as C whatever the driver, with the -I, -D
  * and -U options in the order given, and with line markers kept so parse
  * errors name the original file and line. Its output is read through a pipe:
- * no temporary file is made.
+ * no temporary file is made. A script whose first line is "#!" (an
+ * executable D script: "#!/usr/sbin/dtrace -Cs") has that line blanked
+ * before cpp sees it, as DTrace's dt_preproc() does: cpp then reads a copy
+ * in memory (a memfd it inherits, led by a line marker naming the script,
+ * and with the script's directory searched for its quoted includes).
  */
 #include "cmd/dtrace/dtrace.h"
 
@@ -15,6 +19,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +38,34 @@ static void split_words(const char *s, char ***argv, size_t *cnt, size_t *cap)
 			s++;
 		UDT__PUSH(*argv, *cnt, *cap, udt__xstrndup(st, (size_t)(s - st)));
 	}
+}
+
+/*
+ * When the script at path begins with "#!": a memfd (not close-on-exec) holding it with
+ * that line blank, behind a line marker; else -1.
+ */
+static int shebang_copy(const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	int fd = -1;
+
+	if (udt__read_file(path, &text, &len) || len < 2 || text[0] != '#' || text[1] != '!')
+		goto out;
+	const char *nl = memchr(text, '\n', len);
+	struct udt_strbuf sb = { 0 };
+	udt__sb_printf(&sb, "# 1 \"%s\"\n\n", path);
+	if (nl)
+		udt__sb_putn(&sb, nl + 1, len - (size_t)(nl + 1 - text));
+	fd = memfd_create("udtrace-cpp", 0);
+	if (fd >= 0 && (write(fd, sb.buf, sb.len) != (ssize_t)sb.len || lseek(fd, 0, SEEK_SET))) {
+		close(fd);
+		fd = -1;
+	}
+	udt__sb_reset(&sb);
+out:
+	free(text);
+	return fd;
 }
 
 int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t *ret_sz)
@@ -63,7 +96,16 @@ int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t 
 		  udt__xstrdup(o->model == DL_LP64 ? "-D__SUNW_D_64=1" : "-D__SUNW_D_32=1"));
 	for (size_t i = 0; i < o->cpp_arg_cnt; i++)
 		UDT__PUSH(argv, cnt, cap, udt__xstrdup(o->cpp_args[i]));
-	UDT__PUSH(argv, cnt, cap, udt__xstrdup(path));
+	int copy = shebang_copy(path);
+	if (copy >= 0) {
+		const char *slash = strrchr(path, '/');
+		UDT__PUSH(argv, cnt, cap, udt__xstrdup("-iquote"));
+		UDT__PUSH(argv, cnt, cap, slash ? udt__xstrndup(path, (size_t)(slash - path) + 1)
+					       : udt__xstrdup("."));
+		UDT__PUSH(argv, cnt, cap, udt__xasprintf("/dev/fd/%d", copy));
+	} else {
+		UDT__PUSH(argv, cnt, cap, udt__xstrdup(path));
+	}
 	UDT__PUSH(argv, cnt, cap, NULL);
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -105,6 +147,8 @@ int cmd_cpp(const struct cmd_opts *o, const char *path, char **ret_text, size_t 
 	*ret_text = udt__sb_take(&sb);
 	err = 0;
 out:
+	if (copy >= 0)
+		close(copy);
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)

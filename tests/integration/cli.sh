@@ -48,6 +48,16 @@ printf '#define N 3\nprovider bad {\n\tprobe p(undefined_t x);\n};\n' >cppbad.d
 out=$("$DTRACE" -C -h -s cppbad.d -o x.h 2>&1)
 expect_eq "errors after cpp name the original line" "$out" \
 	"dtrace: cppbad.d:3:10: error: unknown type name 'undefined_t'"
+# an executable D script under -C: its "#!" line is not cpp's, as in DTrace (the toolkit's
+# "#!/usr/sbin/dtrace -Cs"); its quoted includes found beside it, its errors' lines its own
+mkdir -p sb
+printf '#define VAL 42\n' >sb/val.h
+printf '#!/usr/sbin/dtrace -Cs\n#include "val.h"\n#pragma D option quiet\nBEGIN { printf("%%d\\n", VAL); exit(0); }\n' >sb/ok.d
+printf '#!/usr/sbin/dtrace -Cs\n\nBEGIN { x = ; }\n' >sb/bad.d
+expect_eq "-C: a script starting with #! runs, its include found beside it" \
+	"$("$DTRACE" -C -s sb/ok.d 2>&1)" "42"
+expect_eq "-C: and an error in such a script names its own line" \
+	"$("$DTRACE" -C -s sb/bad.d 2>&1)" 'dtrace: sb/bad.d:3:13: error: syntax error near ";"'
 out=$("$DTRACE" -C -h -s nonexistent.d -o x.h 2>&1)
 rc=$?
 expect_eq "cpp failure: exit 1" "$rc" 1
