@@ -497,8 +497,8 @@ static struct val store(struct cg *g, const struct dl_node *n, const struct vref
 	if (var->is_str && !(v.is_const && !v.cstr))
 		dl_cg_dstr(g, &v, r, n);
 	materialize(g, &v, r, n);
-	if (!var->is_str)
-		norm_reg(g, var->type, r);
+	/* (a scalar variable keeps the whole register, as illumos's STV stores it: no
+	   narrowing to its type, which a record of it applies; an array's element too) */
 	if (var->is_array) {
 		/* a value of bytes: their address in r, their size after the keys */
 		int nk;

@@ -1,10 +1,12 @@
 /*
- * D computes in 64 bits and narrows a value only where it is stored into a
- * variable or cast to a narrower type (the DTrace Guide, "Arithmetic
- * Operators"; illumos's arithmetic/tst.basics.d): i * i of an int i past
- * 2^31 keeps its high bits until the assignment, and printf() prints an int
- * at its size. Constants fold alike. An aggregation's key is recorded at its
- * type's size, so x * x of an int x = 65536 is the key 0.
+ * D computes in 64 bits and narrows a value only where it is recorded or
+ * cast to a narrower type (the DTrace Guide, "Arithmetic Operators"); a
+ * variable keeps the whole register stored in it, as illumos's STV stores it:
+ * illumos's arithmetic/tst.basics.d (these seven lines) expects -91738734
+ * on its sixth line, as Oracle's copy did before Oracle's 2021 change
+ * (1319599982, its variables narrowed to their types). printf() prints an
+ * int at its size. Constants fold alike. An aggregation's key is recorded
+ * at its type's size, so x * x of an int x = 65536 is the key 0.
  */
 #pragma D option quiet
 
@@ -30,7 +32,7 @@ BEGIN
 	/* the wide intermediate: not narrowed by the division or the comparison */
 	j = 100000;
 	printf("%d %d\n", j * j / j, j * j > 0);
-	/* narrowed where stored, and where cast */
+	/* kept whole where stored (printed as an int), narrowed where cast */
 	k = j * j;
 	printf("%d %d %d\n", k, (int)(j * j) == k, (short)(j * j / 16));
 	/* a wider variable keeps what an int expression computed */
