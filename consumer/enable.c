@@ -368,26 +368,6 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 		return -1;
 	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
 		return -1;
-	if (cl->predicate) {
-		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err))
-			return -1;
-		if (cs__check_difo(t, &e.pred, cl->predicate, ret_err)) {
-			dl_difo_free(&e.pred);
-			return -1;
-		}
-		if (e.pred.is_string) {
-			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
-						  "scalar type", cl->predicate->loc.file,
-						  cl->predicate->loc.line, cl->predicate->loc.col);
-			dl_difo_free(&e.pred);
-			return -1;
-		}
-		e.has_pred = true;
-		if (e.pred.is_const && !e.pred.const_val && !declare) {
-			dl_difo_free(&e.pred);
-			return 0; /* never true for this probe: no ECB */
-		}
-	}
 	for (size_t i = 0; i < cl->stmt_cnt; i++) {
 		const struct dl_stmt *s = cl->stmts[i];
 
@@ -431,6 +411,28 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 		if (compile_action(t, &e, s->expr, ctx, ret_err)) {
 			cs__ecb_free(&e);
 			return -1;
+		}
+	}
+	/* the predicate after the actions, as illumos cooks them: a variable the actions
+	   assign first is known to it (the self->last idiom: "/self->last/ { ...;
+	   self->last = timestamp; }") */
+	if (cl->predicate) {
+		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err) ||
+		    cs__check_difo(t, &e.pred, cl->predicate, ret_err)) {
+			cs__ecb_free(&e);
+			return -1;
+		}
+		if (e.pred.is_string) {
+			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
+						  "scalar type", cl->predicate->loc.file,
+						  cl->predicate->loc.line, cl->predicate->loc.col);
+			cs__ecb_free(&e);
+			return -1;
+		}
+		e.has_pred = true;
+		if (e.pred.is_const && !e.pred.const_val && !declare) {
+			cs__ecb_free(&e);
+			return 0; /* never true for this probe: no ECB */
 		}
 	}
 	if (declare) {
