@@ -374,9 +374,13 @@ static void adopt(struct cs_trace *lead, struct cs_trace *src, pid_t pid)
 	cs__heartbeat(t);
 	cs__stack_start(t);
 	cs__late_start(t);
-	/* (a member's libraries are looked for once a second: its dlopen() waits for none) */
-	if (c.flags & UDT_CTL_LOADWAIT)
-		cs__flags_update(t);
+	/* (a member's libraries are looked for once a second: its dlopen() waits for none;
+	   its other flags as they are, FORKWAIT's wait for its first fire too) */
+	if (c.flags & UDT_CTL_LOADWAIT) {
+		uint32_t f = c.flags & ~UDT_CTL_LOADWAIT;
+		(void)pr_proc_write(t->proc, t->ctl + offsetof(struct udt_control, flags), &f,
+				    sizeof(f));
+	}
 	push_member(lead, t);
 }
 

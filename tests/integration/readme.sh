@@ -69,7 +69,9 @@ done
 expect_eq "dtrace(1) describes every option dtrace's usage text names" "${missing:-none}" none
 check "and --libxo" grep -q '^\.BI \\-\\-libxo' "$TOP/cmd/dtrace/dtrace.1"
 # -- The build's lines: one a step, "  CC     file" (no stray "[pic]" line under a PIC object's)
-(cd "$TOP" && make BUILD="$WORK/b" "$WORK/b/obj-pic/runtime/fire.o") >build.out 2>&1
+# (not a sub-make's: under make check, its "Entering directory" lines)
+(cd "$TOP" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make BUILD="$WORK/b" \
+	"$WORK/b/obj-pic/runtime/fire.o") >build.out 2>&1
 expect_eq "the build says one line a step, a PIC object's marked on it" \
 	"$(grep -cv '^  [A-Z]\+ \+[^ ]' build.out):$(grep -c '^  CC     runtime/fire.c \[pic\]$' build.out)" "0:1"
 
