@@ -350,24 +350,11 @@ void cs__ecb_free(struct cs_ecb *e)
 	free(e->out);
 }
 
-/*
- * Compile clause cl for probe pr (in context ctx) into an ECB of t. With
- * declare, only for what compiling does to the program (its variables are
- * declared, its aggregations' keys typed, speculations and destructive
- * actions noted): the whole clause is compiled, whatever its predicate, and
- * no ECB is kept.
- */
-static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *pr,
-		       const struct dl_probe_ctx *ctx, bool declare, char **ret_err)
+/* The actions of clause cl into e (its ECB): 0, or -1 with *ret_err (e then holds what the
+   statements before the failing one built). */
+static int compile_acts(struct cs_trace *t, const struct dl_clause *cl,
+			const struct dl_probe_ctx *ctx, struct cs_ecb *e, char **ret_err)
 {
-	struct cs_ecb e = { .probe = pr, .clause = cl };
-
-	t->cur_probe = pr;
-
-	if (cs__spec_check_clause(t, cl, ret_err))
-		return -1;
-	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
-		return -1;
 	for (size_t i = 0; i < cl->stmt_cnt; i++) {
 		const struct dl_stmt *s = cl->stmts[i];
 
@@ -376,8 +363,7 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 		if (s->kind == DL_S_EXPR && s->expr->kind == DL_N_BINARY && s->expr->op == '=' &&
 		    (s->expr->a->kind == DL_N_AGG ||
 		     (s->expr->a->kind == DL_N_INDEX && s->expr->a->a->kind == DL_N_AGG))) {
-			if (cs__agg_compile(t, &e, s->expr, ctx, ret_err)) {
-				cs__ecb_free(&e);
+			if (cs__agg_compile(t, e, s->expr, ctx, ret_err)) {
 				return -1;
 			}
 			continue;
@@ -391,49 +377,93 @@ static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb
 			if (dl_compile(t->prog, s->expr, ctx, &a.difo, ret_err) ||
 			    cs__check_difo(t, &a.difo, s->expr, ret_err)) {
 				dl_difo_free(&a.difo);
-				cs__ecb_free(&e);
 				return -1;
 			}
-			UDT__PUSH(e.acts, e.act_cnt, e.act_cap, a);
+			UDT__PUSH(e->acts, e->act_cnt, e->act_cap, a);
 			continue;
 		}
 		if (s->kind == DL_S_EXPR && cs__is_agg_node(s->expr)) {
 			*ret_err = cs__agg_alone(t, s->expr);
-			cs__ecb_free(&e);
 			return -1;
 		}
 		if (s->kind != DL_S_EXPR) {
 			*ret_err = udt__xasprintf("%s:%d:%d: error: this statement is not supported",
 						  s->loc.file, s->loc.line, s->loc.col);
-			cs__ecb_free(&e); /* (and what the statements before it built) */
 			return -1;
 		}
-		if (compile_action(t, &e, s->expr, ctx, ret_err)) {
-			cs__ecb_free(&e);
+		if (compile_action(t, e, s->expr, ctx, ret_err)) {
 			return -1;
 		}
 	}
-	/* the predicate after the actions, as illumos cooks them: a variable the actions
-	   assign first is known to it (the self->last idiom: "/self->last/ { ...;
-	   self->last = timestamp; }") */
-	if (cl->predicate) {
-		if (dl_compile(t->prog, cl->predicate, ctx, &e.pred, ret_err) ||
-		    cs__check_difo(t, &e.pred, cl->predicate, ret_err)) {
+	return 0;
+}
+
+/* The predicate of clause cl into e: 0, 1 (a constant false: the clause never fires), or -1
+   with *ret_err. */
+static int compile_pred(struct cs_trace *t, const struct dl_clause *cl,
+			const struct dl_probe_ctx *ctx, struct cs_ecb *e, char **ret_err)
+{
+	if (!cl->predicate)
+		return 0;
+	if (dl_compile(t->prog, cl->predicate, ctx, &e->pred, ret_err))
+		return -1;
+	e->has_pred = true;
+	if (cs__check_difo(t, &e->pred, cl->predicate, ret_err))
+		return -1;
+	if (e->pred.is_string) {
+		*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of scalar type",
+					  cl->predicate->loc.file, cl->predicate->loc.line,
+					  cl->predicate->loc.col);
+		return -1;
+	}
+	return e->pred.is_const && !e->pred.const_val;
+}
+
+/*
+ * Compile clause cl for probe pr: an ECB appended to t's, unless its predicate is
+ * constant and false. With declare, only for what compiling does to the program (its
+ * variables are declared, its aggregations' keys typed, speculations and destructive
+ * actions noted): the whole clause is compiled, whatever its predicate, and no ECB is
+ * kept. The actions are compiled before the predicate, as illumos's dt_cook_clause()
+ * cooks them, so that a variable the actions assign first is known to the predicate
+ * (the toolkit's "/self->last/ { ...; self->last = timestamp; }"); where the actions
+ * use a variable the predicate assigns first ("/i++ >= 2/ { trace(i); }"), they are
+ * compiled again after it, as illumos tries again.
+ */
+static int compile_ecb(struct cs_trace *t, const struct dl_clause *cl, struct pb_probe *pr,
+		       const struct dl_probe_ctx *ctx, bool declare, char **ret_err)
+{
+	struct cs_ecb e = { .probe = pr, .clause = cl };
+	char *err = NULL;
+	const char *tag;
+	int never;
+
+	t->cur_probe = pr;
+	if (cs__spec_check_clause(t, cl, ret_err))
+		return -1;
+	if (pr->prof_kind && cs__prof_check_clause(cl, pr, ret_err))
+		return -1;
+	if (compile_acts(t, cl, ctx, &e, &err)) {
+		if (!cl->predicate || !err || !(tag = dl_errtag(err)) || strcmp(tag, "D_IDENT_UNDEF")) {
+			*ret_err = err;
 			cs__ecb_free(&e);
 			return -1;
 		}
-		if (e.pred.is_string) {
-			*ret_err = udt__xasprintf("%s:%d:%d: error: predicate result must be of "
-						  "scalar type", cl->predicate->loc.file,
-						  cl->predicate->loc.line, cl->predicate->loc.col);
+		free(err);
+		cs__ecb_free(&e);
+		e = (struct cs_ecb){ .probe = pr, .clause = cl };
+		if ((never = compile_pred(t, cl, ctx, &e, ret_err)) < 0 ||
+		    compile_acts(t, cl, ctx, &e, ret_err)) {
 			cs__ecb_free(&e);
 			return -1;
 		}
-		e.has_pred = true;
-		if (e.pred.is_const && !e.pred.const_val && !declare) {
-			cs__ecb_free(&e);
-			return 0; /* never true for this probe: no ECB */
-		}
+	} else if ((never = compile_pred(t, cl, ctx, &e, ret_err)) < 0) {
+		cs__ecb_free(&e);
+		return -1;
+	}
+	if (never && !declare) {
+		cs__ecb_free(&e);
+		return 0; /* never true for this probe: no ECB */
 	}
 	if (declare) {
 		cs__ecb_free(&e);

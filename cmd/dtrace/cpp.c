@@ -15,11 +15,13 @@
 #include "cmd/dtrace/dtrace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,11 +48,17 @@ static void split_words(const char *s, char ***argv, size_t *cnt, size_t *cap)
  */
 static int shebang_copy(const char *path)
 {
-	char *text = NULL;
+	char *text = NULL, head[2];
 	size_t len;
-	int fd = -1;
+	int fd = -1, in = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 
-	if (udt__read_file(path, &text, &len) || len < 2 || text[0] != '#' || text[1] != '!')
+	/* (a regular file only: a pipe, /dev/stdin, is cpp's to read, and read once) */
+	bool shebang = in >= 0 && !fstat(in, &st) && S_ISREG(st.st_mode) &&
+		       pread(in, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
+	if (in >= 0)
+		close(in);
+	if (!shebang || udt__read_file(path, &text, &len))
 		goto out;
 	const char *nl = memchr(text, '\n', len);
 	struct udt_strbuf sb = { 0 };
