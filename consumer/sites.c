@@ -165,76 +165,111 @@ static size_t pid_probes(struct cs_trace *t, const size_t *idx, size_t n,
 	return cnt;
 }
 
-uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems)
+/*
+ * The sites of the note probes of ECBs t->ecbs[idx[0..n)] (idx NULL: all of
+ * t's), each probe's once, appended to *v (their operands to ops, their
+ * semaphores to sems); *shstk: whether the process has shadow stacks (-1:
+ * not looked yet).
+ */
+static void put_note_sites(struct cs_trace *t, const size_t *idx, size_t n, int *shstk,
+			   struct udt_site **v, size_t *cnt, size_t *cap, struct oplist *ops,
+			   struct cs_addrs *sems)
 {
-	struct udt_site *v = NULL;
-	size_t cnt = 0, cap = 0;
 	const struct pb_probe **done = NULL;
 	size_t ndone = 0, done_cap = 0;
-	struct udt_sites hdr = { .size = sizeof(hdr) };
-	struct oplist ops = { 0 };
-	uint32_t off = 0;
-	bool shstk = false, checked = false;
 
-	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		const struct pb_probe *pr = t->ecbs[i].probe;
+	for (size_t j = 0; j < (idx ? n : t->ecb_cnt); j++) {
+		const struct cs_ecb *e = &t->ecbs[idx ? idx[j] : j];
+		const struct pb_probe *pr = e->probe;
 		bool seen = false;
 
-		if (t->ecbs[i].local || !pr->notes)
+		if (e->local || !pr->notes)
 			continue;
 		for (size_t k = 0; k < ndone && !seen; k++)
 			seen = done[k] == pr;
 		if (seen)
 			continue;
 		UDT__PUSH(done, ndone, done_cap, pr);
-		if (!checked) {
-			shstk = pr_proc_shadow_stack(t->proc->pid);
-			checked = true;
-		}
+		if (*shstk < 0)
+			*shstk = pr_proc_shadow_stack(t->proc->pid);
 		for (uint32_t s = 0; s < pr->note_cnt; s++) {
-			const struct pr_note *n = &pr->notes[s];
+			const struct pr_note *no = &pr->notes[s];
 			struct udt_site site;
+			const char *why;
 
-			if (cnt == UDT_SITES_MAX) {
-				pb_site_left_out(pr, n->pc, "a session enables at most %d sites", UDT_SITES_MAX);
+			if (*cnt == UDT_SITES_MAX) {
+				pb_site_left_out(pr, no->pc, "a session enables at most %d sites",
+						 UDT_SITES_MAX);
 				break;
 			}
-			if (!make_site(t, pr, n, &site, &ops))
+			if (!make_site(t, pr, no, &site, ops))
 				continue;
 			/* a jump where it is sound (else the trap stays: dtrace -l -v says why),
 			   unless traps are asked for */
-			const char *why;
 			if (!t->o.note_traps)
-				(void)pr_site_plan(pr->module, &site, shstk, &why);
-			UDT__PUSH(v, cnt, cap, site);
-			if (n->sem)
-				cs__addrs_add(sems, n->sem);
+				(void)pr_site_plan(pr->module, &site, *shstk, &why);
+			UDT__PUSH(*v, *cnt, *cap, site);
+			if (no->sem)
+				cs__addrs_add(sems, no->sem);
 		}
 	}
+	free(done);
+}
+
+/* The addresses of the note sites of v (cnt), sorted: the pid provider plans around them. */
+static uint64_t *note_addrs(const struct udt_site *v, size_t cnt, size_t *ret_n)
+{
+	uint64_t *a = udt__xcalloc(cnt + 1, sizeof(*a));
+	size_t n = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		if (v[i].kind == UDT_SITE_NOTE)
+			a[n++] = v[i].addr;
+	qsort(a, n, sizeof(*a), addr_cmp);
+	*ret_n = n;
+	return a;
+}
+
+/* Lay out sites v (cnt, their operands ops) as a table in a: its offset (its sites' in
+   *ret_site_off). */
+static uint32_t put_table(struct cs_area *a, struct udt_site *v, size_t cnt,
+			  const struct oplist *ops, uint32_t *ret_site_off)
+{
+	struct udt_sites hdr = { .size = sizeof(hdr) };
+
+	qsort(v, cnt, sizeof(*v), site_cmp);
+	hdr.cnt = (uint32_t)cnt;
+	hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
+	hdr.arg_cnt = (uint32_t)ops->cnt;
+	hdr.arg_off = ops->cnt ? cs__area_put(a, ops->v, ops->cnt * sizeof(*ops->v)) : 0;
+	*ret_site_off = hdr.site_off;
+	return cs__area_put(a, &hdr, sizeof(hdr));
+}
+
+uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *sems)
+{
+	struct udt_site *v = NULL;
+	size_t cnt = 0, cap = 0, nnotes;
+	struct oplist ops = { 0 };
+	uint32_t off = 0;
+	int shstk = -1;
+
+	put_note_sites(t, NULL, 0, &shstk, &v, &cnt, &cap, &ops, sems);
 	/* the pid provider's, planned knowing where the notes' are */
 	const struct pb_probe **pids;
 	size_t npid = pid_probes(t, NULL, 0, &pids);
 	if (npid) {
-		uint64_t *notes = udt__xcalloc(cnt + 1, sizeof(*notes));
-		for (size_t i = 0; i < cnt; i++)
-			notes[i] = v[i].addr;
-		qsort(notes, cnt, sizeof(*notes), addr_cmp);
-		if (!checked)
+		uint64_t *notes = note_addrs(v, cnt, &nnotes);
+		if (shstk < 0)
 			shstk = pr_proc_shadow_stack(t->proc->pid);
-		pb_pid_sites(pids, npid, notes, cnt, shstk, t->o.pid_traps, &v, &cnt, &cap);
+		pb_pid_sites(pids, npid, notes, nnotes, shstk, t->o.pid_traps, &v, &cnt, &cap);
 		free(notes);
 	}
 	free(pids);
 	pr_proc_close_files(t->proc); /* (the modules' files: each opened once by the plans) */
 	if (cnt) {
-		qsort(v, cnt, sizeof(*v), site_cmp);
-		hdr.cnt = (uint32_t)cnt;
-		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
-		hdr.arg_cnt = (uint32_t)ops.cnt;
-		hdr.arg_off = ops.cnt ? cs__area_put(a, ops.v, ops.cnt * sizeof(*ops.v)) : 0;
-		off = cs__area_put(a, &hdr, sizeof(hdr));
+		off = put_table(a, v, cnt, &ops, &t->site_off);
 		t->sites_tab = off;
-		t->site_off = hdr.site_off;
 		t->sites = udt__xcalloc(cnt, sizeof(*t->sites));
 		for (size_t i = 0; i < cnt; i++)
 			t->sites[i] = v[i].addr;
@@ -242,7 +277,6 @@ uint32_t cs__sites_put(struct cs_trace *t, struct cs_area *a, struct cs_addrs *s
 	}
 	free(v);
 	free(ops.v);
-	free(done);
 	return off;
 }
 
@@ -250,18 +284,16 @@ uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t 
 			    size_t mod_from, struct cs_addrs *sems)
 {
 	const struct pb_probe **pids;
-	size_t npid = pid_probes(t, idx, n, &pids), cnt = 0, cap = 0, nnotes = 0, ndone = 0;
-	struct udt_sites hdr = { .size = sizeof(hdr) };
+	size_t npid = pid_probes(t, idx, n, &pids), cnt = 0, cap = 0, nnotes;
 	const struct udt_sites *old = t->sites_tab ? (const void *)(t->img.buf + t->sites_tab)
 						   : NULL;
 	struct udt_site *v = NULL;
 	struct oplist ops = { 0 };
-	const struct pb_probe **done = udt__xcalloc(n + 1, sizeof(*done));
 	uint32_t off = 0;
+	int shstk = -1;
 
 	/* the session's sites, but those of objects unloaded since (no module there, or one
 	   mapped since: another object's bytes now); their operands as they were */
-	uint64_t *notes = udt__xcalloc(t->site_cnt + 1, sizeof(*notes));
 	for (size_t i = 0; old && i < old->cnt; i++) {
 		const struct udt_site *s = (const void *)(t->img.buf + old->site_off + i * sizeof(*s));
 		const struct pr_module *m = pr_proc_module_at(t->proc, s->addr);
@@ -272,55 +304,26 @@ uint32_t cs__sites_put_late(struct cs_trace *t, struct cs_area *a, const size_t 
 			continue;
 		UDT__PUSH(v, cnt, cap, *s);
 		v[cnt - 1].status = 0;
-		if (s->kind == UDT_SITE_NOTE)
-			notes[nnotes++] = s->addr;
 	}
 	for (uint32_t k = 0; old && k < old->arg_cnt; k++)
 		UDT__PUSH(ops.v, ops.cnt, ops.cap, ((const struct udt_note_arg *)(const void *)(
 						       t->img.buf + old->arg_off))[k]);
 	size_t before = cnt;
-	/* the notes' sites of the new probes (a library's with SystemTap notes alone), each
-	   probe's once */
-	bool shstk = pr_proc_shadow_stack(t->proc->pid);
-	for (size_t j = 0; j < n; j++) {
-		const struct pb_probe *pr = t->ecbs[idx[j]].probe;
-		bool seen = false;
-		if (t->ecbs[idx[j]].local || !pr->notes)
-			continue;
-		for (size_t k = 0; k < ndone && !seen; k++)
-			seen = done[k] == pr;
-		if (seen)
-			continue;
-		done[ndone++] = pr;
-		for (uint32_t s = 0; s < pr->note_cnt && cnt < UDT_SITES_MAX; s++) {
-			struct udt_site site;
-			const char *why;
-			if (!make_site(t, pr, &pr->notes[s], &site, &ops))
-				continue;
-			if (!t->o.note_traps)
-				(void)pr_site_plan(pr->module, &site, shstk, &why);
-			UDT__PUSH(v, cnt, cap, site);
-			notes[nnotes++] = site.addr;
-			if (pr->notes[s].sem)
-				cs__addrs_add(sems, pr->notes[s].sem);
-		}
-	}
-	qsort(notes, nnotes, sizeof(*notes), addr_cmp);
-	if (npid)
+	/* the notes' sites of the new probes (a library's with SystemTap notes alone) */
+	put_note_sites(t, idx, n, &shstk, &v, &cnt, &cap, &ops, sems);
+	if (npid) {
+		uint64_t *notes = note_addrs(v, cnt, &nnotes);
+		if (shstk < 0)
+			shstk = pr_proc_shadow_stack(t->proc->pid);
 		pb_pid_sites(pids, npid, notes, nnotes, shstk, t->o.pid_traps, &v, &cnt, &cap);
-	pr_proc_close_files(t->proc);
-	if (cnt > before) {
-		qsort(v, cnt, sizeof(*v), site_cmp);
-		hdr.cnt = (uint32_t)cnt;
-		hdr.site_off = cs__area_put(a, v, cnt * sizeof(*v));
-		hdr.arg_cnt = (uint32_t)ops.cnt;
-		hdr.arg_off = ops.cnt ? cs__area_put(a, ops.v, ops.cnt * sizeof(*ops.v)) : 0;
-		off = cs__area_put(a, &hdr, sizeof(hdr));
+		free(notes);
 	}
-	free(notes);
+	pr_proc_close_files(t->proc);
+	uint32_t site_off;
+	if (cnt > before)
+		off = put_table(a, v, cnt, &ops, &site_off);
 	free(v);
 	free(ops.v);
-	free(done);
 	free(pids);
 	return off;
 }
