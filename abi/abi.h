@@ -44,7 +44,7 @@
 #include "abi/bytecode.h"
 #include "abi/note_arg.h"
 
-#define UDT_ABI_VERSION 21
+#define UDT_ABI_VERSION 22
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -325,6 +325,7 @@ struct udt_site {
 	uint64_t key_off;         /* INSN: the ECBs' key of its offset probe, 0 none */
 	uint64_t key_ret;         /* INSN: of its return probe, 0 none */
 	uint64_t ret_off;         /* INSN: its return probe's arg0 (the offset in the function) */
+	uint64_t lock;            /* INSN: its part in a lock operation (UDT_LOCK_SITE()), 0 none */
 	uint32_t arg_idx;         /* NOTE: its first operand in the table's */
 	uint8_t arg_cnt;          /* NOTE: its operands, at most UDT_NOTE_MAX_ARGS */
 	uint8_t status;           /* R: enum udt_site_status, what the last sync did */
@@ -359,6 +360,48 @@ enum udt_site_status {
  */
 enum { UDT_PID_ENTRY = 1, UDT_PID_RETURN = 2, UDT_PID_OFFSET = 3 };
 #define UDT_PID_KEY(kind, addr) ((uint64_t)(kind) << 60 | (uint64_t)(addr))
+
+/*
+ * The plockstat provider (docs/plockstat.md): probes of glibc's lock
+ * functions, placed by the pid provider's machinery. An instruction site may
+ * have a part in a lock operation, UDT_LOCK_SITE(role, fn): the runtime
+ * follows each thread's operation from its function's entry (fn: that
+ * function, whose probes' keys are UDT_LOCK_KEY(probe, fn)) through its waits
+ * and spins to its way out, and fires the probes that what it saw means.
+ */
+enum udt_lock_probe {
+	UDT_LK_MUTEX_ACQUIRE = 1, /* (mutex, recursive, spins) */
+	UDT_LK_MUTEX_RELEASE,     /* (mutex, recursive) */
+	UDT_LK_MUTEX_BLOCK,       /* (mutex) */
+	UDT_LK_MUTEX_BLOCKED,     /* (mutex, successful) */
+	UDT_LK_MUTEX_SPIN,        /* (mutex) */
+	UDT_LK_MUTEX_SPUN,        /* (mutex, successful, spins) */
+	UDT_LK_MUTEX_ERROR,       /* (mutex, errno) */
+	UDT_LK_RW_ACQUIRE,        /* (rwlock, writer) */
+	UDT_LK_RW_RELEASE,        /* (rwlock, writer) */
+	UDT_LK_RW_BLOCK,          /* (rwlock, writer) */
+	UDT_LK_RW_BLOCKED,        /* (rwlock, writer, successful) */
+	UDT_LK_RW_ERROR,          /* (rwlock, writer, errno) */
+	UDT_LK_PROBES
+};
+#define UDT_LOCK_KEY(probe, fn) ((uint64_t)4 << 60 | (uint64_t)(probe) << 52 | (uint64_t)(fn))
+
+enum udt_lock_role {
+	UDT_LR_MUTEX_LOCK = 1,    /* a mutex lock function's entry: an operation begins (fn) */
+	UDT_LR_MUTEX_TRY,         /* a trylock's (EBUSY is no error) */
+	UDT_LR_RD_LOCK,           /* a read lock's of a rwlock */
+	UDT_LR_RD_TRY,
+	UDT_LR_WR_LOCK,           /* a write lock's */
+	UDT_LR_WR_TRY,
+	UDT_LR_WAIT,              /* a call that waits for the lock (a futex wait) */
+	UDT_LR_SPIN,              /* a pause of a spin loop */
+	UDT_LR_DONE,              /* a way out of the operation: %eax its result (0 or an errno) */
+	UDT_LR_MUTEX_UNLOCK,      /* pthread_mutex_unlock's entry (fn) */
+	UDT_LR_RW_UNLOCK,         /* pthread_rwlock_unlock's entry (fn) */
+};
+#define UDT_LOCK_SITE(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))
+#define UDT_LOCK_SITE_FN(s) ((s) & ((1ull << 52) - 1))
+#define UDT_LOCK_SITE_ROLE(s) ((uint32_t)((s) >> 56))
 
 /*
  * A later generation of the enablings: the ECBs of probes that appeared

@@ -64,7 +64,7 @@ static bool runtime_mod(const struct pr_module *mod)
  * file name or path, a prefix of its file name that ends before a '.', or
  * a.out for the executable? A glob is matched against the file name.
  */
-static bool mod_match(const char *f, const struct pr_module *mod, bool is_exe)
+bool pb__mod_match(const char *f, const struct pr_module *mod, bool is_exe)
 {
 	size_t n = strlen(f);
 
@@ -78,7 +78,7 @@ static bool mod_match(const char *f, const struct pr_module *mod, bool is_exe)
 }
 
 /* Does function field f match a name of the function whose symbols are syms (n of them)? */
-static bool func_match(const char *f, const struct pr_sym *syms, size_t n, const char **ret_name)
+bool pb__func_match(const char *f, const struct pr_sym *syms, size_t n, const char **ret_name)
 {
 	char buf[512];
 
@@ -293,7 +293,7 @@ static void make_in_mod(struct make *m, const char *func, bool *ret_found)
 
 	for (size_t i = 0; i < n && !m->err; i++) {
 		const char *matched;
-		if (!func_match(func, fns[i].syms, fns[i].nsyms, &matched))
+		if (!pb__func_match(func, fns[i].syms, fns[i].nsyms, &matched))
 			continue;
 		*ret_found = true;
 		make_in_func(m, &fns[i]);
@@ -308,7 +308,7 @@ static int make_at_address(struct make *m, struct pr_proc *proc, const char *mod
 	const struct pr_sym *sym;
 	uint64_t addr;
 
-	if (*modf && (!exe || !mod_match(modf, exe, true))) {
+	if (*modf && (!exe || !pb__mod_match(modf, exe, true))) {
 		m->err = udt__xstrdup("only the a.out module is valid with the '-' function");
 		return -1;
 	}
@@ -356,8 +356,10 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 	*ret_err = NULL;
 	if (!pb__desc_fields(desc, field))
 		return 0;
-	/* pid<digits>: ours; pid followed by anything else is another provider's name */
 	const char *pv = field[0];
+	if (!strncmp(pv, "plockstat", 9) && pv[9] && strspn(pv + 9, "0123456789") == strlen(pv + 9))
+		return pb__plockstat_add(ps, proc, field, desc, mod_from, ret_err);
+	/* pid<digits>: ours; pid followed by anything else is another provider's name */
 	if (strncmp(pv, "pid", 3) || !pv[3] || strspn(pv + 3, "0123456789") != strlen(pv + 3))
 		return 0;
 	for (const char *c = pv + 3; *c && pid <= 0xffffffffull; c++)
@@ -394,7 +396,7 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 	}
 	for (size_t i = mod_from; i < proc->mod_cnt && !m.err; i++) {
 		struct pr_module *mod = proc->mods[i];
-		if (mod->gone || runtime_mod(mod) || !mod_match(modf, mod, mod == exe))
+		if (mod->gone || runtime_mod(mod) || !pb__mod_match(modf, mod, mod == exe))
 			continue;
 		mod_found = true;
 		m.mod = mod;
@@ -444,11 +446,11 @@ bool pb__pid_match(const char *const f[4], const struct pb_probe *pr)
 
 	if (*f[0] && !gmatch(f[0], pr->prov))
 		return false;
-	if (!mod_match(f[1], pr->module, pr->pid_exe))
+	if (!pb__mod_match(f[1], pr->module, pr->pid_exe))
 		return false;
 	const char *matched;
 	if (!strcmp(pr->func, "-") ? *f[2] && !gmatch(f[2], "-")
-	    : *f[2] && !func_match(f[2], pr->fn_syms, pr->fn_nsyms, &matched))
+	    : *f[2] && !pb__func_match(f[2], pr->fn_syms, pr->fn_nsyms, &matched))
 		return false;
 	if (!*f[3] || gmatch(f[3], pr->name))
 		return true;
@@ -508,7 +510,10 @@ void pb_site_left_out(const struct pb_probe *pr, uint64_t pc, const char *fmt, .
 struct isite {
 	uint64_t addr;
 	uint64_t key, key_off, key_ret, ret_off;
-	const struct pb_probe *pr; /* one of them (its function and module), for messages */
+	uint64_t lock;             /* a plockstat site's part (UDT_LOCK_SITE()) */
+	bool ret;                  /* it is a way out of its function */
+	uint64_t fn_lo, fn_hi;     /* the function it is in */
+	const struct pb_probe *pr; /* one of them (its module), for messages */
 };
 
 static int isite_cmp(const void *x, const void *y)
@@ -517,7 +522,7 @@ static int isite_cmp(const void *x, const void *y)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	return a->pr->fn_lo < b->pr->fn_lo ? -1 : a->pr->fn_lo > b->pr->fn_lo;
+	return a->fn_lo < b->fn_lo ? -1 : a->fn_lo > b->fn_lo;
 }
 
 /* The sites of pid probes prs[0..np), one for each instruction, sorted. */
@@ -530,8 +535,16 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 		const struct pb_probe *pr = prs[i];
 		if (!pr->pid_kind)
 			continue;
+		for (uint32_t s = 0; s < pr->lk_cnt; s++) {
+			const struct pb_lock_site *l = &pr->lk_sites[s];
+			struct isite is = { .addr = l->addr, .lock = l->lock, .fn_lo = l->fn_lo,
+					    .fn_hi = l->fn_hi, .pr = pr,
+					    .ret = UDT_LOCK_SITE_ROLE(l->lock) == UDT_LR_DONE };
+			UDT__PUSH(v, n, cap, is);
+		}
 		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
-			struct isite is = { .addr = pr->fn_lo + pr->pid_offs[s], .pr = pr };
+			struct isite is = { .addr = pr->fn_lo + pr->pid_offs[s], .pr = pr,
+					    .fn_lo = pr->fn_lo, .fn_hi = pr->fn_hi };
 			if (pr->pid_kind == PB_PID_ENTRY)
 				is.key = pr->sem;
 			else if (pr->pid_kind == PB_PID_OFFSET)
@@ -539,6 +552,7 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			else {
 				is.key_ret = pr->sem;
 				is.ret_off = pr->pid_offs[s];
+				is.ret = true;
 			}
 			UDT__PUSH(v, n, cap, is);
 		}
@@ -552,6 +566,8 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			struct isite *d = &v[m - 1];
 			d->key = d->key ? d->key : v[i].key;
 			d->key_off = d->key_off ? d->key_off : v[i].key_off;
+			d->lock = d->lock ? d->lock : v[i].lock;
+			d->ret |= v[i].ret;
 			if (!d->key_ret) {
 				d->key_ret = v[i].key_ret;
 				d->ret_off = v[i].ret_off;
@@ -571,7 +587,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 	struct isite *is;
 	size_t n = isites(prs, np, &is);
 	struct pr_func_text ft = { 0 };
-	const struct pb_probe *fn = NULL;
+	const struct isite *fn = NULL; /* the function ft holds: that of this site */
 	bool have = false;
 	size_t nk = 0;
 	size_t owner = SIZE_MAX;   /* the jump (in v) later sites of this function may join */
@@ -593,13 +609,13 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 			pb_site_left_out(pr, is[i].addr, "a session enables at most %d sites", UDT_SITES_MAX);
 			break;
 		}
-		if (!fn || fn->fn_lo != pr->fn_lo || fn->module != pr->module) {
+		if (!fn || fn->fn_lo != is[i].fn_lo || fn->pr->module != pr->module) {
 			if (have)
 				pr_func_text_free(&ft);
 			have = true;
-			fn = pr;
+			fn = &is[i];
 			owner = SIZE_MAX;
-			if (pr_func_text(pr->module, pr->fn_lo, pr->fn_hi, &ft, &why))
+			if (pr_func_text(pr->module, is[i].fn_lo, is[i].fn_hi, &ft, &why))
 				ft.cnt = 0;
 		}
 		size_t k = 0;
@@ -616,7 +632,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 			prev = notes[nk - 1];
 		bool joined = owner != SIZE_MAX && is[i].addr < owner_end;
 		/* its own plan: a trap's, if it joins a jump (the jump's, while that jump is there) */
-		if (!pr_insn_plan(&ft, k, prev, next_note, 0, is[i].key_ret != 0, shstk,
+		if (!pr_insn_plan(&ft, k, prev, next_note, 0, is[i].ret, shstk,
 				  traps || joined, &site, &why)) {
 			pb_site_left_out(pr, is[i].addr, "it cannot be instrumented: %s", why);
 			continue;
@@ -625,6 +641,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 		site.key_off = is[i].key_off;
 		site.key_ret = is[i].key_ret;
 		site.ret_off = is[i].ret_off;
+		site.lock = is[i].lock;
 		/* a trap alone: the jump before it stretched to take it, if that is sound */
 		struct udt_site wider;
 		const char *wwhy;
@@ -639,6 +656,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 				wider.key_off = o->key_off;
 				wider.key_ret = o->key_ret;
 				wider.ret_off = o->ret_off;
+				wider.lock = o->lock;
 				wider.join_mask = o->join_mask;
 				*o = wider;
 				owner_end = o->addr + o->len;

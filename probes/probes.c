@@ -375,6 +375,7 @@ void pb_probes_free(struct pb_probes *ps)
 		free(ps->v[i].prov);
 		free(ps->v[i].name);
 		free(ps->v[i].pid_offs);
+		free(ps->v[i].lk_sites);
 		if (d) {
 			if (d->xargs != d->nargs)
 				free(d->xargs);
@@ -590,6 +591,11 @@ enum pb_desc_kind pb_desc_kind(const char *desc)
 	    ((len[0] == 10 && !strncmp(f[0] + 3, "$target", 7)) ||
 	     strspn(f[0] + 3, "0123456789") >= len[0] - 3))
 		return PB_DESC_PID;
+	/* plockstat123, plockstat$target: the plockstat provider's, on the pid provider's */
+	if (len[0] > 9 && !strncmp(f[0], "plockstat", 9) &&
+	    ((len[0] == 16 && !strncmp(f[0] + 9, "$target", 7)) ||
+	     strspn(f[0] + 9, "0123456789") >= len[0] - 9))
+		return PB_DESC_PID;
 	if (profile && len[3] >= 5 && !strncmp(f[3], "tick-", 5))
 		return PB_DESC_TICK;
 	if (profile && len[3] >= 8 && !strncmp(f[3], "profile-", 8))
@@ -663,7 +669,9 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 			fprintf(out, " (%s)", pr->module->debug_path);
 		fprintf(out, "\n");
 	}
-	if (pr->pid_kind)
+	if (pr->pid_kind == PB_PID_LOCK)
+		pb__lock_list_sites(pr, out);
+	else if (pr->pid_kind)
 		pb__pid_list_sites(pr, out);
 	if (pr->notes) {
 		/* where the probe comes from: its sites as the notes give them */

@@ -56,9 +56,20 @@ struct pb_probe {
 	uint32_t *pid_offs;        /* its sites: offsets in the function (malloc'ed) */
 	uint32_t pid_cnt;
 	const char *pid_why;       /* with no site: why (a return probe where illumos puts none) */
+	/* a plockstat probe (PB_PID_LOCK: plockstat.c), its sites (malloc'ed), in its function
+	   and those it jumps on to; sem is its UDT_LOCK_KEY() */
+	struct pb_lock_site *lk_sites;
+	uint32_t lk_cnt;
 };
 
-enum { PB_PID_ENTRY = 1, PB_PID_RETURN, PB_PID_OFFSET };
+enum { PB_PID_ENTRY = 1, PB_PID_RETURN, PB_PID_OFFSET, PB_PID_LOCK };
+
+/* A site of a plockstat probe: a pid provider site with a part in a lock operation. */
+struct pb_lock_site {
+	uint64_t addr;
+	uint64_t lock;             /* UDT_LOCK_SITE() */
+	uint64_t fn_lo, fn_hi;     /* the function it is in (decoded for its plan) */
+};
 
 /* The dtrace provider's probes: the first three of every list. */
 enum { PB_PROBE_BEGIN = 1, PB_PROBE_END, PB_PROBE_ERROR };
@@ -166,7 +177,8 @@ size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc
 /*
  * pb_probes_add_pid() - (pid.c) the pid provider makes its probes on demand
  * (docs/pid.md): if desc's provider is pid<PID> (pid$target), proc's, add
- * the probes desc names in proc to ps, those not there yet.
+ * the probes desc names in proc to ps, those not there yet; and so does the
+ * plockstat provider (plockstat<PID>: docs/plockstat.md), on its machinery.
  * Return: how many probes desc names (0: none, or another provider's), or
  * -1 with *ret_err (malloc'ed, "invalid probe specifier DESC: ...", in
  * dt_pid.c's words: dlang's errtags know them).
@@ -221,6 +233,18 @@ bool pb__desc_fields(const char *desc, char ret[4][512]);
 void pb__pid_list_sites(const struct pb_probe *pr, FILE *out);
 /* Does description fields f match pid probe pr (pid.c: module and function names as DTrace's)? */
 bool pb__pid_match(const char *const f[4], const struct pb_probe *pr);
+/* Does module field f name mod (pid.c: illumos's libproc names), a function field f its syms? */
+bool pb__mod_match(const char *f, const struct pr_module *mod, bool is_exe);
+bool pb__func_match(const char *f, const struct pr_sym *syms, size_t n, const char **ret_name);
+/*
+ * pb__plockstat_add() - (plockstat.c) the plockstat probes description
+ * fields f (desc's: its provider plockstat<PID>) name in proc's modules from
+ * mod_from on. Return: how many it names, or -1 with *ret_err (malloc'ed).
+ */
+int pb__plockstat_add(struct pb_probes *ps, struct pr_proc *proc, const char f[4][512],
+		      const char *desc, size_t mod_from, char **ret_err);
+/* dtrace -l -v: plockstat probe pr's sites and each's part (plockstat.c). */
+void pb__lock_list_sites(const struct pb_probe *pr, FILE *out);
 
 /*
  * Which processes may have the probes descriptions name, from the files they

@@ -1496,6 +1496,27 @@ size_t pr_module_sym_above(const struct pr_module *mod, uint64_t addr)
 	return hi;
 }
 
+/*
+ * The variable (a sized symbol that is no function's) that holds addr, of
+ * those at or below it (mod->syms[0..hi)), the first of its aliases; NULL none.
+ */
+static const struct pr_sym *object_at(const struct pr_module *mod, size_t hi, uint64_t addr)
+{
+	size_t i = hi;
+
+	while (i-- > 0 && (mod->syms[i].func || !mod->syms[i].size))
+		;
+	if (i == SIZE_MAX)
+		return NULL;
+	uint64_t at = mod->syms[i].addr;
+	while (i > 0 && mod->syms[i - 1].addr == at)
+		i--;
+	for (; i < hi && mod->syms[i].addr == at; i++)
+		if (!mod->syms[i].func && mod->syms[i].size && addr - at < mod->syms[i].size)
+			return &mod->syms[i];
+	return NULL;
+}
+
 int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sym **ret_sym)
 {
 	const struct pr_sym *unsized = NULL;
@@ -1512,8 +1533,13 @@ int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sy
 	for (i = hi; i-- > 0;)
 		if (mod->syms[i].func)
 			break;
-	if (i == SIZE_MAX)
-		return -ENOENT;
+	if (i == SIZE_MAX) {
+		const struct pr_sym *obj = object_at(mod, hi, addr);
+		if (!obj)
+			return -ENOENT;
+		i = (size_t)(obj - mod->syms);
+		goto found;
+	}
 	at = mod->syms[i].addr;
 	while (i > 0 && mod->syms[i - 1].addr == at)
 		i--;
@@ -1529,6 +1555,12 @@ int pr_module_symbolize(struct pr_module *mod, uint64_t addr, const struct pr_sy
 		} else if (!unsized) {
 			unsized = s;
 		}
+	}
+	/* a variable (the address of a global lock: plockstat's Lock) */
+	const struct pr_sym *obj = object_at(mod, hi, addr);
+	if (obj) {
+		i = (size_t)(obj - mod->syms);
+		goto found;
 	}
 	/* a size-0 symbol (assembly) extends to the next one, unless a sized alias says otherwise */
 	if (!unsized || sized)

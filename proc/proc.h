@@ -418,6 +418,7 @@ struct pr_insn {
 	uint32_t off;             /* from the function's start */
 	uint8_t len;
 	uint8_t flags;            /* PR_INSN_* */
+	uint64_t dest;            /* a direct call's or jump's destination, in the target; 0 none */
 };
 
 enum {
@@ -425,6 +426,8 @@ enum {
 	PR_INSN_OUT = 2,          /* a jump (or a conditional one) out of the function: a tail call */
 	PR_INSN_TARGET = 4,       /* a branch, call or RIP-relative operand of the function names it */
 	PR_INSN_END = 8,          /* the flow never goes on to the next one (ret, jmp, a trap) */
+	PR_INSN_CALL = 16,        /* a direct call (of dest) */
+	PR_INSN_PAUSE = 32,       /* pause: a spin loop's */
 };
 
 /* The instructions of a function, decoded from its module's file (its text may hold ours). */

@@ -642,6 +642,8 @@ int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func
 			pi.flags |= PR_INSN_END;
 		if (is_indirect_jmp(&in))
 			ret->jump_table = true;
+		if (in.mnemonic == ZYDIS_MNEMONIC_PAUSE)
+			pi.flags |= PR_INSN_PAUSE;
 		for (uint32_t i = 0; i < in.operand_count_visible; i++) {
 			ZyanU64 abs;
 			bool rel = ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative;
@@ -649,6 +651,12 @@ int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func
 				   ops[i].mem.base == ZYDIS_REGISTER_RIP;
 			if (!(rel || rip) || !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &ops[i], ip, &abs)))
 				continue;
+			if (rel && (in.mnemonic == ZYDIS_MNEMONIC_CALL || in.mnemonic == ZYDIS_MNEMONIC_JMP ||
+				    in.meta.category == ZYDIS_CATEGORY_COND_BR)) {
+				pi.dest = abs;
+				if (in.mnemonic == ZYDIS_MNEMONIC_CALL)
+					pi.flags |= PR_INSN_CALL;
+			}
 			if (abs >= lo && abs < hi)
 				UDT__PUSH(targets, ntargets, tcap, abs - lo);
 			else if (rel && (in.mnemonic == ZYDIS_MNEMONIC_JMP ||

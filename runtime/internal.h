@@ -134,6 +134,15 @@ struct udt_tls {
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
 	struct udt_tslot *slot[UDT_SLOT_MAX]; /* its state in each slot's session, or NULL */
 	bool exit_hooked;         /* its exit gives its buffers back (record.c) */
+	/* the lock operation under way in it, as the plockstat sites saw it (plockstat.c) */
+	struct udt_lockop {
+		uint64_t lock;        /* the mutex or rwlock */
+		uint64_t fn;          /* the function it began in (0: none under way) */
+		uint32_t spins;       /* pauses of its spin loop */
+		uint8_t role;         /* its entry's: enum udt_lock_role */
+		uint8_t spun;         /* 1: mutex-spin fired; 2: and mutex-spun */
+		bool blocked;         /* its block probe fired */
+	} lockop;
 	/* the threads that may be inside a session's memory (session.c: udt__threads_add()) */
 	bool listed;
 	struct udt_tls *prev, *next;
@@ -186,6 +195,9 @@ void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, 
 void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t pc);
 /* A fire of probe key (a profile probe's: UDT_PROF_KEY) in slot's session only, if ACTIVE. */
 void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1);
+
+/* plockstat.c: site lock (UDT_LOCK_SITE()) reached at pc with the registers gpr */
+void udt__lock_fire(uint64_t lock, const uint64_t *gpr, uint64_t pc);
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);

@@ -518,7 +518,10 @@ static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
 			return -1;
 		if (s[i].kind == UDT_SITE_INSN) {
 			/* (its plan is checked where it is carried out: tramp.c) */
-			if (!s[i].key && !s[i].key_off && !s[i].key_ret)
+			if (!s[i].key && !s[i].key_off && !s[i].key_ret && !s[i].lock)
+				return -1;
+			if (s[i].lock && (UDT_LOCK_SITE_ROLE(s[i].lock) - 1 >= UDT_LR_RW_UNLOCK ||
+					  s[i].lock >> 52 & 0xf))
 				return -1;
 			continue;
 		}
@@ -686,7 +689,7 @@ static int live_sites(uint32_t slot, const struct udt_site **ret);
 static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc)
 {
 	uint64_t args[PID_ARGS] = { 0 }, key = s->key, key_off = s->key_off, key_ret = s->key_ret;
-	uint64_t ret_off = s->ret_off;
+	uint64_t ret_off = s->ret_off, lock = s->lock;
 	uint64_t lives = LOAD_RELAXED(&udt__ctl.hdr.lives) & 0x0101010101010101ull;
 
 	for (uint32_t slot = 0; lives & (lives - 1) && slot < UDT_SLOT_MAX; slot++) {
@@ -696,6 +699,7 @@ static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc
 			continue;
 		key = key ? key : o->key;
 		key_off = key_off ? key_off : o->key_off;
+		lock = lock ? lock : o->lock;
 		if (!key_ret) {
 			key_ret = o->key_ret;
 			ret_off = o->ret_off;
@@ -715,6 +719,8 @@ static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc
 		uint64_t r[3] = { ret_off, gpr[UDT_NREG_RAX], gpr[UDT_NREG_RDX] };
 		udt__fire_at(key_ret, 3, r, pc);
 	}
+	if (lock)
+		udt__lock_fire(lock, gpr, pc);
 }
 
 void udt__point_fire(struct patch *p, uint64_t addr, const uint64_t *gpr)
