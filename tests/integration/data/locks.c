@@ -6,7 +6,10 @@
  * kernel says its thread sleeps (/proc/self/task/TID/stat), not after a
  * while.
  *
- *	locks [N]
+ *	locks [N [GO END]]
+ *
+ * With GO and END (a running process's test: dtrace -p): "ready", wait
+ * until file GO exists, run, then wait until file END exists.
  *
  * m_block      held by main while N threads lock it: each blocks once
  * m_free       locked and unlocked N times by main alone: never blocks
@@ -160,6 +163,12 @@ int main(int argc, char **argv)
 
 	if (n < 1 || n > 64)
 		n = 4;
+	if (argc > 3) {
+		printf("ready\n");
+		fflush(stdout);
+		while (access(argv[2], F_OK))
+			usleep(10000);
+	}
 	pthread_mutex_lock(&m_block);
 	waiters(n, block_one, unlock_block);
 
@@ -199,5 +208,8 @@ int main(int argc, char **argv)
 	waiters(1, writer, unlock_rw);
 
 	printf("locks: %d waiters\n", n);
+	fflush(stdout);
+	while (argc > 3 && access(argv[3], F_OK))
+		usleep(10000);
 	return 0;
 }
