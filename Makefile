@@ -37,6 +37,7 @@ include output/build.mk
 include probes/build.mk
 include consumer/build.mk
 include cmd/dtrace/build.mk
+include cmd/plockstat/build.mk
 include samples/http/build.mk
 include samples/dynprobes/build.mk
 include tests/build.mk
@@ -83,6 +84,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/udtrace \
 		$(DESTDIR)$(DATADIR)/provider-support $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(BUILD)/bin/dtrace $(DESTDIR)$(BINDIR)/dtrace
+	install -m 0755 $(BUILD)/bin/plockstat $(DESTDIR)$(BINDIR)/plockstat
 	install -m 0755 $(BUILD)/lib/$(RUNTIME_REALNAME) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(RUNTIME_REALNAME) $(DESTDIR)$(LIBDIR)/$(RUNTIME_SONAME)
 	rm -f $(DESTDIR)$(LIBDIR)/libudtrace.so $(DESTDIR)$(LIBDIR)/libudtrace.a
@@ -92,6 +94,7 @@ install: all
 	install -m 0644 sdk/include/udtrace/*.h $(DESTDIR)$(INCLUDEDIR)/udtrace/
 	install -m 0644 provider-support/*.d $(DESTDIR)$(DATADIR)/provider-support/
 	install -m 0644 cmd/dtrace/dtrace.1 $(DESTDIR)$(MANDIR)/man1/dtrace.1
+	install -m 0644 cmd/plockstat/plockstat.1 $(DESTDIR)$(MANDIR)/man1/plockstat.1
 
 clean:
 	rm -rf build

@@ -25,8 +25,9 @@ make_install() {
 
 make_install PREFIX=/opt/udtrace DESTDIR="$WORK/stage"
 (cd stage/opt/udtrace && find . -type f -o -type l | sort) >files
-expect_eq "make install: the command, the runtime and its links, headers, pkg-config, D libraries, man page" \
+expect_eq "make install: the commands, the runtime and its links, headers, pkg-config, D libraries, man pages" \
 	"$(cat files)" "./bin/dtrace
+./bin/plockstat
 ./include/udtrace/sdt.h
 ./include/udtrace/udtrace.h
 ./lib/libudtrace-needed.o
@@ -37,7 +38,8 @@ expect_eq "make install: the command, the runtime and its links, headers, pkg-co
 ./lib/libudtrace.so.1.0.0
 ./lib/pkgconfig/udtrace.pc
 $(cd "$TOP/provider-support" && ls *.d | sed 's|^|./lib/udtrace/provider-support/|')
-./share/man/man1/dtrace.1"
+./share/man/man1/dtrace.1
+./share/man/man1/plockstat.1"
 expect_eq "the soname link" "$(readlink stage/opt/udtrace/lib/libudtrace.so.1)" "libudtrace.so.1.0.0"
 expect_eq "the library's soname" \
 	"$(readelf -d stage/opt/udtrace/lib/libudtrace.so.1.0.0 | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')" \
@@ -50,11 +52,36 @@ if have man; then
 	expect_eq "dtrace(1) renders" "$(man -l stage/opt/udtrace/share/man/man1/dtrace.1 2>/dev/null |
 		sed -n '/^NAME/{n;p}' | sed 's/^ *//')" \
 		"dtrace  - userland DTrace: trace the probes of running processes; build"
+	expect_eq "plockstat(1) renders" "$(man -l stage/opt/udtrace/share/man/man1/plockstat.1 2>/dev/null |
+		sed -n '/^NAME/{n;p}' | sed 's/^ *//')" \
+		"plockstat  -  report  user-level  lock  contention  and hold times of a"
 fi
 
 mv stage/opt/udtrace moved
 M=$WORK/moved
 expect_eq "the moved dtrace runs" "$("$M/bin/dtrace" --version)" "udtrace 0.1 (Sun D 1.13)"
+
+# plockstat runs the moved dtrace beside it: a contended mutex's block, named
+cat >contend.c <<'EOF2'
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
+static void *waiter(void *a) { pthread_mutex_lock(&contended); pthread_mutex_unlock(&contended); return a; }
+int main(void)
+{
+	pthread_t t;
+	pthread_mutex_lock(&contended);
+	pthread_create(&t, NULL, waiter, NULL);
+	usleep(100000); /* (a block or not: the check below is of the name, either way) */
+	pthread_mutex_unlock(&contended);
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF2
+cc -O2 -g -pthread -o contend contend.c || fail "build contend"
+"$M/bin/plockstat" -H ./contend >plk.out 2>plk.err
+expect_eq "moved: plockstat runs its dtrace, names the lock and its holder, says nothing" \
+	"$(awk '$3 == "contend`contended" && $4 ~ /^contend`main\+/ { n++ } END { print n + 0 }' plk.out):$(cat plk.err)" "1:"
 
 # -p: the sample server, linked without the runtime, gets the moved installation's
 "$HTTPD" --port 0 --root "$TOP/samples/http/www" >httpd.out 2>httpd.err &
