@@ -325,7 +325,7 @@ struct udt_site {
 	uint64_t key_off;         /* INSN: the ECBs' key of its offset probe, 0 none */
 	uint64_t key_ret;         /* INSN: of its return probe, 0 none */
 	uint64_t ret_off;         /* INSN: its return probe's arg0 (the offset in the function) */
-	uint64_t lock;            /* INSN: its part in a lock operation (UDT_LOCK_SITE()), 0 none */
+	uint64_t part;            /* INSN: its part in what the runtime follows (UDT_PART()), 0 none */
 	uint32_t arg_idx;         /* NOTE: its first operand in the table's */
 	uint8_t arg_cnt;          /* NOTE: its operands, at most UDT_NOTE_MAX_ARGS */
 	uint8_t status;           /* R: enum udt_site_status, what the last sync did */
@@ -362,12 +362,17 @@ enum { UDT_PID_ENTRY = 1, UDT_PID_RETURN = 2, UDT_PID_OFFSET = 3 };
 #define UDT_PID_KEY(kind, addr) ((uint64_t)(kind) << 60 | (uint64_t)(addr))
 
 /*
- * The plockstat provider (docs/plockstat.md): probes of glibc's lock
- * functions, placed by the pid provider's machinery. An instruction site may
- * have a part in a lock operation, UDT_LOCK_SITE(role, fn): the runtime
- * follows each thread's operation from its function's entry (fn: that
- * function, whose probes' keys are UDT_LOCK_KEY(probe, fn)) through its waits
- * and spins to its way out, and fires the probes that what it saw means.
+ * Sites with a part in what the runtime follows (runtime/plockstat.c,
+ * runtime/proc.c): providers made of the C library's own functions, placed
+ * by the pid provider's machinery (probes/libc.c). An instruction site's part
+ * is UDT_PART(role, fn): the runtime follows each thread through its sites
+ * (a lock operation from its function's entry through its waits and spins
+ * to its way out; a fork, an exec, a thread's start) and fires the probes
+ * what it saw means, each keyed by its probe and fn, the function whose
+ * probe it is (0: the one the thread's operation began in).
+ *
+ * The plockstat provider (docs/plockstat.md): glibc's mutex and rwlock
+ * functions; keys UDT_LOCK_KEY(probe, fn).
  */
 enum udt_lock_probe {
 	UDT_LK_MUTEX_ACQUIRE = 1, /* (mutex, recursive, spins) */
@@ -386,7 +391,23 @@ enum udt_lock_probe {
 };
 #define UDT_LOCK_KEY(probe, fn) ((uint64_t)4 << 60 | (uint64_t)(probe) << 52 | (uint64_t)(fn))
 
-enum udt_lock_role {
+/* The proc provider (docs/proc.md): a process's life; keys UDT_PROC_KEY(probe, fn). */
+enum udt_proc_probe {
+	UDT_PC_CREATE = 1,        /* (psinfo_t *child), in the parent */
+	UDT_PC_START,             /* in the new process */
+	UDT_PC_EXEC,              /* (string path) */
+	UDT_PC_EXEC_FAILURE,      /* (int errno) */
+	UDT_PC_EXIT,              /* (int CLD_EXITED), in the exiting process */
+	UDT_PC_LWP_CREATE,        /* (lwpsinfo_t *new, psinfo_t *), in the creating thread */
+	UDT_PC_LWP_START,         /* in the new thread */
+	UDT_PC_LWP_EXIT,          /* in the exiting thread */
+	UDT_PC_SIGNAL_SEND,       /* (lwpsinfo_t *to, psinfo_t *to, int sig), by the sender */
+	UDT_PC_SIGNAL_CLEAR,      /* (int sig, siginfo_t *), a pending signal taken by sigwait */
+	UDT_PC_PROBES
+};
+#define UDT_PROC_KEY(probe, fn) ((uint64_t)5 << 60 | (uint64_t)(probe) << 52 | (uint64_t)(fn))
+
+enum udt_part_role {
 	UDT_LR_MUTEX_LOCK = 1,    /* a mutex lock function's entry: an operation begins (fn) */
 	UDT_LR_MUTEX_TRY,         /* a trylock's (EBUSY is no error) */
 	UDT_LR_RD_LOCK,           /* a read lock's of a rwlock */
@@ -398,10 +419,29 @@ enum udt_lock_role {
 	UDT_LR_DONE,              /* a way out of the operation: %eax its result (0 or an errno) */
 	UDT_LR_MUTEX_UNLOCK,      /* pthread_mutex_unlock's entry (fn) */
 	UDT_LR_RW_UNLOCK,         /* pthread_rwlock_unlock's entry (fn) */
+	UDT_PR_FIRST = 32,        /* the proc provider's, each with its function (fn): */
+	UDT_PR_FORK = UDT_PR_FIRST, /* a way out of _Fork: %rax the child (create) or 0 (start) */
+	UDT_PR_EXEC,              /* execve's entry: %rdi the path (exec) */
+	UDT_PR_EXECAT,            /* execveat's: %rsi */
+	UDT_PR_EXEC_FAIL,         /* a way out of either: it failed (exec-failure, errno) */
+	UDT_PR_EXIT,              /* _exit's entry (exit) */
+	UDT_PR_THREAD,            /* pthread_create's entry: %rdi where the new thread's id goes */
+	UDT_PR_THREAD_DONE,       /* a way out of it: %eax 0, a thread made (lwp-create) */
+	UDT_PR_LWP_START,         /* start_thread's entry, in the new thread (lwp-start) */
+	UDT_PR_LWP_EXIT,          /* its call of the thread's TLS destructors (lwp-exit) */
+	UDT_PR_KILL,              /* kill(pid, sig)'s entry (signal-send) */
+	UDT_PR_TGKILL,            /* tgkill(pid, tid, sig)'s */
+	UDT_PR_PTHREAD_KILL,      /* pthread_kill(thread, sig)'s (raise()'s too) */
+	UDT_PR_SIGQUEUE,          /* sigqueue(pid, sig, value)'s */
+	UDT_PR_SIGWAITED,         /* a way out of sigtimedwait: %eax the signal (signal-clear) */
+	UDT_PR_LAST = UDT_PR_SIGWAITED,
 };
-#define UDT_LOCK_SITE(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))
-#define UDT_LOCK_SITE_FN(s) ((s) & ((1ull << 52) - 1))
-#define UDT_LOCK_SITE_ROLE(s) ((uint32_t)((s) >> 56))
+#define UDT_PART(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))
+#define UDT_PART_FN(s) ((s) & ((1ull << 52) - 1))
+#define UDT_PART_ROLE(s) ((uint32_t)((s) >> 56))
+#define UDT_PART_OK(s) ((UDT_PART_ROLE(s) >= UDT_LR_MUTEX_LOCK &&                              \
+			 UDT_PART_ROLE(s) <= UDT_LR_RW_UNLOCK) ||                                 \
+			(UDT_PART_ROLE(s) >= UDT_PR_FIRST && UDT_PART_ROLE(s) <= UDT_PR_LAST))
 
 /*
  * A later generation of the enablings: the ECBs of probes that appeared

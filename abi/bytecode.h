@@ -187,6 +187,8 @@ enum udt_var {
 	UDT_VAR_PPID,             /* the process's parent */
 	UDT_VAR_UID,              /* its real user and group IDs */
 	UDT_VAR_GID,
+	UDT_VAR_CURPSINFO,        /* the address of the process's psinfo_t (abi/psinfo.h), or 0 */
+	UDT_VAR_CURLWPSINFO,      /* of the thread's lwpsinfo_t */
 	UDT_VAR_CNT,
 };
 

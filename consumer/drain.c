@@ -576,6 +576,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 		   would pay at every tick) */
 		if (!e->local || strcmp(e->probe->name, which))
 			continue;
+		struct udt_vm_lwp lwp = { .filled = false };
 		struct udt_vm_ctx vm = {
 			.args = lf ? lf->args : NULL,
 			.nargs = lf ? lf->nargs : 0,
@@ -593,6 +594,7 @@ static void run_local(struct cs_trace *t, const char *which, const struct local_
 			.spec = t->spec_used ? cs__spec_table(t) : NULL,
 			.rand = t->local_rand,
 			.mem = mem,
+			.lwp = &lwp,
 		};
 		uint64_t v;
 		struct udt_spec_rec sr;

@@ -114,8 +114,8 @@ static const struct pb_probe *site_probe(const struct cs_trace *t, uint64_t addr
 		for (uint32_t s = 0; pr->pid_kind && s < pr->pid_cnt; s++)
 			if (pr->fn_lo + pr->pid_offs[s] == addr)
 				return pr;
-		for (uint32_t s = 0; s < pr->lk_cnt; s++)
-			if (pr->lk_sites[s].addr == addr)
+		for (uint32_t s = 0; s < pr->part_cnt; s++)
+			if (pr->part_sites[s].addr == addr)
 				return pr;
 	}
 	return NULL;

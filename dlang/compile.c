@@ -339,7 +339,8 @@ bool is_reserved(struct cg *g, const char *id)
 {
 	static const char *const names[] = { "args", "self", "this", "probeprov", "probemod",
 					     "probefunc", "probename", "execname", "id", "ipl",
-					     "ucaller", "ustackdepth", "uregs" };
+					     "ucaller", "ustackdepth", "uregs", "curpsinfo",
+					     "curlwpsinfo" };
 
 	if (!strncmp(id, "arg", 3) && id[3] >= '0' && id[3] <= '9' && !id[4])
 		return true;
@@ -406,6 +407,19 @@ static struct val gen_ident(struct cg *g, const struct dl_node *n, int r)
 		dl_cg_need_regs(g, n, r, 0);
 		emit(g, UDT_OP_SUBR, r, r, r, caller ? UDT_SUBR_UCALLER : UDT_SUBR_USTACKDEPTH);
 		return (struct val){ .type = named(g, caller ? "uint64_t" : "uint32_t"), .reg = r };
+	}
+	if (!strcmp(id, "curpsinfo") || !strcmp(id, "curlwpsinfo")) {
+		/* the runtime's structures, in procfs.d's types (abi/psinfo.h; docs/proc.md) */
+		bool lwp = id[3] == 'l';
+		struct dl_qtype t;
+		if (dl_parse_type_str(g->p, lwp ? "lwpsinfo_t *" : "psinfo_t *", &t))
+			cg_error(g, n, "%s is a %s, which the D library procfs.d declares: it was not "
+				 "loaded (-x nolibs, or -x libdir without it)", id,
+				 lwp ? "lwpsinfo_t *" : "psinfo_t *");
+		if (r >= UDT_DIFO_REGS)
+			cg_error(g, n, "expression is too deeply nested");
+		emit(g, UDT_OP_LDVAR, r, 0, 0, lwp ? UDT_VAR_CURLWPSINFO : UDT_VAR_CURPSINFO);
+		return (struct val){ .type = t, .reg = r };
 	}
 	if (ureg_named(id) >= 0)
 		return constant(named(g, "int"), ureg_named(id));

@@ -357,8 +357,8 @@ static int add_pid(struct pb_probes *ps, struct pr_proc *proc, const char *desc,
 	if (!pb__desc_fields(desc, field))
 		return 0;
 	const char *pv = field[0];
-	if (!strncmp(pv, "plockstat", 9) && pv[9] && strspn(pv + 9, "0123456789") == strlen(pv + 9))
-		return pb__plockstat_add(ps, proc, field, desc, mod_from, ret_err);
+	if (pb__libc_provider(pv))
+		return pb__libc_add(ps, proc, field, desc, mod_from, ret_err);
 	/* pid<digits>: ours; pid followed by anything else is another provider's name */
 	if (strncmp(pv, "pid", 3) || !pv[3] || strspn(pv + 3, "0123456789") != strlen(pv + 3))
 		return 0;
@@ -510,7 +510,7 @@ void pb_site_left_out(const struct pb_probe *pr, uint64_t pc, const char *fmt, .
 struct isite {
 	uint64_t addr;
 	uint64_t key, key_off, key_ret, ret_off;
-	uint64_t lock;             /* a plockstat site's part (UDT_LOCK_SITE()) */
+	uint64_t part;             /* its part in what the runtime follows (UDT_PART()) */
 	bool ret;                  /* it is a way out of its function */
 	uint64_t fn_lo, fn_hi;     /* the function it is in */
 	const struct pb_probe *pr; /* one of them (its module), for messages */
@@ -535,11 +535,11 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 		const struct pb_probe *pr = prs[i];
 		if (!pr->pid_kind)
 			continue;
-		for (uint32_t s = 0; s < pr->lk_cnt; s++) {
-			const struct pb_lock_site *l = &pr->lk_sites[s];
-			struct isite is = { .addr = l->addr, .lock = l->lock, .fn_lo = l->fn_lo,
+		for (uint32_t s = 0; s < pr->part_cnt; s++) {
+			const struct pb_part_site *l = &pr->part_sites[s];
+			struct isite is = { .addr = l->addr, .part = l->part, .fn_lo = l->fn_lo,
 					    .fn_hi = l->fn_hi, .pr = pr,
-					    .ret = UDT_LOCK_SITE_ROLE(l->lock) == UDT_LR_DONE };
+					    .ret = UDT_PART_ROLE(l->part) == UDT_LR_DONE };
 			UDT__PUSH(v, n, cap, is);
 		}
 		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
@@ -566,7 +566,7 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			struct isite *d = &v[m - 1];
 			d->key = d->key ? d->key : v[i].key;
 			d->key_off = d->key_off ? d->key_off : v[i].key_off;
-			d->lock = d->lock ? d->lock : v[i].lock;
+			d->part = d->part ? d->part : v[i].part;
 			d->ret |= v[i].ret;
 			if (!d->key_ret) {
 				d->key_ret = v[i].key_ret;
@@ -641,7 +641,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 		site.key_off = is[i].key_off;
 		site.key_ret = is[i].key_ret;
 		site.ret_off = is[i].ret_off;
-		site.lock = is[i].lock;
+		site.part = is[i].part;
 		/* a trap alone: the jump before it stretched to take it, if that is sound */
 		struct udt_site wider;
 		const char *wwhy;
@@ -656,7 +656,7 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 				wider.key_off = o->key_off;
 				wider.key_ret = o->key_ret;
 				wider.ret_off = o->ret_off;
-				wider.lock = o->lock;
+				wider.part = o->part;
 				wider.join_mask = o->join_mask;
 				*o = wider;
 				owner_end = o->addr + o->len;

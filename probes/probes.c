@@ -375,7 +375,7 @@ void pb_probes_free(struct pb_probes *ps)
 		free(ps->v[i].prov);
 		free(ps->v[i].name);
 		free(ps->v[i].pid_offs);
-		free(ps->v[i].lk_sites);
+		free(ps->v[i].part_sites);
 		if (d) {
 			if (d->xargs != d->nargs)
 				free(d->xargs);
@@ -470,7 +470,7 @@ const char *pb_desc_kernel_provider(const char *desc)
 {
 	/* DTrace's kernel providers (illumos's, FreeBSD's and Oracle Linux's) */
 	static const char *const kernel[] = {
-		"syscall", "fbt", "sched", "io", "proc", "vminfo", "sysinfo", "lockstat",
+		"syscall", "fbt", "sched", "io", "vminfo", "sysinfo", "lockstat",
 		"mib", "ip", "tcp", "udp", "fsinfo", "fpuinfo", "cpc", "nfsv3", "nfsv4",
 		"sdt", "rawtp", "kinst", "dtmalloc", "vfs",
 	};
@@ -591,10 +591,12 @@ enum pb_desc_kind pb_desc_kind(const char *desc)
 	    ((len[0] == 10 && !strncmp(f[0] + 3, "$target", 7)) ||
 	     strspn(f[0] + 3, "0123456789") >= len[0] - 3))
 		return PB_DESC_PID;
-	/* plockstat123, plockstat$target: the plockstat provider's, on the pid provider's */
+	/* plockstat123, plockstat$target, proc: made on the pid provider's machinery (libc.c) */
 	if (len[0] > 9 && !strncmp(f[0], "plockstat", 9) &&
 	    ((len[0] == 16 && !strncmp(f[0] + 9, "$target", 7)) ||
 	     strspn(f[0] + 9, "0123456789") >= len[0] - 9))
+		return PB_DESC_PID;
+	if (len[0] == 4 && !strncmp(f[0], "proc", 4))
 		return PB_DESC_PID;
 	if (profile && len[3] >= 5 && !strncmp(f[3], "tick-", 5))
 		return PB_DESC_TICK;
@@ -669,8 +671,8 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 			fprintf(out, " (%s)", pr->module->debug_path);
 		fprintf(out, "\n");
 	}
-	if (pr->pid_kind == PB_PID_LOCK)
-		pb__lock_list_sites(pr, out);
+	if (pr->pid_kind == PB_PID_PART)
+		pb__part_list_sites(pr, out);
 	else if (pr->pid_kind)
 		pb__pid_list_sites(pr, out);
 	if (pr->notes) {

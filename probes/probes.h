@@ -4,9 +4,9 @@
  * (provider:module:function:name, and an ID each): the dtrace provider's
  * BEGIN, END and ERROR; the probes of a process's probe tables, SDT(9)
  * providers and SystemTap notes, with the types of their arguments
- * (args[]); the profile provider's, made on demand from a description
- * (profile.c); probe descriptions and what they match; and dtrace -l's
- * listing of them.
+ * (args[]); the profile, pid and plockstat providers', made on demand
+ * from a description (profile.c, pid.c, libc.c); probe descriptions
+ * and what they match; and dtrace -l's listing of them.
  *
  * A probe says where it is (its module, table, semaphore or sites) for the
  * consumer, which enables it; nothing here enables anything, or knows of a
@@ -56,18 +56,19 @@ struct pb_probe {
 	uint32_t *pid_offs;        /* its sites: offsets in the function (malloc'ed) */
 	uint32_t pid_cnt;
 	const char *pid_why;       /* with no site: why (a return probe where illumos puts none) */
-	/* a plockstat probe (PB_PID_LOCK: plockstat.c), its sites (malloc'ed), in its function
-	   and those it jumps on to; sem is its UDT_LOCK_KEY() */
-	struct pb_lock_site *lk_sites;
-	uint32_t lk_cnt;
+	/* a probe of a provider made of the C library's functions (PB_PID_PART: libc.c; the
+	   plockstat and proc providers), its sites (malloc'ed), in its function and those it
+	   jumps on to; sem is its UDT_LOCK_KEY() or UDT_PROC_KEY() */
+	struct pb_part_site *part_sites;
+	uint32_t part_cnt;
 };
 
-enum { PB_PID_ENTRY = 1, PB_PID_RETURN, PB_PID_OFFSET, PB_PID_LOCK };
+enum { PB_PID_ENTRY = 1, PB_PID_RETURN, PB_PID_OFFSET, PB_PID_PART };
 
-/* A site of a plockstat probe: a pid provider site with a part in a lock operation. */
-struct pb_lock_site {
+/* A site of such a probe: a pid provider site with a part in what the runtime follows. */
+struct pb_part_site {
 	uint64_t addr;
-	uint64_t lock;             /* UDT_LOCK_SITE() */
+	uint64_t part;             /* UDT_PART() */
 	uint64_t fn_lo, fn_hi;     /* the function it is in (decoded for its plan) */
 };
 
@@ -177,8 +178,9 @@ size_t pb_list(const struct pb_probes *ps, const char *const *descs, size_t desc
 /*
  * pb_probes_add_pid() - (pid.c) the pid provider makes its probes on demand
  * (docs/pid.md): if desc's provider is pid<PID> (pid$target), proc's, add
- * the probes desc names in proc to ps, those not there yet; and so does the
- * plockstat provider (plockstat<PID>: docs/plockstat.md), on its machinery.
+ * the probes desc names in proc to ps, those not there yet; and so do the
+ * providers made on its machinery of the C library's functions (libc.c:
+ * plockstat<PID>, docs/plockstat.md; proc, docs/proc.md).
  * Return: how many probes desc names (0: none, or another provider's), or
  * -1 with *ret_err (malloc'ed, "invalid probe specifier DESC: ...", in
  * dt_pid.c's words: dlang's errtags know them).
@@ -237,14 +239,17 @@ bool pb__pid_match(const char *const f[4], const struct pb_probe *pr);
 bool pb__mod_match(const char *f, const struct pr_module *mod, bool is_exe);
 bool pb__func_match(const char *f, const struct pr_sym *syms, size_t n, const char **ret_name);
 /*
- * pb__plockstat_add() - (plockstat.c) the plockstat probes description
- * fields f (desc's: its provider plockstat<PID>) name in proc's modules from
- * mod_from on. Return: how many it names, or -1 with *ret_err (malloc'ed).
+ * pb__libc_add() - (libc.c) the probes description fields f (desc's) name in
+ * proc's modules from mod_from on, if its provider is one made of the C
+ * library's functions (plockstat<PID>, proc: pb__libc_provider()).
+ * Return: how many it names, or -1 with *ret_err (malloc'ed).
  */
-int pb__plockstat_add(struct pb_probes *ps, struct pr_proc *proc, const char f[4][512],
-		      const char *desc, size_t mod_from, char **ret_err);
-/* dtrace -l -v: plockstat probe pr's sites and each's part (plockstat.c). */
-void pb__lock_list_sites(const struct pb_probe *pr, FILE *out);
+int pb__libc_add(struct pb_probes *ps, struct pr_proc *proc, const char f[4][512],
+		 const char *desc, size_t mod_from, char **ret_err);
+/* The provider ("plockstat", "proc") of provider name prov ("plockstat123"), or NULL. */
+const char *pb__libc_provider(const char *prov);
+/* dtrace -l -v: such a probe's sites and each's part (libc.c). */
+void pb__part_list_sites(const struct pb_probe *pr, FILE *out);
 
 /*
  * Which processes may have the probes descriptions name, from the files they

@@ -7,7 +7,7 @@ RUNTIME_SRCS := runtime/registry.c runtime/session.c runtime/record.c runtime/fi
 		runtime/area.c runtime/tables.c runtime/sdt.c \
 		runtime/profile.c runtime/elfmem.c runtime/dynprov.c runtime/ustack.c \
 		runtime/vars.c runtime/sigchain.c runtime/string.c \
-		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c runtime/plockstat.c,runtime/sites_none.c) \
+		$(if $(filter x86_64,$(shell uname -m)),runtime/sites.c runtime/tramp.c runtime/plockstat.c runtime/proc.c,runtime/sites_none.c) \
 		$(VM_SRCS)
 # The runtime's assembly (x86-64 only): the SystemTap sites' trampolines' stub, and the VM's
 RUNTIME_ASM := $(if $(filter x86_64,$(shell uname -m)),runtime/tramp_x86_64.S) $(VM_ASM)

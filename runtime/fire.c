@@ -292,7 +292,8 @@ struct fire {
  * shared by its clauses, as in DTrace); then the start of its loads
  * (safe.c). run_ecb() sets what is each clause's.
  */
-static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uint64_t *locals)
+static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uint64_t *locals,
+		    struct udt_vm_lwp *lwp)
 {
 	struct udt_tslot *t = f->ts;
 
@@ -320,6 +321,8 @@ static void fire_vm(struct fire *f, struct udt_vm_ctx *vm, uint32_t nlocals, uin
 	vm->rand = udt__tls.rand;
 	vm->mem = f->mem;
 	vm->site = f->site;
+	lwp->filled = false;
+	vm->lwp = lwp;
 	vm->fault = 0;
 	vm->fault_insn = 0;
 	vm->fault_addr = 0;
@@ -906,6 +909,7 @@ direct_agg(struct udt_tslot *ts, struct udt_shm_hdr *shm, struct udt_tbuf *tb,
 	vm.cpu = cpu;
 	vm.pid = pid;
 	vm.tid = tid;
+	vm.lwp = NULL;
 	vm.fault = 0;
 	vm.fault_insn = 0;
 	vm.fault_addr = 0;
@@ -1140,6 +1144,7 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 	uint64_t locals[UDT_MAX_LOCALS];
 	struct udt_vm_mem mem;
 	struct udt_vm_ctx vm;
+	struct udt_vm_lwp lwp;     /* curlwpsinfo's */
 	const struct udt_area_hdr *ah = (const void *)f->area;
 	uint32_t sig = 0;
 
@@ -1147,7 +1152,7 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 	f->site = pc;
 	/* strings, scratch, dynamic variables (vars.c), when the session has them */
 	f->mem = udt__vars_fire(&mem, f->shm, f->ts, f->area);
-	fire_vm(f, &vm, ah->nlocals, locals);
+	fire_vm(f, &vm, ah->nlocals, locals, &lwp);
 	for (;;) {
 		if (site_matches(e, pc)) {
 			if (e->flags & UDT_ECB_DIRECT)

@@ -143,6 +143,7 @@ struct udt_tls {
 		uint8_t spun;         /* 1: mutex-spin fired; 2: and mutex-spun */
 		bool blocked;         /* its block probe fired */
 	} lockop;
+	uint64_t thread_out;      /* pthread_create()'s first argument, while it runs (proc.c) */
 	/* the threads that may be inside a session's memory (session.c: udt__threads_add()) */
 	bool listed;
 	struct udt_tls *prev, *next;
@@ -196,8 +197,13 @@ void udt__fire_at(uint64_t key, unsigned nargs, const uint64_t *args, uint64_t p
 /* A fire of probe key (a profile probe's: UDT_PROF_KEY) in slot's session only, if ACTIVE. */
 void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1);
 
-/* plockstat.c: site lock (UDT_LOCK_SITE()) reached at pc with the registers gpr */
-void udt__lock_fire(uint64_t lock, const uint64_t *gpr, uint64_t pc);
+/*
+ * A site with a part (UDT_PART()) reached at pc with the registers gpr: a lock
+ * operation's (plockstat.c: udt__lock_fire()), a process's life's (proc.c).
+ */
+void udt__part_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
+void udt__lock_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
+void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
 
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);

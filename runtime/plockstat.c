@@ -3,7 +3,7 @@
  * The plockstat provider in the process (docs/plockstat.md). glibc's lock
  * functions carry no probes of their own, so the consumer places pid
  * provider sites in them (probes/plockstat.c), each with its part in a lock
- * operation (UDT_LOCK_SITE()): the lock function's entry, a call that waits
+ * operation (UDT_PART()): the lock function's entry, a call that waits
  * (a futex wait), a pause of a spin loop, a way out. This file follows each
  * thread's operation through them, and fires what what it saw means, as
  * illumos's libc fires its plockstat probes:
@@ -74,8 +74,8 @@ static void spun(struct udt_lockop *op, bool ok, uint64_t pc)
 void udt__lock_fire(uint64_t site, const uint64_t *gpr, uint64_t pc)
 {
 	struct udt_lockop *op = &udt__tls.lockop;
-	uint32_t role = UDT_LOCK_SITE_ROLE(site);
-	uint64_t fn = UDT_LOCK_SITE_FN(site), rdi = gpr[UDT_NREG_RDI];
+	uint32_t role = UDT_PART_ROLE(site);
+	uint64_t fn = UDT_PART_FN(site), rdi = gpr[UDT_NREG_RDI];
 
 	switch (role) {
 	case UDT_LR_MUTEX_LOCK:

@@ -518,10 +518,9 @@ static int sites_of(uint32_t slot, const uint8_t *a, uint32_t session,
 			return -1;
 		if (s[i].kind == UDT_SITE_INSN) {
 			/* (its plan is checked where it is carried out: tramp.c) */
-			if (!s[i].key && !s[i].key_off && !s[i].key_ret && !s[i].lock)
+			if (!s[i].key && !s[i].key_off && !s[i].key_ret && !s[i].part)
 				return -1;
-			if (s[i].lock && (UDT_LOCK_SITE_ROLE(s[i].lock) - 1 >= UDT_LR_RW_UNLOCK ||
-					  s[i].lock >> 52 & 0xf))
+			if (s[i].part && (!UDT_PART_OK(s[i].part) || s[i].part >> 52 & 0xf))
 				return -1;
 			continue;
 		}
@@ -689,7 +688,7 @@ static int live_sites(uint32_t slot, const struct udt_site **ret);
 static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc)
 {
 	uint64_t args[PID_ARGS] = { 0 }, key = s->key, key_off = s->key_off, key_ret = s->key_ret;
-	uint64_t ret_off = s->ret_off, lock = s->lock;
+	uint64_t ret_off = s->ret_off, part = s->part;
 	uint64_t lives = LOAD_RELAXED(&udt__ctl.hdr.lives) & 0x0101010101010101ull;
 
 	for (uint32_t slot = 0; lives & (lives - 1) && slot < UDT_SLOT_MAX; slot++) {
@@ -699,7 +698,7 @@ static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc
 			continue;
 		key = key ? key : o->key;
 		key_off = key_off ? key_off : o->key_off;
-		lock = lock ? lock : o->lock;
+		part = part ? part : o->part;
 		if (!key_ret) {
 			key_ret = o->key_ret;
 			ret_off = o->ret_off;
@@ -719,8 +718,16 @@ static void fire_insn(const struct udt_site *s, const uint64_t *gpr, uint64_t pc
 		uint64_t r[3] = { ret_off, gpr[UDT_NREG_RAX], gpr[UDT_NREG_RDX] };
 		udt__fire_at(key_ret, 3, r, pc);
 	}
-	if (lock)
-		udt__lock_fire(lock, gpr, pc);
+	if (part)
+		udt__part_fire(part, gpr, pc);
+}
+
+void udt__part_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
+{
+	if (UDT_PART_ROLE(part) >= UDT_PR_FIRST)
+		udt__proc_fire(part, gpr, pc);
+	else
+		udt__lock_fire(part, gpr, pc);
 }
 
 void udt__point_fire(struct patch *p, uint64_t addr, const uint64_t *gpr)

@@ -234,8 +234,13 @@ bool udt_difo_is_light(const struct udt_difo *d)
 		case UDT_OP_NOT: case UDT_OP_LNOT: case UDT_OP_SEQ: case UDT_OP_SNE:
 		case UDT_OP_SLT: case UDT_OP_SLTU: case UDT_OP_SLE: case UDT_OP_SLEU:
 		case UDT_OP_SEXT: case UDT_OP_ZEXT: case UDT_OP_BA: case UDT_OP_BZ:
-		case UDT_OP_BNZ: case UDT_OP_LDARG: case UDT_OP_LDARGR: case UDT_OP_LDVAR:
+		case UDT_OP_BNZ: case UDT_OP_LDARG: case UDT_OP_LDARGR:
 		case UDT_OP_LDTV: case UDT_OP_LDGV:
+			continue;
+		case UDT_OP_LDVAR:
+			/* (curlwpsinfo needs the fire's buffer: the whole context) */
+			if (in[i].imm == UDT_VAR_CURLWPSINFO)
+				return false;
 			continue;
 		default:
 			return false;
@@ -327,6 +332,10 @@ uint64_t udt_vm_var(const struct udt_vm_ctx *ctx, uint32_t id)
 		return getuid();
 	case UDT_VAR_GID:
 		return getgid();
+	case UDT_VAR_CURPSINFO:
+		return udt_vm_curpsinfo(ctx->pid, ctx->tid, ctx->cpu);
+	case UDT_VAR_CURLWPSINFO:
+		return udt_vm_curlwpsinfo(ctx->lwp, ctx->tid, ctx->cpu);
 	default:
 		return 0; /* not reached: the verifier checked id */
 	}

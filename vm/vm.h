@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "abi/bytecode.h"
+#include "abi/psinfo.h"
 
 struct udt_spectab;
 struct udt_vm_mem;
@@ -55,7 +56,28 @@ struct udt_vm_ctx {
 	 * dtrace, where BEGIN and END have no site (they read 0).
 	 */
 	uint64_t site;
+	/* curlwpsinfo's structure, the fire's own (filled at its first use); NULL: none
+	   (curlwpsinfo is 0) */
+	struct udt_vm_lwp *lwp;
 };
+
+struct udt_vm_lwp {
+	struct udt_lwpsinfo l;
+	bool filled;
+};
+
+/*
+ * curpsinfo and curlwpsinfo (psinfo.c; docs/proc.md): the address of the
+ * process's psinfo_t (one for its threads, at most 50 ms old), and of the
+ * fire's lwpsinfo_t l (NULL: 0) filled for thread tid (on cpu) if it is not yet; the
+ * same structures filled for a process or thread a probe's arguments
+ * describe (udt_vm_psinfo_of(): the calling process's facts, for pid).
+ * Async-signal-safe.
+ */
+uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu);
+uint64_t udt_vm_curlwpsinfo(struct udt_vm_lwp *l, int32_t tid, uint32_t cpu);
+void udt_vm_psinfo_of(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu);
+void udt_vm_lwpsinfo_of(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu);
 
 /*
  * udt_difo_verify() - check that a DIFO of sz bytes at d is safe to run:

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd: the one dtrace command. It owns the command line (parsed options),
- * the build tool's and the consumer's dispatch, and the main loop; this
- * header is its shared state and the helpers main.c calls. It includes
+ * cmd: the commands. dtrace owns the command line (parsed options), the
+ * build tool's and the consumer's dispatch, and the main loop; this header
+ * is its shared state and the helpers main.c calls. plockstat
+ * (cmd/plockstat/) is a front end that runs the dtrace beside it. It includes
  * consumer/ (to trace), probes/ and proc/ (to list probes, and to grab a
  * process), dtrace-h/, dtrace-g/, dlang/ and util/; it is never included by
  * another room (docs/layout.md).

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The proc provider in the process (docs/proc.md): a process's life as the
+ * C library's functions see it, from the sites with a part the consumer
+ * places in them (probes/libc.c), fired as illumos's proc provider fires:
+ *
+ *	_Fork's ways out      create (the parent: %rax the child), start (the
+ *	                      child: %rax 0)
+ *	execve's entry        exec (the path); its ways out: exec-failure
+ *	_exit's entry         exit (CLD_EXITED), the process not yet gone
+ *	pthread_create        lwp-create at a way out that made the thread
+ *	start_thread          lwp-start at its entry (the new thread), lwp-exit
+ *	                      at its call of the thread's TLS destructors
+ *	kill, tgkill, pthread_kill (raise()), sigqueue   signal-send
+ *	sigtimedwait's ways out (sigwait(), sigwaitinfo())  signal-clear
+ *
+ * The psinfo_t and lwpsinfo_t a probe's arguments point to are on this
+ * fire's stack, filled from what the process knows (vm/psinfo.c): of
+ * another process, only its pid.
+ */
+#include "runtime/internal.h"
+#include "vm/safe.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Where struct pthread keeps its thread's tid (glibc's libthread_db descriptor), or -1. */
+static int64_t tid_off = -1;
+
+__attribute__((constructor)) static void proc_init(void)
+{
+	/* { bits, count, offset }: what libthread_db reads (nptl_db/structs.def) */
+	const uint32_t *d = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+
+	if (d && d[0] == 32)
+		tid_off = d[2];
+}
+
+/* The tid of thread th (a pthread_t), or 0. */
+static int32_t tid_of(uint64_t th)
+{
+	int32_t tid = 0;
+
+	if (tid_off < 0 || !th)
+		return 0;
+	udt__safe_fire_begin();
+	if (udt__safe_copy(&tid, th + (uint64_t)tid_off, sizeof(tid)))
+		tid = 0;
+	udt__safe_fire_end();
+	return tid;
+}
+
+static int32_t self_tid(void)
+{
+	return udt__gettid();
+}
+
+static uint32_t cpu_now(void)
+{
+	unsigned cpu = 0;
+
+	(void)syscall(SYS_getcpu, &cpu, NULL, NULL);
+	return cpu;
+}
+
+static void fire(uint32_t probe, uint64_t fn, unsigned n, uint64_t a0, uint64_t a1, uint64_t a2,
+		 uint64_t pc)
+{
+	uint64_t a[3] = { a0, a1, a2 };
+
+	udt__fire_at(UDT_PROC_KEY(probe, fn), n, a, pc);
+}
+
+/* signal-send of sig to thread tid (0: a process) of process pid, from this one. */
+static void send(uint64_t fn, int64_t pid, int32_t tid, int sig, uint64_t pc)
+{
+	struct udt_psinfo ps;
+	struct udt_lwpsinfo lwp;
+	int32_t self = (int32_t)syscall(SYS_getpid);
+	uint32_t cpu = cpu_now();
+
+	if (!sig)
+		return; /* (a test of the process's existence: nothing is sent) */
+	if (pid == self) {
+		udt_vm_psinfo_of(&ps, self, tid ? tid : self_tid(), cpu);
+	} else {
+		memset(&ps, 0, sizeof(ps));
+		ps.pr_pid = (int32_t)pid;
+	}
+	memset(&lwp, 0, sizeof(lwp));
+	if (tid && pid == self)
+		udt_vm_lwpsinfo_of(&lwp, tid, cpu);
+	lwp.pr_lwpid = tid;
+	fire(UDT_PC_SIGNAL_SEND, fn, 3, (uint64_t)(uintptr_t)&lwp, (uint64_t)(uintptr_t)&ps,
+	     (uint64_t)sig, pc);
+}
+
+void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
+{
+	int err = errno; /* (the application's, before anything here) */
+	uint64_t fn = UDT_PART_FN(part), rax = gpr[UDT_NREG_RAX];
+	uint64_t rdi = gpr[UDT_NREG_RDI], rsi = gpr[UDT_NREG_RSI], rdx = gpr[UDT_NREG_RDX];
+
+	switch (UDT_PART_ROLE(part)) {
+	case UDT_PR_FORK:
+		if ((int64_t)rax > 0) {
+			struct udt_psinfo child;
+			int32_t self = (int32_t)syscall(SYS_getpid);
+			udt_vm_psinfo_of(&child, self, self_tid(), cpu_now());
+			child.pr_ppid = self;
+			child.pr_pid = (int32_t)rax;
+			child.pr_nlwp = 1;
+			child.pr_lwp.pr_lwpid = (int32_t)rax;
+			fire(UDT_PC_CREATE, fn, 1, (uint64_t)(uintptr_t)&child, 0, 0, pc);
+		} else if (!rax) {
+			fire(UDT_PC_START, fn, 0, 0, 0, 0, pc);
+		}
+		break;
+	case UDT_PR_EXEC:
+	case UDT_PR_EXECAT:
+		fire(UDT_PC_EXEC, fn, 1, UDT_PART_ROLE(part) == UDT_PR_EXEC ? rdi : rsi, 0, 0, pc);
+		break;
+	case UDT_PR_EXEC_FAIL:
+		fire(UDT_PC_EXEC_FAILURE, fn, 1, (uint64_t)err, 0, 0, pc);
+		break;
+	case UDT_PR_EXIT:
+		fire(UDT_PC_EXIT, fn, 1, 1 /* CLD_EXITED */, 0, 0, pc);
+		break;
+	case UDT_PR_THREAD:
+		udt__tls.thread_out = rdi;
+		break;
+	case UDT_PR_THREAD_DONE: {
+		uint64_t out = udt__tls.thread_out, th = 0;
+		udt__tls.thread_out = 0;
+		if ((uint32_t)rax || !out)
+			break; /* (it failed, or began before the sites were there) */
+		udt__safe_fire_begin();
+		if (udt__safe_copy(&th, out, sizeof(th)))
+			th = 0;
+		udt__safe_fire_end();
+		struct udt_lwpsinfo lwp;
+		memset(&lwp, 0, sizeof(lwp));
+		lwp.pr_lwpid = tid_of(th);
+		lwp.pr_bindpro = lwp.pr_bindpset = -1;
+		fire(UDT_PC_LWP_CREATE, fn, 2, (uint64_t)(uintptr_t)&lwp,
+		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), self_tid(), cpu_now()), 0, pc);
+		break;
+	}
+	case UDT_PR_LWP_START:
+		fire(UDT_PC_LWP_START, fn, 0, 0, 0, 0, pc);
+		break;
+	case UDT_PR_LWP_EXIT:
+		fire(UDT_PC_LWP_EXIT, fn, 0, 0, 0, 0, pc);
+		break;
+	case UDT_PR_KILL:
+	case UDT_PR_SIGQUEUE:
+		send(fn, (int64_t)(int32_t)rdi, 0, (int)rsi, pc);
+		break;
+	case UDT_PR_TGKILL:
+		send(fn, (int64_t)(int32_t)rdi, (int32_t)rsi, (int)rdx, pc);
+		break;
+	case UDT_PR_PTHREAD_KILL:
+		send(fn, syscall(SYS_getpid), tid_of(rdi), (int)rsi, pc);
+		break;
+	case UDT_PR_SIGWAITED:
+		if ((int32_t)rax > 0)
+			fire(UDT_PC_SIGNAL_CLEAR, fn, 2, rax & 0xffffffffu, 0, 0, pc);
+		break;
+	}
+	errno = err;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * curpsinfo and curlwpsinfo (docs/proc.md): the process's and the thread's
+ * facts in illumos's psinfo_t and lwpsinfo_t (abi/psinfo.h), filled where
+ * the clause runs from the system calls that say them and /proc/self.
+ *
+ * The process's is one structure for all its threads, filled again when the
+ * process is another (a fork child) or after UDT_PSINFO_NS: a thread that
+ * refreshes it fills the other of two and then publishes it, so that a
+ * clause reading the one published reads whole values. The thread's is the
+ * fire's own (udt_vm_ctx.lwp), filled at its first use in the fire.
+ * System calls are made raw (the application's errno and any interposed
+ * libc function untouched); what cannot be read is 0. Async-signal-safe.
+ */
+#include "vm/vm.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UDT_PSINFO_NS 50000000ull  /* a process's facts are at most 50 ms old */
+
+static struct udt_psinfo ps[2];
+static uint32_t ps_cur;            /* the one published */
+static uint32_t ps_busy;           /* a thread fills the other */
+static int32_t ps_pid;             /* whose it is (0: none yet) */
+static uint64_t ps_at;             /* when it was filled (CLOCK_MONOTONIC ns) */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Read file path (at most sz - 1 bytes), NUL-terminated: its length, or 0. */
+static size_t slurp(const char *path, char *buf, size_t sz)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	got = (ssize_t)syscall(SYS_read, fd, buf, sz - 1);
+	(void)syscall(SYS_close, fd);
+	if (got < 0)
+		got = 0;
+	buf[got] = '\0';
+	return (size_t)got;
+}
+
+/* The fields of a /proc stat line after its state: f[k] is field k + 4 (man 5 proc). */
+static size_t stat_fields(char *line, size_t len, uint64_t *f, size_t max, char *state)
+{
+	char *p = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (line[i] == ')')
+			p = line + i;
+	if (!p || p[1] != ' ')
+		return 0;
+	*state = p[2];
+	for (p += 3; *p && n < max; n++) {
+		uint64_t v = 0;
+		bool neg = false;
+		while (*p == ' ')
+			p++;
+		if (*p == '-') {
+			neg = true;
+			p++;
+		}
+		while (*p >= '0' && *p <= '9')
+			v = v * 10 + (uint64_t)(*p++ - '0');
+		f[n] = neg ? (uint64_t)-(int64_t)v : v;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return n;
+}
+
+static void lwp_fill(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu)
+{
+	char path[64] = "/proc/self/task/", num[16];
+	size_t n = 16, k = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->pr_lwpid = tid;
+	l->pr_state = 6; /* SONPROC: it runs the probe */
+	l->pr_sname = 'O';
+	l->pr_onpro = (int32_t)cpu;
+	l->pr_bindpro = l->pr_bindpset = -1;
+	memcpy(l->pr_clname, "TS", 3);
+	for (uint32_t t = (uint32_t)tid; t || !k; t /= 10)
+		num[k++] = (char)('0' + t % 10);
+	while (k)
+		path[n++] = num[--k];
+	memcpy(path + n, "/comm", 6);
+	size_t len = slurp(path, l->pr_name, sizeof(l->pr_name));
+	if (len && l->pr_name[len - 1] == '\n')
+		l->pr_name[len - 1] = '\0';
+}
+
+static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu)
+{
+	char buf[1024];
+	uint64_t f[48] = { 0 };
+	char state = 'R';
+	uint32_t r[3], g[3];
+
+	memset(p, 0, sizeof(*p));
+	p->pr_pid = pid;
+	p->pr_ppid = (int32_t)syscall(SYS_getppid);
+	p->pr_pgid = (int32_t)syscall(SYS_getpgid, 0);
+	p->pr_sid = (int32_t)syscall(SYS_getsid, 0);
+	if (!syscall(SYS_getresuid, &r[0], &r[1], &r[2])) {
+		p->pr_uid = r[0];
+		p->pr_euid = r[1];
+	}
+	if (!syscall(SYS_getresgid, &g[0], &g[1], &g[2])) {
+		p->pr_gid = g[0];
+		p->pr_egid = g[1];
+	}
+	size_t len = slurp("/proc/self/stat", buf, sizeof(buf));
+	/* (f[k]: field k + 4 of man 5 proc's: 7 tty_nr, 14 utime, 15 stime, 20 num_threads,
+	   22 starttime, 23 vsize, 24 rss, 28 startstack) */
+	if (stat_fields(buf, len, f, 48, &state) >= 25) {
+		p->pr_ttydev = f[3];
+		p->pr_nlwp = (int32_t)f[16];
+		p->pr_size = f[19] / 1024;
+		p->pr_rssize = f[20] * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+		long hz = sysconf(_SC_CLK_TCK);
+		char st[4096];
+		size_t sl = slurp("/proc/stat", st, sizeof(st));
+		const char *b = sl ? strstr(st, "\nbtime ") : NULL;
+		uint64_t btime = 0;
+		for (b = b ? b + 7 : NULL; b && *b >= '0' && *b <= '9'; b++)
+			btime = btime * 10 + (uint64_t)(*b - '0');
+		if (hz > 0) {
+			p->pr_start.tv_sec = (int64_t)(btime + f[18] / (uint64_t)hz);
+			p->pr_start.tv_nsec = (int64_t)(f[18] % (uint64_t)hz * (1000000000ull / (uint64_t)hz));
+			p->pr_time.tv_sec = (int64_t)((f[10] + f[11]) / (uint64_t)hz);
+		}
+		/* startstack: where argc is, argv after it (the exec's initial stack) */
+		p->pr_argv = f[24] ? f[24] + 8 : 0;
+	}
+	size_t n = slurp("/proc/self/comm", p->pr_fname, sizeof(p->pr_fname));
+	if (n && p->pr_fname[n - 1] == '\n')
+		p->pr_fname[n - 1] = '\0';
+	n = slurp("/proc/self/cmdline", buf, sizeof(buf));
+	for (size_t i = 0; i < n; i++)
+		p->pr_argc += !buf[i];
+	if (p->pr_argv)
+		p->pr_envp = p->pr_argv + 8 * ((uint64_t)p->pr_argc + 1);
+	while (n && !buf[n - 1])
+		n--;
+	for (size_t i = 0; i < n && i < sizeof(p->pr_psargs) - 1; i++)
+		p->pr_psargs[i] = buf[i] ? buf[i] : ' ';
+	p->pr_dmodel = 2; /* PR_MODEL_LP64 */
+	p->pr_wstat = 0;
+	lwp_fill(&p->pr_lwp, tid, cpu);
+	(void)state;
+}
+
+uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu)
+{
+	uint64_t now = mono_ns();
+	uint32_t cur = __atomic_load_n(&ps_cur, __ATOMIC_ACQUIRE) & 1;
+
+	if (__atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE) == pid &&
+	    now - __atomic_load_n(&ps_at, __ATOMIC_RELAXED) < UDT_PSINFO_NS)
+		return (uint64_t)(uintptr_t)&ps[cur];
+	uint32_t free_ = 0;
+	if (__atomic_compare_exchange_n(&ps_busy, &free_, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		ps_fill(&ps[cur ^ 1], pid, tid, cpu);
+		__atomic_store_n(&ps_cur, cur ^ 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&ps_at, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&ps_pid, pid, __ATOMIC_RELEASE);
+		__atomic_store_n(&ps_busy, 0, __ATOMIC_RELEASE);
+		cur ^= 1;
+	} else if (__atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE) != pid) {
+		return 0; /* (another thread fills it for the first time: none yet) */
+	}
+	return (uint64_t)(uintptr_t)&ps[cur];
+}
+
+uint64_t udt_vm_curlwpsinfo(struct udt_vm_lwp *l, int32_t tid, uint32_t cpu)
+{
+	if (!l)
+		return 0;
+	if (!l->filled) {
+		lwp_fill(&l->l, tid, cpu);
+		l->filled = true;
+	}
+	return (uint64_t)(uintptr_t)&l->l;
+}
+
+void udt_vm_psinfo_of(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu)
+{
+	ps_fill(p, pid, tid, cpu);
+}
+
+void udt_vm_lwpsinfo_of(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu)
+{
+	lwp_fill(l, tid, cpu);
+}
