@@ -103,24 +103,6 @@ static bool make_site(struct cs_trace *t, const struct pb_probe *pr, const struc
 	return true;
 }
 
-/* A probe with a site at addr (a note's, or the pid provider's), for messages. */
-static const struct pb_probe *site_probe(const struct cs_trace *t, uint64_t addr)
-{
-	for (size_t i = 0; i < t->ecb_cnt; i++) {
-		const struct pb_probe *pr = t->ecbs[i].probe;
-		for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++)
-			if (pr->notes[s].pc == addr)
-				return pr;
-		for (uint32_t s = 0; pr->pid_kind && s < pr->pid_cnt; s++)
-			if (pr->fn_lo + pr->pid_offs[s] == addr)
-				return pr;
-		for (uint32_t s = 0; s < pr->part_cnt; s++)
-			if (pr->part_sites[s].addr == addr)
-				return pr;
-	}
-	return NULL;
-}
-
 /* Is addr in the sorted array v of n? */
 static bool addr_in(const uint64_t *v, size_t n, uint64_t addr)
 {
@@ -133,21 +115,14 @@ static void report_statuses(struct cs_trace *t, const uint64_t *skip, size_t nsk
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
 	uint64_t at = cs__area_addr(t) + t->site_off;
 
-	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v))) {
-		for (size_t i = 0; i < t->site_cnt; i++) {
-			const struct pb_probe *pr;
-			bool insn = v[i].kind == UDT_SITE_INSN;
-			if (v[i].status == UDT_SITE_PATCHED || v[i].status == UDT_SITE_JUMPED ||
-			    addr_in(skip, nskip, v[i].addr) || !(pr = site_probe(t, v[i].addr)))
-				continue;
-			pb_site_left_out(pr, v[i].addr, v[i].status == UDT_SITE_BUSY
-					? "another tracer's breakpoint is on it"
-				: v[i].status == UDT_SITE_NOT_NOP
-					? insn ? "its instruction is not its object file's"
-					       : "it is not the nop its note describes"
-				: v[i].status == UDT_SITE_OVERLAP
-					? "its bytes overlap another probe site's patched there"
-					: "it could not be patched");
+	bool read = !pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v));
+	for (size_t k = 0; read && k < t->site_cnt; k++) {
+		/* (by one probe of it) */
+		for (size_t e = 0; !addr_in(skip, nskip, v[k].addr) && e < t->ecb_cnt; e++) {
+			if (pb_probe_has_site(t->ecbs[e].probe, v[k].addr)) {
+				pb_site_status_say(t->ecbs[e].probe, &v[k]);
+				break;
+			}
 		}
 	}
 	free(v);
@@ -415,26 +390,25 @@ int cs__sites_arm(struct cs_trace *t, char **ret_err)
 static void restore_outside(struct cs_trace *t)
 {
 	struct udt_site *v = udt__xcalloc(t->site_cnt, sizeof(*v));
-	uint64_t at = cs__area_addr(t) + t->site_off;
+	uint64_t at = cs__area_addr(t) + t->site_off, *addr = udt__xcalloc(t->site_cnt + 1, 8);
+	uint8_t *orig = udt__xcalloc(t->site_cnt + 1, 1);
 	struct cs_addrs keep = { 0 };
-	char path[64];
-	int fd = -1;
+	size_t n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->proc->pid);
 	cs__live_sites(t, &keep);
-	/* only those the runtime patched: an int3 on another one is another tracer's */
-	if (!pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v)) &&
-	    (fd = open(path, O_RDWR | O_CLOEXEC)) >= 0) {
-		for (size_t i = 0; i < t->site_cnt; i++) {
-			/* (the nop, or the instruction's first byte) */
-			uint8_t b, orig = v[i].kind == UDT_SITE_INSN ? v[i].bytes[0] : UDT_SITE_NOP;
-			if (v[i].status == UDT_SITE_PATCHED && !cs__addrs_has(&keep, v[i].addr) &&
-			    pread(fd, &b, 1, (off_t)v[i].addr) == 1 && b == INT3)
-				(void)!pwrite(fd, &orig, 1, (off_t)v[i].addr);
+	/* only those the runtime patched (an int3 on another one is another tracer's): the
+	   nop, or the instruction's first byte */
+	bool read = !pr_proc_read(t->proc, at, v, t->site_cnt * sizeof(*v));
+	for (size_t i = 0; read && i < t->site_cnt; i++) {
+		if (v[i].status == UDT_SITE_PATCHED && !cs__addrs_has(&keep, v[i].addr)) {
+			addr[n] = v[i].addr;
+			orig[n++] = v[i].kind == UDT_SITE_INSN ? v[i].bytes[0] : UDT_SITE_NOP;
 		}
-		(void)close(fd);
 	}
+	(void)pr_proc_put_back(t->proc, addr, orig, n, INT3);
 	free(keep.v);
+	free(addr);
+	free(orig);
 	free(v);
 }
 

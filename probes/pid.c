@@ -506,6 +506,36 @@ void pb_site_left_out(const struct pb_probe *pr, uint64_t pc, const char *fmt, .
 		pr->mod, pr->func, pr->name, (unsigned long long)pc, why);
 }
 
+bool pb_probe_has_site(const struct pb_probe *pr, uint64_t addr)
+{
+	for (uint32_t s = 0; pr->notes && s < pr->note_cnt; s++)
+		if (pr->notes[s].pc == addr)
+			return true;
+	for (uint32_t s = 0; pr->pid_kind && s < pr->pid_cnt; s++)
+		if (pr->fn_lo + pr->pid_offs[s] == addr)
+			return true;
+	for (uint32_t s = 0; s < pr->part_cnt; s++)
+		if (pr->part_sites[s].addr == addr)
+			return true;
+	return false;
+}
+
+void pb_site_status_say(const struct pb_probe *pr, const struct udt_site *s)
+{
+	bool insn = s->kind == UDT_SITE_INSN;
+
+	if (s->status == UDT_SITE_PATCHED || s->status == UDT_SITE_JUMPED)
+		return;
+	pb_site_left_out(pr, s->addr, s->status == UDT_SITE_BUSY
+			? "another tracer's breakpoint is on it"
+		: s->status == UDT_SITE_NOT_NOP
+			? insn ? "its instruction is not its object file's"
+			       : "it is not the nop its note describes"
+		: s->status == UDT_SITE_OVERLAP
+			? "its bytes overlap another probe site's patched there"
+			: "it could not be patched");
+}
+
 /* An instruction the pid probes fire at: its probes' keys, its function. */
 struct isite {
 	uint64_t addr;

@@ -212,6 +212,10 @@ bool pb_desc_pid_of(const char *desc, int pid);
 void pb_pid_sites(const struct pb_probe *const *prs, size_t n, const uint64_t *notes,
 		  size_t nnotes, bool shstk, bool traps, struct udt_site **v, size_t *cnt,
 		  size_t *cap);
+/* Does probe pr have a site at addr (a note's, the pid provider's, a C library provider's)? */
+bool pb_probe_has_site(const struct pb_probe *pr, uint64_t addr);
+/* Say on stderr why site s of probe pr is not patched (its udt_site.status), if it is not. */
+void pb_site_status_say(const struct pb_probe *pr, const struct udt_site *s);
 /* Say on stderr that the site at pc of probe pr is left out, and why (printf's fmt). */
 __attribute__((format(printf, 3, 4))) void pb_site_left_out(const struct pb_probe *pr, uint64_t pc,
 							    const char *fmt, ...);

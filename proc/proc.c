@@ -968,6 +968,24 @@ int pr_proc_write(const struct pr_proc *p, uint64_t addr, const void *buf, size_
 	return xfer(p, addr, (void *)buf, len, true);
 }
 
+int pr_proc_put_back(const struct pr_proc *p, const uint64_t *addr, const uint8_t *orig,
+		     size_t n, uint8_t was)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)p->pid);
+	if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b;
+		if (pread(fd, &b, 1, (off_t)addr[i]) == 1 && b == was)
+			(void)!pwrite(fd, &orig[i], 1, (off_t)addr[i]);
+	}
+	(void)close(fd);
+	return 0;
+}
+
 int pr_proc_read_str(const struct pr_proc *p, uint64_t addr, char *buf, size_t max)
 {
 	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -233,6 +233,15 @@ int pr_file_providers(const char *path, char ***ret_names);
 int pr_proc_read(const struct pr_proc *p, uint64_t addr, void *buf, size_t len);
 int pr_proc_write(const struct pr_proc *p, uint64_t addr, const void *buf, size_t len);
 
+/*
+ * pr_proc_put_back() - through /proc/PID/mem (which writes read-only text, as
+ * process_vm_writev does not), write orig[i] at addr[i] where the byte there
+ * is still was, one byte each (a thread sees one or the other), for i < n.
+ * Return: 0, or a negative errno (the file could not be opened).
+ */
+int pr_proc_put_back(const struct pr_proc *p, const uint64_t *addr, const uint8_t *orig,
+		     size_t n, uint8_t was);
+
 /* A NUL-terminated string from the target, at most max bytes (truncated). 0 or -errno. */
 int pr_proc_read_str(const struct pr_proc *p, uint64_t addr, char *buf, size_t max);
 
