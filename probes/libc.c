@@ -73,7 +73,8 @@ static const struct fnspec proc_fns[] = {
 	{ "_exit", UDT_PR_EXIT, 0, false, NULL, 0, BIT(UDT_PC_EXIT) },
 	{ "pthread_create", UDT_PR_THREAD, UDT_PR_THREAD_DONE, false, NULL, 0,
 	  BIT(UDT_PC_LWP_CREATE) },
-	/* (a static function: named by the C library's debug symbols, libc6-dbg) */
+	/* (a static function: named by the C library's debug symbols, libc6-dbg; its entry
+	   runs with every signal blocked, pthread_create's mask: a jump only, never a trap) */
 	{ "start_thread", UDT_PR_LWP_START, 0, false, "__call_tls_dtors", UDT_PR_LWP_EXIT,
 	  BIT(UDT_PC_LWP_START) | BIT(UDT_PC_LWP_EXIT) },
 	{ "kill", UDT_PR_KILL, 0, false, NULL, 0, BIT(UDT_PC_SIGNAL_SEND) },
@@ -246,8 +247,10 @@ static struct sites fn_sites(struct pr_module *mod, const struct pr_func *fn,
 	struct sites s = { 0 };
 	uint64_t lo = fn->addr, hi = fn->addr + fn->size;
 
-	if (fs->entry)
+	if (fs->entry) {
 		put(&s, lo, fs->entry, lo, lo, hi);
+		s.v[s.cnt - 1].jump_only = fs->entry == UDT_PR_LWP_START;
+	}
 	if (fs->walk) {
 		walk(&s, mod, lo, hi);
 	} else if (fs->out || fs->callee) {

@@ -542,6 +542,7 @@ struct isite {
 	uint64_t key, key_off, key_ret, ret_off;
 	uint64_t part;             /* its part in what the runtime follows (UDT_PART()) */
 	bool ret;                  /* it is a way out of its function */
+	bool jump_only;            /* a jump or nothing (pb_part_site's) */
 	uint64_t fn_lo, fn_hi;     /* the function it is in */
 	const struct pb_probe *pr; /* one of them (its module), for messages */
 };
@@ -569,7 +570,8 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			const struct pb_part_site *l = &pr->part_sites[s];
 			struct isite is = { .addr = l->addr, .part = l->part, .fn_lo = l->fn_lo,
 					    .fn_hi = l->fn_hi, .pr = pr,
-					    .ret = UDT_PART_ROLE(l->part) == UDT_LR_DONE };
+					    .ret = UDT_PART_ROLE(l->part) == UDT_LR_DONE,
+					    .jump_only = l->jump_only };
 			UDT__PUSH(v, n, cap, is);
 		}
 		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
@@ -598,6 +600,7 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			d->key_off = d->key_off ? d->key_off : v[i].key_off;
 			d->part = d->part ? d->part : v[i].part;
 			d->ret |= v[i].ret;
+			d->jump_only |= v[i].jump_only;
 			if (!d->key_ret) {
 				d->key_ret = v[i].key_ret;
 				d->ret_off = v[i].ret_off;
@@ -692,6 +695,12 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 				owner_end = o->addr + o->len;
 				joined = true;
 			}
+		}
+		if (!joined && site.mode == UDT_SITE_TRAP && is[i].jump_only) {
+			pb_site_left_out(pr, is[i].addr, "it runs with every signal blocked, where a "
+					 "trap would kill the thread, and it cannot be a jump: %s",
+					 traps ? "-x pidsites=trap" : why ? why : "no room");
+			continue;
 		}
 		if (joined) {
 			struct udt_site *o = &(*v)[owner];

@@ -521,6 +521,31 @@ const char *pb_runtime_hint(const struct pb_probe *pr)
 	return NULL;
 }
 
+/* Why the proc probe desc names (no glob) is not one a user-space proc provider has, or NULL. */
+static const char *proc_unavailable(const char *desc)
+{
+	static const struct {
+		const char *name, *why;
+	} no[] = {
+		{ "exec-success", "proc:::exec-success fires in the new image, whose probes udtrace "
+		  "makes anew once its runtime has started there, after the image's first code has "
+		  "run: trace proc:::exec, or the new program with -c" },
+		{ "signal-handle", "proc:::signal-handle fires as the kernel starts a handler, which "
+		  "a user-space provider does not see (trace the handler with the pid provider)" },
+		{ "signal-discard", "proc:::signal-discard is the kernel's" },
+		{ "fault", "proc:::fault is the kernel's (a fault reaches the process as a signal)" },
+	};
+	const char *f[4];
+	size_t len[4];
+
+	if (!split_desc(desc, f, len) || len[0] != 4 || strncmp(f[0], "proc", 4))
+		return NULL;
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+		if (len[3] == strlen(no[i].name) && !strncmp(f[3], no[i].name, len[3]))
+			return no[i].why;
+	return NULL;
+}
+
 char *pb_desc_nomatch(const char *desc)
 {
 	const char *k = pb_desc_kernel_provider(desc);
@@ -529,6 +554,10 @@ char *pb_desc_nomatch(const char *desc)
 		return udt__xasprintf("probe description %s does not match any probes: the %s "
 				      "provider is the kernel's, and udtrace traces user space "
 				      "(docs/d-language.md, \"Differences from DTrace\")", desc, k);
+	const char *why = proc_unavailable(desc);
+	if (why)
+		return udt__xasprintf("probe description %s does not match any probes: %s "
+				      "(docs/proc.md)", desc, why);
 	return udt__xasprintf("probe description %s does not match any probes", desc);
 }
 
@@ -628,6 +657,10 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 
 	if (pr->notes && !tp) {
 		/* the notes declare no stability: the defaults of a provider that declares none */
+	} else if (pr->pid_kind == PB_PID_PART) {
+		/* illumos's proc and plockstat: Evolving names and arguments, Private places */
+		attr[0] = attr[1] = arga[0] = arga[1] = DL_STAB_EVOLVING;
+		attr[2] = arga[2] = DL_CLASS_ISA;
 	} else if (pr->pid_kind) {
 		/* illumos's fasttrap: its module, function and arguments are Private */
 		attr[0] = attr[1] = arga[0] = arga[1] = DL_STAB_PRIVATE;
@@ -657,7 +690,7 @@ static void list_verbose(const struct pb_probe *pr, FILE *out)
 	uint32_t n = tp ? tp->xarg_cnt : 0, first = tp ? tp->first_xarg : 0;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(out, "\t\targs[%u]: %s\n", i, pr_table_str(t, pr_table_arg(t, first + i)->type));
-	if (pr->notes && !tp) {
+	if ((pr->notes && !tp) || (pr->pid_kind == PB_PID_PART && pr->dprobe)) {
 		n = (uint32_t)pr->dprobe->xarg_cnt;
 		for (uint32_t i = 0; i < n; i++)
 			fprintf(out, "\t\targs[%u]: %s\n", i, pr->dprobe->xargs[i].ctype);

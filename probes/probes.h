@@ -70,6 +70,7 @@ struct pb_part_site {
 	uint64_t addr;
 	uint64_t part;             /* UDT_PART() */
 	uint64_t fn_lo, fn_hi;     /* the function it is in (decoded for its plan) */
+	bool jump_only;            /* never a trap: it runs with every signal blocked */
 };
 
 /* The dtrace provider's probes: the first three of every list. */
