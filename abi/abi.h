@@ -434,7 +434,10 @@ enum udt_part_role {
 	UDT_PR_PTHREAD_KILL,      /* pthread_kill(thread, sig)'s (raise()'s too) */
 	UDT_PR_SIGQUEUE,          /* sigqueue(pid, sig, value)'s */
 	UDT_PR_SIGWAITED,         /* a way out of sigtimedwait: %eax the signal (signal-clear) */
-	UDT_PR_LAST = UDT_PR_SIGWAITED,
+	UDT_PR_SPAWN,             /* posix_spawn's entry: %rdi where the child's pid goes */
+	UDT_PR_SPAWN_DONE,        /* a way out of it: %eax 0, a child made (create) */
+	UDT_PR_VFORK,             /* a way out of vfork: %rax the child (create; the child: none) */
+	UDT_PR_LAST = UDT_PR_VFORK,
 };
 #define UDT_PART(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))
 #define UDT_PART_FN(s) ((s) & ((1ull << 52) - 1))

@@ -66,6 +66,10 @@ static const struct fnspec lock_fns[] = {
 
 static const struct fnspec proc_fns[] = {
 	{ "_Fork", 0, UDT_PR_FORK, false, NULL, 0, BIT(UDT_PC_CREATE) | BIT(UDT_PC_START) },
+	/* (system() and popen() spawn: a child that shares the memory until it execs) */
+	{ "posix_spawn", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, false, NULL, 0, BIT(UDT_PC_CREATE) },
+	{ "posix_spawnp", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, false, NULL, 0, BIT(UDT_PC_CREATE) },
+	{ "vfork", 0, UDT_PR_VFORK, false, NULL, 0, BIT(UDT_PC_CREATE) },
 	{ "execve", UDT_PR_EXEC, UDT_PR_EXEC_FAIL, false, NULL, 0,
 	  BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE) },
 	{ "execveat", UDT_PR_EXECAT, UDT_PR_EXEC_FAIL, false, NULL, 0,
@@ -144,6 +148,8 @@ static const char *const role_names[] = {
 	[UDT_PR_KILL] = "signal-send", [UDT_PR_TGKILL] = "signal-send",
 	[UDT_PR_PTHREAD_KILL] = "signal-send", [UDT_PR_SIGQUEUE] = "signal-send",
 	[UDT_PR_SIGWAITED] = "a way out (signal-clear)",
+	[UDT_PR_SPAWN] = "a child is asked for", [UDT_PR_SPAWN_DONE] = "a way out (create)",
+	[UDT_PR_VFORK] = "a way out (create in the parent)",
 };
 
 /* Does a function of this name wait for a lock (glibc's futex waits, under any alias)? */

@@ -143,7 +143,8 @@ struct udt_tls {
 		uint8_t spun;         /* 1: mutex-spin fired; 2: and mutex-spun */
 		bool blocked;         /* its block probe fired */
 	} lockop;
-	uint64_t thread_out;      /* pthread_create()'s first argument, while it runs (proc.c) */
+	uint64_t out_arg;         /* pthread_create()'s or posix_spawn()'s first argument, while it
+				     runs (proc.c) */
 	/* the threads that may be inside a session's memory (session.c: udt__threads_add()) */
 	bool listed;
 	struct udt_tls *prev, *next;

@@ -5,7 +5,7 @@
  * places in them (probes/libc.c), fired as illumos's proc provider fires:
  *
  *	_Fork's ways out      create (the parent: %rax the child), start (the
- *	                      child: %rax 0)
+ *	                      child: %rax 0); vfork's and posix_spawn's: create
  *	execve's entry        exec (the path); its ways out: exec-failure
  *	_exit's entry         exit (CLD_EXITED), the process not yet gone
  *	pthread_create        lwp-create at a way out that made the thread
@@ -98,27 +98,74 @@ static void send(uint64_t fn, int64_t pid, int32_t tid, int sig, uint64_t pc)
 	     (uint64_t)sig, pc);
 }
 
+/*
+ * Does this process run in its parent's memory (a vfork or posix_spawn child)?
+ * The fork canary says so where the parent has one (it is the parent's: a
+ * fork child's copy is wiped), else the kernel; unknown is no.
+ */
+static bool in_parents_memory(void)
+{
+	struct udt_canary *k = __atomic_load_n(&udt__fork_canary, __ATOMIC_ACQUIRE);
+
+	if (k && __atomic_load_n(&k->alive, __ATOMIC_RELAXED))
+		return __atomic_load_n(&k->pid, __ATOMIC_RELAXED) != (int)syscall(SYS_getpid);
+	return udt__shares_mm((int)syscall(SYS_getppid)) == 1;
+}
+
+/* create: of child, by this process (its psinfo_t as a fork child's: the parent's facts). */
+static void created(uint64_t fn, int32_t child, uint64_t pc)
+{
+	struct udt_psinfo ps;
+	int32_t self = (int32_t)syscall(SYS_getpid);
+
+	udt_vm_psinfo_of(&ps, self, self_tid(), cpu_now());
+	ps.pr_ppid = self;
+	ps.pr_pid = child;
+	ps.pr_nlwp = 1;
+	ps.pr_lwp.pr_lwpid = child;
+	fire(UDT_PC_CREATE, fn, 1, (uint64_t)(uintptr_t)&ps, 0, 0, pc);
+}
+
 void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 {
 	int err = errno; /* (the application's, before anything here) */
 	uint64_t fn = UDT_PART_FN(part), rax = gpr[UDT_NREG_RAX];
 	uint64_t rdi = gpr[UDT_NREG_RDI], rsi = gpr[UDT_NREG_RSI], rdx = gpr[UDT_NREG_RDX];
 
-	switch (UDT_PART_ROLE(part)) {
+	uint32_t role = UDT_PART_ROLE(part);
+
+	/* a vfork or posix_spawn child, which shares its parent's memory until it execs, would
+	   fire as its parent (udt__shares_mm()): its exec and exit are not its parent's */
+	if ((role == UDT_PR_EXEC || role == UDT_PR_EXECAT || role == UDT_PR_EXEC_FAIL ||
+	     role == UDT_PR_EXIT) && in_parents_memory()) {
+		errno = err;
+		return;
+	}
+	switch (role) {
 	case UDT_PR_FORK:
-		if ((int64_t)rax > 0) {
-			struct udt_psinfo child;
-			int32_t self = (int32_t)syscall(SYS_getpid);
-			udt_vm_psinfo_of(&child, self, self_tid(), cpu_now());
-			child.pr_ppid = self;
-			child.pr_pid = (int32_t)rax;
-			child.pr_nlwp = 1;
-			child.pr_lwp.pr_lwpid = (int32_t)rax;
-			fire(UDT_PC_CREATE, fn, 1, (uint64_t)(uintptr_t)&child, 0, 0, pc);
-		} else if (!rax) {
-			fire(UDT_PC_START, fn, 0, 0, 0, 0, pc);
-		}
+	case UDT_PR_VFORK:
+		if ((int64_t)rax > 0)
+			created(fn, (int32_t)rax, pc);
+		else if (!rax && UDT_PART_ROLE(part) == UDT_PR_FORK)
+			fire(UDT_PC_START, fn, 0, 0, 0, 0, pc); /* (a vfork child shares our memory) */
 		break;
+	case UDT_PR_SPAWN:
+		udt__tls.out_arg = rdi;
+		break;
+	case UDT_PR_SPAWN_DONE: {
+		uint64_t out = udt__tls.out_arg;
+		int32_t child = 0;
+		udt__tls.out_arg = 0;
+		if ((uint32_t)rax || !out)
+			break;
+		udt__safe_fire_begin();
+		if (udt__safe_copy(&child, out, sizeof(child)))
+			child = 0;
+		udt__safe_fire_end();
+		if (child > 0)
+			created(fn, child, pc);
+		break;
+	}
 	case UDT_PR_EXEC:
 	case UDT_PR_EXECAT:
 		fire(UDT_PC_EXEC, fn, 1, UDT_PART_ROLE(part) == UDT_PR_EXEC ? rdi : rsi, 0, 0, pc);
@@ -130,11 +177,11 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		fire(UDT_PC_EXIT, fn, 1, 1 /* CLD_EXITED */, 0, 0, pc);
 		break;
 	case UDT_PR_THREAD:
-		udt__tls.thread_out = rdi;
+		udt__tls.out_arg = rdi;
 		break;
 	case UDT_PR_THREAD_DONE: {
-		uint64_t out = udt__tls.thread_out, th = 0;
-		udt__tls.thread_out = 0;
+		uint64_t out = udt__tls.out_arg, th = 0;
+		udt__tls.out_arg = 0;
 		if ((uint32_t)rax || !out)
 			break; /* (it failed, or began before the sites were there) */
 		udt__safe_fire_begin();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The proc provider (docs/proc.md) on a program whose life is known
-# (data/life.c: N fork children, an exec that fails and one that works, T
-# threads, signals sent five ways, one taken by sigwait): each probe's count
+# (data/life.c: N fork children, an exec that fails and one that works, a
+# posix_spawn and a vfork child, T threads, signals sent five ways, one
+# taken by sigwait): each probe's count
 # against what the program did, their arguments against what it printed;
 # curpsinfo and curlwpsinfo against /proc and D's own variables; procfs.d's
 # layout against the runtime's (abi/psinfo.h); its messages.
@@ -19,7 +20,7 @@ N=3
 T=4
 counts() { awk 'NF == 3 && $3 ~ /^[0-9]+$/ { print $1 "/" $2 "=" $3 }' "$1" | sort | tr '\n' ' '; }
 
-WANT="create/_Fork=$((N + 1)) exec-failure/execve=1 exec/execve=2 exit/_Exit=$((N + 1)) \
+WANT="create/_Fork=$((N + 1)) create/posix_spawn=1 create/vfork=1 exec-failure/execve=1 exec/execve=2 exit/_Exit=$((N + 1)) \
 lwp-create/pthread_create=$T lwp-exit/start_thread=$T lwp-start/start_thread=$T \
 signal-clear/sigtimedwait=1 signal-send/kill=2 signal-send/pthread_kill=2 \
 signal-send/sigqueue=1 signal-send/tgkill=1 start/_Fork=$((N + 1)) "
@@ -55,9 +56,10 @@ proc:::signal-clear { printf("signal-clear %d\n", args[0]); }' -o a.out -c "./li
 main=$(awk '$1 == "kill" { print $2 }' a.prog)
 children=$(awk '$1 == "child" { print $2 }' a.prog | sort -n | tr '\n' ' ')
 threads=$(awk '$1 == "thread" { print $2 }' a.prog | sort -n | tr '\n' ' ')
-expect_eq "create: args[0] the child (pr_pid as fork() returned), its parent, its name" \
+spawned=$(awk '$1 == "child" || $1 == "spawned" { print $2 }' a.prog | sort -n | tr '\n' ' ')
+expect_eq "create: args[0] the child (pr_pid as fork(), posix_spawn(), vfork() gave it), its parent, its name" \
 	"$(awk '$1 == "create" { print $2 }' a.out | sort -n | tr '\n' ' '):$(awk '$1 == "create" { print $3, $4 }' a.out | sort -u)" \
-	"$children:$main life"
+	"$spawned:$main life"
 expect_eq "start: in each child, its parent the program" \
 	"$(awk '$1 == "start" { print $2 }' a.out | sort -n | tr '\n' ' '):$(awk '$1 == "start" { print $3 }' a.out | sort -u)" \
 	"$children:$main"

@@ -5,7 +5,9 @@
  *	life N T
  *
  * N fork children, each _exit(k) at once; one more child that fails to
- * exec /nonexistent (ENOENT) and then execs /bin/true; T threads created
+ * exec /nonexistent (ENOENT) and then execs /bin/true; a posix_spawn() of
+ * /bin/true and a vfork() child that _exit()s (children that share the
+ * memory until they exec: their create only); T threads created
  * and joined; signals: kill(self, SIGUSR1), raise(SIGUSR1), a pthread_kill
  * of a thread that waits for it, tgkill(self, self, SIGUSR1),
  * sigqueue(self, SIGUSR1), then SIGUSR2 blocked, sent by kill() and taken
@@ -16,6 +18,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -66,6 +69,16 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	printf("child %d\n", (int)c);
+	waitpid(c, NULL, 0);
+	char *tv[] = { "true", NULL };
+	extern char **environ;
+	if (!posix_spawn(&c, "/bin/true", NULL, NULL, tv, environ)) {
+		printf("spawned %d\n", (int)c);
+		waitpid(c, NULL, 0);
+	}
+	if (!(c = vfork()))
+		_exit(0);
+	printf("spawned %d\n", (int)c);
 	waitpid(c, NULL, 0);
 
 	signal(SIGUSR1, on_usr1);
