@@ -13,7 +13,8 @@
 # format costs the consumer (14), and bench/scale.sh, a session's events per
 # second and memory with up to 10,000 threads at once and 100,000 in turn (15),
 # bench/procs.sh, what following many processes costs dtrace (16), and
-# bench/pid.sh, the pid provider against uprobes (17). Prints ratios; never
+# bench/pid.sh, the pid provider against uprobes (17), and bench/plockstat.sh,
+# plockstat(1) on a contended workload (18). Prints ratios; never
 # fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
@@ -81,10 +82,14 @@ run_inject() {
 run_pid() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/pid.sh" || echo "bench: bench/pid.sh failed"
 }
+# run_plockstat: what plockstat(1) costs a contended workload (bench/plockstat.sh)
+run_plockstat() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/plockstat.sh" || echo "bench: bench/plockstat.sh failed"
+}
 # run_others: the benchmarks that need no SystemTap script, each after a blank line
 run_others() {
 	local b
-	for b in enabled http dynprov dlang dynvar notes output scale procs profile inject pid; do
+	for b in enabled http dynprov dlang dynvar notes output scale procs profile inject pid plockstat; do
 		echo
 		"run_$b"
 	done
