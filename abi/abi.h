@@ -337,11 +337,16 @@ struct udt_site {
 	uint8_t fire_off;         /* INSN: bytes its jump starts before addr (the probed one) */
 	uint8_t join_back;        /* INSN: another site's jump has it fire from its trampoline:
 				     that site is join_back bytes before it; 0: none */
+	uint8_t flags;            /* INSN: UDT_SITE_F_* */
 	uint32_t join_mask;       /* INSN, JUMP: the other sites in its bytes that fire from its
 				     trampoline, bit k for the one k bytes after the jump's start */
 	uint8_t bytes[UDT_SITE_BYTES_MAX]; /* those bytes, as the consumer read them */
 	struct udt_site_insn insn[UDT_SITE_INSN_MAX];
 };
+
+/* udt_site.flags */
+#define UDT_SITE_F_NO_TRAP 0x1    /* a jump or nothing: a trap there would kill the thread (it
+				     runs with SIGTRAP blocked or at its default: docs/proc.md) */
 
 enum udt_site_status {
 	UDT_SITE_PENDING = 0,     /* not synced yet */
@@ -420,14 +425,15 @@ enum udt_part_role {
 	UDT_LR_MUTEX_UNLOCK,      /* pthread_mutex_unlock's entry (fn) */
 	UDT_LR_RW_UNLOCK,         /* pthread_rwlock_unlock's entry (fn) */
 	UDT_PR_FIRST = 32,        /* the proc provider's, each with its function (fn): */
-	UDT_PR_FORK = UDT_PR_FIRST, /* a way out of _Fork: %rax the child (create) or 0 (start) */
+	UDT_PR_FORK = UDT_PR_FIRST, /* a way out of _Fork: %eax the child (create) or 0 (start) */
 	UDT_PR_EXEC,              /* execve's entry: %rdi the path (exec) */
 	UDT_PR_EXECAT,            /* execveat's: %rsi */
 	UDT_PR_EXEC_FAIL,         /* a way out of either: it failed (exec-failure, errno) */
 	UDT_PR_EXIT,              /* _exit's entry (exit) */
 	UDT_PR_THREAD,            /* pthread_create's entry: %rdi where the new thread's id goes */
 	UDT_PR_THREAD_DONE,       /* a way out of it: %eax 0, a thread made (lwp-create) */
-	UDT_PR_LWP_START,         /* start_thread's entry, in the new thread (lwp-start) */
+	UDT_PR_LWP_START,         /* start_thread's instruction before its call of the start
+				     routine, in the new thread, its mask restored (lwp-start) */
 	UDT_PR_LWP_EXIT,          /* its call of the thread's TLS destructors (lwp-exit) */
 	UDT_PR_KILL,              /* kill(pid, sig)'s entry (signal-send) */
 	UDT_PR_TGKILL,            /* tgkill(pid, tid, sig)'s */
@@ -436,7 +442,7 @@ enum udt_part_role {
 	UDT_PR_SIGWAITED,         /* a way out of sigtimedwait: %eax the signal (signal-clear) */
 	UDT_PR_SPAWN,             /* posix_spawn's entry: %rdi where the child's pid goes */
 	UDT_PR_SPAWN_DONE,        /* a way out of it: %eax 0, a child made (create) */
-	UDT_PR_VFORK,             /* a way out of vfork: %rax the child (create; the child: none) */
+	UDT_PR_VFORK,             /* a way out of vfork: %eax the child (create; the child: none) */
 	UDT_PR_LAST = UDT_PR_VFORK,
 };
 #define UDT_PART(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))

@@ -84,7 +84,7 @@ struct udt_psinfo {
 	int32_t pr_zoneid;
 	int32_t pr_contract;
 	int32_t pr_pad3;
-	struct udt_lwpsinfo pr_lwp; /* the thread the probe fires in */
+	struct udt_lwpsinfo pr_lwp; /* a thread of it (curpsinfo's: the one that filled it) */
 };
 
 #endif /* UDT_ABI_PSINFO_H */

@@ -42,16 +42,19 @@ struct fnspec {
 	bool walk;                 /* a lock function: its waits, spins and ways out (walk()) */
 	const char *callee;        /* the calls of this function in it have part call */
 	uint8_t call;
+	uint8_t icall;             /* its indirect calls' part */
+	bool no_trap;              /* its sites a jump or nothing (UDT_SITE_F_NO_TRAP) */
 	uint32_t probes;           /* BIT(its provider's probe numbers) */
 };
 
-#define L(name, role, probes) { name, role, 0, true, NULL, 0, probes }
+#define L(name, role, probes) { name, role, 0, true, NULL, 0, 0, false, probes }
 static const struct fnspec lock_fns[] = {
 	L("pthread_mutex_lock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_timedlock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_clocklock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_trylock", UDT_LR_MUTEX_TRY, MUTEX_TRY),
-	{ "pthread_mutex_unlock", UDT_LR_MUTEX_UNLOCK, 0, false, NULL, 0, BIT(UDT_LK_MUTEX_RELEASE) },
+	{ "pthread_mutex_unlock", UDT_LR_MUTEX_UNLOCK, 0, false, NULL, 0, 0, false,
+	  BIT(UDT_LK_MUTEX_RELEASE) },
 	L("pthread_rwlock_rdlock", UDT_LR_RD_LOCK, RW_PROBES),
 	L("pthread_rwlock_timedrdlock", UDT_LR_RD_LOCK, RW_PROBES),
 	L("pthread_rwlock_clockrdlock", UDT_LR_RD_LOCK, RW_PROBES),
@@ -60,33 +63,42 @@ static const struct fnspec lock_fns[] = {
 	L("pthread_rwlock_timedwrlock", UDT_LR_WR_LOCK, RW_PROBES),
 	L("pthread_rwlock_clockwrlock", UDT_LR_WR_LOCK, RW_PROBES),
 	L("pthread_rwlock_trywrlock", UDT_LR_WR_TRY, RW_TRY),
-	{ "pthread_rwlock_unlock", UDT_LR_RW_UNLOCK, 0, false, NULL, 0, BIT(UDT_LK_RW_RELEASE) },
+	{ "pthread_rwlock_unlock", UDT_LR_RW_UNLOCK, 0, false, NULL, 0, 0, false,
+	  BIT(UDT_LK_RW_RELEASE) },
 };
 #undef L
 
+/*
+ * A posix_spawn() child runs execve and _exit with its handlers reset to their
+ * defaults (glibc's __spawni_child), a sigwait() thread may block every
+ * signal, and a new thread enters start_thread with every signal blocked:
+ * where a trap would kill the thread, a site is a jump or nothing, and
+ * lwp-start is just before start_thread's call of the start routine (an
+ * indirect call, after the mask is restored).
+ */
+#define P(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, false, probes }
+#define PJ(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, true, probes }
 static const struct fnspec proc_fns[] = {
-	{ "_Fork", 0, UDT_PR_FORK, false, NULL, 0, BIT(UDT_PC_CREATE) | BIT(UDT_PC_START) },
+	P("_Fork", 0, UDT_PR_FORK, BIT(UDT_PC_CREATE) | BIT(UDT_PC_START)),
 	/* (system() and popen() spawn: a child that shares the memory until it execs) */
-	{ "posix_spawn", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, false, NULL, 0, BIT(UDT_PC_CREATE) },
-	{ "posix_spawnp", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, false, NULL, 0, BIT(UDT_PC_CREATE) },
-	{ "vfork", 0, UDT_PR_VFORK, false, NULL, 0, BIT(UDT_PC_CREATE) },
-	{ "execve", UDT_PR_EXEC, UDT_PR_EXEC_FAIL, false, NULL, 0,
-	  BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE) },
-	{ "execveat", UDT_PR_EXECAT, UDT_PR_EXEC_FAIL, false, NULL, 0,
-	  BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE) },
-	{ "_exit", UDT_PR_EXIT, 0, false, NULL, 0, BIT(UDT_PC_EXIT) },
-	{ "pthread_create", UDT_PR_THREAD, UDT_PR_THREAD_DONE, false, NULL, 0,
-	  BIT(UDT_PC_LWP_CREATE) },
-	/* (a static function: named by the C library's debug symbols, libc6-dbg; its entry
-	   runs with every signal blocked, pthread_create's mask: a jump only, never a trap) */
-	{ "start_thread", UDT_PR_LWP_START, 0, false, "__call_tls_dtors", UDT_PR_LWP_EXIT,
+	P("posix_spawn", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, BIT(UDT_PC_CREATE)),
+	P("posix_spawnp", UDT_PR_SPAWN, UDT_PR_SPAWN_DONE, BIT(UDT_PC_CREATE)),
+	P("vfork", 0, UDT_PR_VFORK, BIT(UDT_PC_CREATE)),
+	PJ("execve", UDT_PR_EXEC, UDT_PR_EXEC_FAIL, BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE)),
+	PJ("execveat", UDT_PR_EXECAT, UDT_PR_EXEC_FAIL, BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE)),
+	PJ("_exit", UDT_PR_EXIT, 0, BIT(UDT_PC_EXIT)),
+	P("pthread_create", UDT_PR_THREAD, UDT_PR_THREAD_DONE, BIT(UDT_PC_LWP_CREATE)),
+	/* (a static function: named by the C library's debug symbols, libc6-dbg) */
+	{ "start_thread", 0, 0, false, "__call_tls_dtors", UDT_PR_LWP_EXIT, UDT_PR_LWP_START, false,
 	  BIT(UDT_PC_LWP_START) | BIT(UDT_PC_LWP_EXIT) },
-	{ "kill", UDT_PR_KILL, 0, false, NULL, 0, BIT(UDT_PC_SIGNAL_SEND) },
-	{ "tgkill", UDT_PR_TGKILL, 0, false, NULL, 0, BIT(UDT_PC_SIGNAL_SEND) },
-	{ "pthread_kill", UDT_PR_PTHREAD_KILL, 0, false, NULL, 0, BIT(UDT_PC_SIGNAL_SEND) },
-	{ "sigqueue", UDT_PR_SIGQUEUE, 0, false, NULL, 0, BIT(UDT_PC_SIGNAL_SEND) },
-	{ "sigtimedwait", 0, UDT_PR_SIGWAITED, false, NULL, 0, BIT(UDT_PC_SIGNAL_CLEAR) },
+	P("kill", UDT_PR_KILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
+	P("tgkill", UDT_PR_TGKILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
+	P("pthread_kill", UDT_PR_PTHREAD_KILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
+	P("sigqueue", UDT_PR_SIGQUEUE, 0, BIT(UDT_PC_SIGNAL_SEND)),
+	PJ("sigtimedwait", 0, UDT_PR_SIGWAITED, BIT(UDT_PC_SIGNAL_CLEAR)),
 };
+#undef P
+#undef PJ
 
 static const char *const lock_names[UDT_LK_PROBES] = {
 	[UDT_LK_MUTEX_ACQUIRE] = "mutex-acquire", [UDT_LK_MUTEX_RELEASE] = "mutex-release",
@@ -144,7 +156,8 @@ static const char *const role_names[] = {
 	[UDT_PR_EXEC_FAIL] = "a way out (exec-failure)", [UDT_PR_EXIT] = "exit",
 	[UDT_PR_THREAD] = "a thread is asked for",
 	[UDT_PR_THREAD_DONE] = "a way out (lwp-create)",
-	[UDT_PR_LWP_START] = "lwp-start", [UDT_PR_LWP_EXIT] = "lwp-exit",
+	[UDT_PR_LWP_START] = "lwp-start (before the start routine's call)",
+	[UDT_PR_LWP_EXIT] = "lwp-exit",
 	[UDT_PR_KILL] = "signal-send", [UDT_PR_TGKILL] = "signal-send",
 	[UDT_PR_PTHREAD_KILL] = "signal-send", [UDT_PR_SIGQUEUE] = "signal-send",
 	[UDT_PR_SIGWAITED] = "a way out (signal-clear)",
@@ -168,19 +181,26 @@ static const struct pr_sym *func_at(struct pr_module *mod, uint64_t addr)
 											    : NULL;
 }
 
-/* Is function to (a symbol of mod) the one named name, under any of its names? */
-static bool named(struct pr_module *mod, const struct pr_sym *to, const char *name)
+/* Is one of the symbols syms (nsyms; the callee's first) named name, without its version? */
+static bool fn_named(const struct pr_sym *syms, size_t nsyms, const char *name)
 {
-	(void)mod;
-	for (const struct pr_sym *s = to; s->addr == to->addr; s++) {
-		const char *n = s->name;
+	for (size_t i = 0; i < nsyms; i++) {
+		const char *n = syms[i].name;
 		size_t len = strcspn(n, "@");
 		if (strlen(name) == len && !strncmp(name, n, len))
 			return true;
-		if (s == mod->syms + mod->sym_cnt - 1)
-			break;
 	}
 	return false;
+}
+
+/* The symbols at sym's address from sym on (its aliases: mod's are sorted by address). */
+static size_t aliases(const struct pr_module *mod, const struct pr_sym *sym)
+{
+	size_t n = 0;
+
+	while (sym + n < mod->syms + mod->sym_cnt && sym[n].addr == sym->addr)
+		n++;
+	return n;
 }
 
 struct sites {
@@ -191,11 +211,12 @@ struct sites {
 	const char *why;           /* the first reason a function could not be read */
 };
 
+/* A site of part (role, fn) at addr of function [lo, hi); out: a way out of it. */
 static void put(struct sites *s, uint64_t addr, uint8_t role, uint64_t fn, uint64_t lo,
-		uint64_t hi)
+		uint64_t hi, bool out)
 {
 	struct pb_part_site ls = { .addr = addr, .part = UDT_PART(role, fn), .fn_lo = lo,
-				   .fn_hi = hi };
+				   .fn_hi = hi, .ret = out };
 	UDT__PUSH(s->v, s->cnt, s->cap, ls);
 }
 
@@ -228,13 +249,13 @@ static void walk(struct sites *s, struct pr_module *mod, uint64_t lo, uint64_t h
 				: pr_func_returns(&ft, i);
 
 		if (in->flags & PR_INSN_PAUSE)
-			put(s, at, UDT_LR_SPIN, 0, lo, hi);
+			put(s, at, UDT_LR_SPIN, 0, lo, hi, false);
 		else if ((in->flags & PR_INSN_CALL) && to && waits(to->name))
-			put(s, at, UDT_LR_WAIT, 0, lo, hi);
+			put(s, at, UDT_LR_WAIT, 0, lo, hi, false);
 		else if (out && (in->flags & PR_INSN_OUT) && to && !waits(to->name))
 			walk(s, mod, to->addr, to->addr + to->size); /* (it goes on there) */
 		else if (out)
-			put(s, at, UDT_LR_DONE, 0, lo, hi);
+			put(s, at, UDT_LR_DONE, 0, lo, hi, true);
 	}
 	pr_func_text_free(&ft);
 }
@@ -253,13 +274,11 @@ static struct sites fn_sites(struct pr_module *mod, const struct pr_func *fn,
 	struct sites s = { 0 };
 	uint64_t lo = fn->addr, hi = fn->addr + fn->size;
 
-	if (fs->entry) {
-		put(&s, lo, fs->entry, lo, lo, hi);
-		s.v[s.cnt - 1].jump_only = fs->entry == UDT_PR_LWP_START;
-	}
+	if (fs->entry)
+		put(&s, lo, fs->entry, lo, lo, hi, false);
 	if (fs->walk) {
 		walk(&s, mod, lo, hi);
-	} else if (fs->out || fs->callee) {
+	} else if (fs->out || fs->callee || fs->icall) {
 		struct pr_func_text ft;
 		const char *why;
 		if (pr_func_text(mod, lo, hi, &ft, &why)) {
@@ -269,29 +288,23 @@ static struct sites fn_sites(struct pr_module *mod, const struct pr_func *fn,
 				const struct pr_insn *in = &ft.v[i];
 				const struct pr_sym *to = in->dest ? func_at(mod, in->dest) : NULL;
 				if (fs->out && pr_func_returns(&ft, i))
-					put(&s, lo + in->off, fs->out, lo, lo, hi);
+					put(&s, lo + in->off, fs->out, lo, lo, hi, true);
 				else if (fs->callee && (in->flags & PR_INSN_CALL) && to &&
-					 named(mod, to, fs->callee))
-					put(&s, lo + in->off, fs->call, lo, lo, hi);
+					 fn_named(to, aliases(mod, to), fs->callee))
+					put(&s, lo + in->off, fs->call, lo, lo, hi, false);
+				else if (fs->icall && (in->flags & PR_INSN_ICALL) && i &&
+					 !(ft.v[i - 1].flags & (PR_INSN_END | PR_INSN_CALL)))
+					/* (an indirect call is no site: the instruction before it) */
+					put(&s, lo + ft.v[i - 1].off, fs->icall, lo, lo, hi, false);
 			}
 		}
 		pr_func_text_free(&ft);
 	}
+	for (size_t i = 0; i < s.cnt; i++)
+		s.v[i].jump_only = fs->no_trap;
 	if (s.cnt > 1)
 		qsort(s.v, s.cnt, sizeof(*s.v), site_cmp);
 	return s;
-}
-
-/* Is a name of function fn (with or without its version) name? */
-static bool fn_named(const struct pr_sym *syms, size_t nsyms, const char *name)
-{
-	for (size_t i = 0; i < nsyms; i++) {
-		const char *n = syms[i].name;
-		size_t len = strcspn(n, "@");
-		if (strlen(name) == len && !strncmp(name, n, len))
-			return true;
-	}
-	return false;
 }
 
 /* Which of pv's functions is fn (by any of its names), or NULL. */

@@ -317,7 +317,7 @@ static int make_at_address(struct make *m, struct pr_proc *proc, const char *mod
 				      "function");
 		return -1;
 	}
-	if (!exe || pr_module_symbolize(exe, addr, &sym) || !sym->size) {
+	if (!exe || pr_module_symbolize(exe, addr, &sym) || !sym->func || !sym->size) {
 		m->err = udt__xasprintf("address 0x%llx is in no function of a.out",
 					(unsigned long long)addr);
 		return -1;
@@ -570,8 +570,7 @@ static size_t isites(const struct pb_probe *const *prs, size_t np, struct isite 
 			const struct pb_part_site *l = &pr->part_sites[s];
 			struct isite is = { .addr = l->addr, .part = l->part, .fn_lo = l->fn_lo,
 					    .fn_hi = l->fn_hi, .pr = pr,
-					    .ret = UDT_PART_ROLE(l->part) == UDT_LR_DONE,
-					    .jump_only = l->jump_only };
+					    .ret = l->ret, .jump_only = l->jump_only };
 			UDT__PUSH(v, n, cap, is);
 		}
 		for (uint32_t s = 0; s < pr->pid_cnt; s++) {
@@ -697,11 +696,13 @@ void pb_pid_sites(const struct pb_probe *const *prs, size_t np, const uint64_t *
 			}
 		}
 		if (!joined && site.mode == UDT_SITE_TRAP && is[i].jump_only) {
-			pb_site_left_out(pr, is[i].addr, "it runs with every signal blocked, where a "
-					 "trap would kill the thread, and it cannot be a jump: %s",
-					 traps ? "-x pidsites=trap" : why ? why : "no room");
+			pb_site_left_out(pr, is[i].addr, "a trap there would kill the thread (it may run "
+					 "with SIGTRAP blocked or at its default), and it cannot be a "
+					 "jump: %s", traps ? "-x pidsites=trap" : why ? why : "no room");
 			continue;
 		}
+		if (is[i].jump_only)
+			site.flags |= UDT_SITE_F_NO_TRAP;
 		if (joined) {
 			struct udt_site *o = &(*v)[owner];
 			site.mode = UDT_SITE_TRAP; /* (its own plan: a trap's, from pr_insn_plan()) */

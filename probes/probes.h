@@ -70,7 +70,9 @@ struct pb_part_site {
 	uint64_t addr;
 	uint64_t part;             /* UDT_PART() */
 	uint64_t fn_lo, fn_hi;     /* the function it is in (decoded for its plan) */
-	bool jump_only;            /* never a trap: it runs with every signal blocked */
+	bool ret;                  /* a way out of its function (planned as a return's) */
+	bool jump_only;            /* never a trap: it may run with SIGTRAP blocked or at its
+				      default (UDT_SITE_F_NO_TRAP) */
 };
 
 /* The dtrace provider's probes: the first three of every list. */

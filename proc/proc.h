@@ -437,6 +437,7 @@ enum {
 	PR_INSN_END = 8,          /* the flow never goes on to the next one (ret, jmp, a trap) */
 	PR_INSN_CALL = 16,        /* a direct call (of dest) */
 	PR_INSN_PAUSE = 32,       /* pause: a spin loop's */
+	PR_INSN_ICALL = 64,       /* an indirect call */
 };
 
 /* The instructions of a function, decoded from its module's file (its text may hold ours). */

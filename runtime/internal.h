@@ -138,6 +138,7 @@ struct udt_tls {
 	struct udt_lockop {
 		uint64_t lock;        /* the mutex or rwlock */
 		uint64_t fn;          /* the function it began in (0: none under way) */
+		uint64_t sp;          /* %rsp at its entry */
 		uint32_t spins;       /* pauses of its spin loop */
 		uint8_t role;         /* its entry's: enum udt_lock_role */
 		uint8_t spun;         /* 1: mutex-spin fired; 2: and mutex-spun */

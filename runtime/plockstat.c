@@ -2,7 +2,7 @@
 /*
  * The plockstat provider in the process (docs/plockstat.md). glibc's lock
  * functions carry no probes of their own, so the consumer places pid
- * provider sites in them (probes/plockstat.c), each with its part in a lock
+ * provider sites in them (probes/libc.c), each with its part in a lock
  * operation (UDT_PART()): the lock function's entry, a call that waits
  * (a futex wait), a pause of a spin loop, a way out. This file follows each
  * thread's operation through them, and fires what what it saw means, as
@@ -20,9 +20,14 @@
  *	unlock's entry mutex-release, rw-release
  *
  * An operation that began before the session's sites were in place fires
- * nothing at its way out. The probes' keys are UDT_LOCK_KEY(probe, fn), fn
- * the lock function the operation began in; a key no session enabled finds
- * no ECB, at the cost of a hash lookup.
+ * nothing at its way out: a wait or a way out is the operation's only where
+ * the stack is its entry's (a way out's %rsp is the entry's, a wait's not
+ * above it), so that one left over from a session that ended mid-operation,
+ * or interrupted by a signal handler's, is not taken for another's.
+ * EOWNERDEAD (a robust mutex whose owner died) is an acquisition, as illumos
+ * counts it. The probes' keys are UDT_LOCK_KEY(probe, fn), fn the lock
+ * function the operation began in; a key no session enabled finds no ECB, at
+ * the cost of a hash lookup.
  */
 #include "runtime/internal.h"
 #include "vm/safe.h"
@@ -84,7 +89,8 @@ void udt__lock_fire(uint64_t site, const uint64_t *gpr, uint64_t pc)
 	case UDT_LR_RD_TRY:
 	case UDT_LR_WR_LOCK:
 	case UDT_LR_WR_TRY:
-		*op = (struct udt_lockop){ .lock = rdi, .fn = fn, .role = (uint8_t)role };
+		*op = (struct udt_lockop){ .lock = rdi, .fn = fn, .sp = gpr[UDT_NREG_RSP],
+					   .role = (uint8_t)role };
 		break;
 	case UDT_LR_MUTEX_UNLOCK:
 		fire(UDT_LK_MUTEX_RELEASE, fn, rdi, recursive(rdi, 1), 0, pc);
@@ -95,8 +101,10 @@ void udt__lock_fire(uint64_t site, const uint64_t *gpr, uint64_t pc)
 		break;
 	}
 	}
-	if (role <= UDT_LR_WR_TRY || role >= UDT_LR_MUTEX_UNLOCK || !op->fn)
-		return; /* (or none under way: it began before the sites were there) */
+	uint64_t sp = gpr[UDT_NREG_RSP];
+	if (role <= UDT_LR_WR_TRY || role >= UDT_LR_MUTEX_UNLOCK || !op->fn ||
+	    (role == UDT_LR_DONE ? sp != op->sp : sp > op->sp))
+		return; /* (or none under way here: it began before the sites were there) */
 	bool rw = op->role >= UDT_LR_RD_LOCK, wr = op->role >= UDT_LR_WR_LOCK;
 	bool try = op->role == UDT_LR_MUTEX_TRY || op->role == UDT_LR_RD_TRY ||
 		   op->role == UDT_LR_WR_TRY;
@@ -116,6 +124,9 @@ void udt__lock_fire(uint64_t site, const uint64_t *gpr, uint64_t pc)
 	} else if (role == UDT_LR_DONE) {
 		int rc = (int)gpr[UDT_NREG_RAX];
 		struct udt_lockop o = *op;
+
+		if (rc == EOWNERDEAD)
+			rc = 0; /* (the lock is the caller's: its state to be made consistent) */
 
 		op->fn = 0;
 		spun(&o, rc == 0, pc);

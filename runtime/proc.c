@@ -9,8 +9,9 @@
  *	execve's entry        exec (the path); its ways out: exec-failure
  *	_exit's entry         exit (CLD_EXITED), the process not yet gone
  *	pthread_create        lwp-create at a way out that made the thread
- *	start_thread          lwp-start at its entry (the new thread), lwp-exit
- *	                      at its call of the thread's TLS destructors
+ *	start_thread          lwp-start just before its call of the start
+ *	                      routine (the new thread), lwp-exit at its call of
+ *	                      the thread's TLS destructors
  *	kill, tgkill, pthread_kill (raise()), sigqueue   signal-send
  *	sigtimedwait's ways out (sigwait(), sigwaitinfo())  signal-clear
  *
@@ -144,9 +145,10 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 	switch (role) {
 	case UDT_PR_FORK:
 	case UDT_PR_VFORK:
-		if ((int64_t)rax > 0)
+		/* (a pid_t: %eax) */
+		if ((int32_t)rax > 0)
 			created(fn, (int32_t)rax, pc);
-		else if (!rax && UDT_PART_ROLE(part) == UDT_PR_FORK)
+		else if (!(int32_t)rax && UDT_PART_ROLE(part) == UDT_PR_FORK)
 			fire(UDT_PC_START, fn, 0, 0, 0, 0, pc); /* (a vfork child shares our memory) */
 		break;
 	case UDT_PR_SPAWN:
@@ -193,7 +195,8 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		lwp.pr_lwpid = tid_of(th);
 		lwp.pr_bindpro = lwp.pr_bindpset = -1;
 		fire(UDT_PC_LWP_CREATE, fn, 2, (uint64_t)(uintptr_t)&lwp,
-		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), self_tid(), cpu_now()), 0, pc);
+		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), self_tid(), cpu_now(), udt__now_ns()),
+		     0, pc);
 		break;
 	}
 	case UDT_PR_LWP_START:

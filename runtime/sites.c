@@ -272,6 +272,8 @@ static uint8_t trap_site(int fd, const struct udt_site *s)
 {
 	struct udt_site t;
 
+	if (s->kind == UDT_SITE_INSN && (s->flags & UDT_SITE_F_NO_TRAP))
+		return UDT_SITE_FAILED; /* (a jump or nothing) */
 	if (s->kind != UDT_SITE_INSN || s->mode == UDT_SITE_TRAP)
 		return patch_site(fd, s);
 	/* the probed instruction of the jump's plan, alone */

@@ -5,9 +5,11 @@
  * the clause runs from the system calls that say them and /proc/self.
  *
  * The process's is one structure for all its threads, filled again when the
- * process is another (a fork child) or after UDT_PSINFO_NS: a thread that
- * refreshes it fills the other of two and then publishes it, so that a
- * clause reading the one published reads whole values. The thread's is the
+ * process is another (a fork child) or after UDT_PSINFO_NS (by the fire's
+ * clock): a thread that refreshes it fills the other of two and then
+ * publishes it, so that a clause reading the one published reads whole
+ * values (a clause that held the other since two refreshes, 100 ms, would
+ * see it change). Its pr_lwp is the thread's that filled it. The thread's is the
  * fire's own (udt_vm_ctx.lwp), filled at its first use in the fire.
  * System calls are made raw (the application's errno and any interposed
  * libc function untouched); what cannot be read is 0. Async-signal-safe.
@@ -24,17 +26,19 @@
 
 static struct udt_psinfo ps[2];
 static uint32_t ps_cur;            /* the one published */
-static uint32_t ps_busy;           /* a thread fills the other */
+static int32_t ps_busy;            /* the pid of a thread that fills the other (0: none) */
 static int32_t ps_pid;             /* whose it is (0: none yet) */
 static uint64_t ps_at;             /* when it was filled (CLOCK_MONOTONIC ns) */
 
-static uint64_t mono_ns(void)
+/* When the system booted, in CLOCK_REALTIME seconds (0: unknown). */
+static int64_t boot_sec(void)
 {
-	struct timespec ts;
+	struct timespec r, b;
 
-	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts))
+	if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &r) ||
+	    syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &b))
 		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (int64_t)r.tv_sec - (int64_t)b.tv_sec - (r.tv_nsec < b.tv_nsec);
 }
 
 /* Read file path (at most sz - 1 bytes), NUL-terminated: its length, or 0. */
@@ -62,7 +66,7 @@ static size_t stat_fields(char *line, size_t len, uint64_t *f, size_t max, char 
 	for (size_t i = 0; i < len; i++)
 		if (line[i] == ')')
 			p = line + i;
-	if (!p || p[1] != ' ')
+	if (!p || p[1] != ' ' || !p[2])
 		return 0;
 	*state = p[2];
 	for (p += 3; *p && n < max; n++) {
@@ -134,14 +138,8 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 		p->pr_size = f[19] / 1024;
 		p->pr_rssize = f[20] * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
 		long hz = sysconf(_SC_CLK_TCK);
-		char st[4096];
-		size_t sl = slurp("/proc/stat", st, sizeof(st));
-		const char *b = sl ? strstr(st, "\nbtime ") : NULL;
-		uint64_t btime = 0;
-		for (b = b ? b + 7 : NULL; b && *b >= '0' && *b <= '9'; b++)
-			btime = btime * 10 + (uint64_t)(*b - '0');
 		if (hz > 0) {
-			p->pr_start.tv_sec = (int64_t)(btime + f[18] / (uint64_t)hz);
+			p->pr_start.tv_sec = boot_sec() + (int64_t)(f[18] / (uint64_t)hz);
 			p->pr_start.tv_nsec = (int64_t)(f[18] % (uint64_t)hz * (1000000000ull / (uint64_t)hz));
 			p->pr_time.tv_sec = (int64_t)((f[10] + f[11]) / (uint64_t)hz);
 		}
@@ -166,26 +164,33 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 	(void)state;
 }
 
-uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu)
+uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu, uint64_t now)
 {
-	uint64_t now = mono_ns();
+	/* (the pid first: the buffer it publishes is then the one ps_cur says) */
+	int32_t have = __atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE);
 	uint32_t cur = __atomic_load_n(&ps_cur, __ATOMIC_ACQUIRE) & 1;
+	uint64_t at = __atomic_load_n(&ps_at, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE) == pid &&
-	    now - __atomic_load_n(&ps_at, __ATOMIC_RELAXED) < UDT_PSINFO_NS)
+	if (have == pid && now >= at && now - at < UDT_PSINFO_NS)
 		return (uint64_t)(uintptr_t)&ps[cur];
-	uint32_t free_ = 0;
-	if (__atomic_compare_exchange_n(&ps_busy, &free_, 1, false, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED)) {
+	/* the filler's pid, so that a fork child (another pid) is not held by a copy of it */
+	int32_t busy = __atomic_load_n(&ps_busy, __ATOMIC_RELAXED);
+	if ((busy && busy == pid) ||
+	    !__atomic_compare_exchange_n(&ps_busy, &busy, pid, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return have == pid ? (uint64_t)(uintptr_t)&ps[cur] : 0; /* (another thread fills) */
+	/* ours to fill, unless a thread did while we looked */
+	have = __atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE);
+	cur = __atomic_load_n(&ps_cur, __ATOMIC_ACQUIRE) & 1;
+	at = __atomic_load_n(&ps_at, __ATOMIC_RELAXED);
+	if (!(have == pid && now >= at && now - at < UDT_PSINFO_NS)) {
 		ps_fill(&ps[cur ^ 1], pid, tid, cpu);
-		__atomic_store_n(&ps_cur, cur ^ 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&ps_at, now, __ATOMIC_RELAXED);
-		__atomic_store_n(&ps_pid, pid, __ATOMIC_RELEASE);
-		__atomic_store_n(&ps_busy, 0, __ATOMIC_RELEASE);
 		cur ^= 1;
-	} else if (__atomic_load_n(&ps_pid, __ATOMIC_ACQUIRE) != pid) {
-		return 0; /* (another thread fills it for the first time: none yet) */
+		__atomic_store_n(&ps_at, now > at || have != pid ? now : at, __ATOMIC_RELAXED);
+		__atomic_store_n(&ps_cur, cur, __ATOMIC_RELEASE);
+		__atomic_store_n(&ps_pid, pid, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&ps_busy, 0, __ATOMIC_RELEASE);
 	return (uint64_t)(uintptr_t)&ps[cur];
 }
 

@@ -333,7 +333,7 @@ uint64_t udt_vm_var(const struct udt_vm_ctx *ctx, uint32_t id)
 	case UDT_VAR_GID:
 		return getgid();
 	case UDT_VAR_CURPSINFO:
-		return udt_vm_curpsinfo(ctx->pid, ctx->tid, ctx->cpu);
+		return udt_vm_curpsinfo(ctx->pid, ctx->tid, ctx->cpu, ctx->timestamp);
 	case UDT_VAR_CURLWPSINFO:
 		return udt_vm_curlwpsinfo(ctx->lwp, ctx->tid, ctx->cpu);
 	default:

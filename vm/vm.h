@@ -68,13 +68,14 @@ struct udt_vm_lwp {
 
 /*
  * curpsinfo and curlwpsinfo (psinfo.c; docs/proc.md): the address of the
- * process's psinfo_t (one for its threads, at most 50 ms old), and of the
+ * process's psinfo_t (one for its threads, at most 50 ms old by now, the
+ * fire's CLOCK_MONOTONIC ns; its pr_lwp the filler's), and of the
  * fire's lwpsinfo_t l (NULL: 0) filled for thread tid (on cpu) if it is not yet; the
  * same structures filled for a process or thread a probe's arguments
  * describe (udt_vm_psinfo_of(): the calling process's facts, for pid).
  * Async-signal-safe.
  */
-uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu);
+uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu, uint64_t now);
 uint64_t udt_vm_curlwpsinfo(struct udt_vm_lwp *l, int32_t tid, uint32_t cpu);
 void udt_vm_psinfo_of(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu);
 void udt_vm_lwpsinfo_of(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu);

@@ -2,7 +2,7 @@
 /*
  * plockstat(1): lock contention and hold times of a process, as illumos's
  * plockstat(1M) reports them (docs/plockstat.md). It writes a D program on
- * the plockstat provider (probes/plockstat.c), runs the dtrace beside it
+ * the plockstat provider (probes/libc.c), runs the dtrace beside it
  * with that program on -p's process or on the command given, its output as
  * JSON Lines (-x oformat=jsonl: a record a line, read as it comes), and prints what
  * the program's aggregations hold as plockstat's tables:
@@ -21,6 +21,7 @@
  */
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +146,31 @@ struct tab {
 
 static struct tab found[NTABLES];
 
+/*
+ * What dtrace printed, read as it may be (its output may hold what the traced
+ * command wrote into it too): member name of o if it is an array, or NULL;
+ * a string's text, or "?".
+ */
+static struct json_object *arr(struct json_object *o, const char *name)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, name, &v) && json_object_is_type(v, json_type_array)
+		       ? v : NULL;
+}
+
+static const char *str(struct json_object *o)
+{
+	const char *s = o && json_object_is_type(o, json_type_string) ? json_object_get_string(o)
+								       : NULL;
+	return s ? s : "?";
+}
+
+static size_t alen(struct json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
 static int table_of(const char *agg, size_t *len_out)
 {
 	for (size_t i = 0; i < NTABLES; i++) {
@@ -156,18 +183,23 @@ static int table_of(const char *agg, size_t *len_out)
 	return -1;
 }
 
+/* A frame's text: its "symbol" member. */
+static const char *frame_of(struct json_object *stack, size_t i)
+{
+	struct json_object *f = json_object_array_get_idx(stack, i), *s;
+
+	return f && json_object_object_get_ex(f, "symbol", &s) ? str(s) : "?";
+}
+
 static bool same_key(const struct row *r, const char *lock, struct json_object *stack)
 {
-	size_t n = stack ? json_object_array_length(stack) : 0;
+	size_t n = alen(stack);
 
 	if (strcmp(r->lock, lock) || n != r->nframes)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *f = json_object_array_get_idx(stack, i), *s;
-		if (!json_object_object_get_ex(f, "symbol", &s) ||
-		    strcmp(json_object_get_string(s), r->frames[i]))
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(frame_of(stack, i), r->frames[i]))
 			return false;
-	}
 	return true;
 }
 
@@ -177,13 +209,10 @@ static struct row *row_of(struct tab *t, const char *lock, struct json_object *s
 		if (same_key(&t->v[i], lock, stack))
 			return &t->v[i];
 	struct row r = { .lock = udt__xstrdup(lock) };
-	r.nframes = stack ? json_object_array_length(stack) : 0;
+	r.nframes = alen(stack);
 	r.frames = udt__xcalloc(r.nframes + 1, sizeof(*r.frames));
-	for (size_t i = 0; i < r.nframes; i++) {
-		struct json_object *f = json_object_array_get_idx(stack, i), *s;
-		r.frames[i] = udt__xstrdup(json_object_object_get_ex(f, "symbol", &s)
-						   ? json_object_get_string(s) : "?");
-	}
+	for (size_t i = 0; i < r.nframes; i++)
+		r.frames[i] = udt__xstrdup(frame_of(stack, i));
 	UDT__PUSH(t->v, t->cnt, t->cap, r);
 	return &t->v[t->cnt - 1];
 }
@@ -192,33 +221,32 @@ static uint64_t u64_of(struct json_object *o, const char *name)
 {
 	struct json_object *v;
 
-	return json_object_object_get_ex(o, name, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+	return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, name, &v)
+		       ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
 /* One printa() of the END record: its rows into their table. */
 static void take_printa(struct json_object *a)
 {
-	struct json_object *name, *data;
+	struct json_object *name, *data = arr(a, "aggregation-data");
 	size_t len;
 	int ti;
 
-	if (!json_object_object_get_ex(a, "aggregation-name", &name) ||
-	    !json_object_object_get_ex(a, "aggregation-data", &data) ||
-	    (ti = table_of(json_object_get_string(name), &len)) < 0)
+	if (!data || !json_object_object_get_ex(a, "aggregation-name", &name) ||
+	    (ti = table_of(str(name), &len)) < 0)
 		return;
-	char kind = json_object_get_string(name)[len + 1];
-	for (size_t i = 0; i < json_object_array_length(data); i++) {
-		struct json_object *e = json_object_array_get_idx(data, i), *keys, *vals, *b;
-		if (!json_object_object_get_ex(e, "keys", &keys) || json_object_array_length(keys) != 2)
+	char kind = str(name)[len + 1];
+	for (size_t i = 0; i < alen(data); i++) {
+		struct json_object *e = json_object_array_get_idx(data, i);
+		struct json_object *keys = arr(e, "keys"), *vals = arr(e, "values"), *b;
+		if (alen(keys) != 2)
 			continue;
-		struct row *r = row_of(&found[ti],
-				       json_object_get_string(json_object_array_get_idx(keys, 0)),
+		struct row *r = row_of(&found[ti], str(json_object_array_get_idx(keys, 0)),
 				       json_object_array_get_idx(keys, 1));
-		if (kind == 's' && json_object_object_get_ex(e, "values", &vals) &&
-		    json_object_array_length(vals) == 2) {
+		if (kind == 's' && alen(vals) == 2) {
 			r->sum = u64_of(json_object_array_get_idx(vals, 0), "sum");
 			r->count = u64_of(json_object_array_get_idx(vals, 1), "count");
-		} else if (kind == 'q' && json_object_object_get_ex(e, "buckets", &b)) {
+		} else if (kind == 'q' && (b = arr(e, "buckets")) && !r->buckets) {
 			r->buckets = json_object_get(b);
 		}
 	}
@@ -227,21 +255,18 @@ static void take_printa(struct json_object *a)
 /* A record (one line of dtrace's JSON): the target's pid (-v), the END's printa()s. */
 static void take_line(char *line, bool verbose)
 {
-	size_t n = strlen(line);
 	struct json_object *rec, *name, *out;
 
-	while (n && (line[n - 1] == '\n' || line[n - 1] == ','))
-		line[--n] = '\0';
-	if (line[0] != '{' || !strncmp(line, "{\"dtrace\"", 9) || !(rec = json_tokener_parse(line)))
+	if (line[0] != '{' || !(rec = json_tokener_parse(line)))
 		return;
-	if (json_object_object_get_ex(rec, "name", &name) &&
-	    json_object_object_get_ex(rec, "output", &out)) {
-		const char *probe = json_object_get_string(name);
-		if (!strcmp(probe, "BEGIN") && verbose && json_object_array_length(out))
+	if (json_object_is_type(rec, json_type_object) &&
+	    json_object_object_get_ex(rec, "name", &name) && (out = arr(rec, "output"))) {
+		const char *probe = str(name);
+		if (!strcmp(probe, "BEGIN") && verbose && alen(out))
 			printf("%s: tracing enabled for pid %lld\n", pname,
 			       (long long)u64_of(json_object_array_get_idx(out, 0), "value"));
 		else if (!strcmp(probe, "END"))
-			for (size_t i = 0; i < json_object_array_length(out); i++)
+			for (size_t i = 0; i < alen(out); i++)
 				take_printa(json_object_array_get_idx(out, i));
 	}
 	json_object_put(rec);
@@ -370,7 +395,7 @@ static void pass_messages(char *buf, size_t *len, bool all)
 /* Run dtrace (argv), its output JSON on pipe out, its messages on err; its exit status. */
 static int run(char **argv, const int out[2], const int err[2], bool verbose)
 {
-	int status;
+	int status = 0;
 	pid_t child = fork();
 
 	if (child < 0) {
@@ -394,13 +419,22 @@ static int run(char **argv, const int out[2], const int err[2], bool verbose)
 	struct udt_strbuf json = { 0 };
 	char ebuf[8192];
 	size_t elen = 0;
-	struct pollfd p[2] = { { .fd = out[0], .events = POLLIN }, { .fd = err[0], .events = POLLIN } };
+	/* until both pipes end, or dtrace has exited and they are empty: the traced command
+	   and what it started may hold their write ends (dtrace -c's child inherits them) */
+	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	struct pollfd p[3] = { { .fd = out[0], .events = POLLIN }, { .fd = err[0], .events = POLLIN },
+			       { .fd = pidfd, .events = POLLIN } };
 	int open_fds = 2;
+	bool gone = false;
 	while (open_fds) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+		int ready = poll(p, 3, gone ? 0 : -1);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			break; /* (dtrace gone, nothing more to read) */
+		if (p[2].revents) {
+			gone = true;
+			p[2].fd = -1;
 		}
 		for (int i = 0; i < 2; i++) {
 			char buf[65536];
@@ -435,6 +469,11 @@ static int run(char **argv, const int out[2], const int err[2], bool verbose)
 	}
 	pass_messages(ebuf, &elen, true);
 	udt__sb_reset(&json);
+	if (pidfd >= 0)
+		close(pidfd);
+	for (int i = 0; i < 2; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -475,7 +514,8 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			errno = 0;
-			if (*optarg == '-' || strtoul(optarg, &end, 10) == 0 || *end || errno) {
+			if (!isdigit((unsigned char)*optarg) || strtoul(optarg, &end, 10) == 0 || *end ||
+			    errno) {
 				fprintf(stderr, "%s: invalid timeout '%s'\n", pname, optarg);
 				usage();
 			}
