@@ -204,6 +204,14 @@ void udt__fire_in(uint32_t slot, uint64_t key, unsigned nargs, uint64_t a0, uint
  * operation's (plockstat.c: udt__lock_fire()), a process's life's (proc.c).
  */
 void udt__part_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
+/* In a fire: len bytes of the application at src into dst, fault-safe. 0, or -EFAULT. */
+static inline int udt__fire_read(void *dst, uint64_t src, size_t len)
+{
+	udt__safe_fire_begin();
+	int err = udt__safe_copy(dst, src, len);
+	udt__safe_fire_end();
+	return err;
+}
 void udt__lock_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
 void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
 

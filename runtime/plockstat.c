@@ -45,12 +45,8 @@
 static uint32_t load32(uint64_t addr)
 {
 	uint32_t v;
-	int err;
 
-	udt__safe_fire_begin();
-	err = udt__safe_copy(&v, addr, sizeof(v));
-	udt__safe_fire_end();
-	return err ? 0 : v;
+	return udt__fire_read(&v, addr, sizeof(v)) ? 0 : v;
 }
 
 /* Is mutex m recursive, and held more than depth times? */

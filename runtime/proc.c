@@ -45,12 +45,8 @@ static int32_t tid_of(uint64_t th)
 {
 	int32_t tid = 0;
 
-	if (tid_off < 0 || !th)
+	if (tid_off < 0 || !th || udt__fire_read(&tid, th + (uint64_t)tid_off, sizeof(tid)))
 		return 0;
-	udt__safe_fire_begin();
-	if (udt__safe_copy(&tid, th + (uint64_t)tid_off, sizeof(tid)))
-		tid = 0;
-	udt__safe_fire_end();
 	return tid;
 }
 
@@ -160,11 +156,7 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		udt__tls.out_arg = 0;
 		if ((uint32_t)rax || !out)
 			break;
-		udt__safe_fire_begin();
-		if (udt__safe_copy(&child, out, sizeof(child)))
-			child = 0;
-		udt__safe_fire_end();
-		if (child > 0)
+		if (!udt__fire_read(&child, out, sizeof(child)) && child > 0)
 			created(fn, child, pc);
 		break;
 	}
@@ -186,10 +178,8 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		udt__tls.out_arg = 0;
 		if ((uint32_t)rax || !out)
 			break; /* (it failed, or began before the sites were there) */
-		udt__safe_fire_begin();
-		if (udt__safe_copy(&th, out, sizeof(th)))
+		if (udt__fire_read(&th, out, sizeof(th)))
 			th = 0;
-		udt__safe_fire_end();
 		struct udt_lwpsinfo lwp;
 		memset(&lwp, 0, sizeof(lwp));
 		lwp.pr_lwpid = tid_of(th);
