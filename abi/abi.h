@@ -443,7 +443,9 @@ enum udt_part_role {
 	UDT_PR_SPAWN,             /* posix_spawn's entry: %rdi where the child's pid goes */
 	UDT_PR_SPAWN_DONE,        /* a way out of it: %eax 0, a child made (create) */
 	UDT_PR_VFORK,             /* a way out of vfork: %eax the child (create; the child: none) */
-	UDT_PR_LAST = UDT_PR_VFORK,
+	UDT_PR_CLONED,            /* clone3's instruction after its system call: %eax the new
+				     thread's tid in the parent (lwp-create's, pthread_create's) */
+	UDT_PR_LAST = UDT_PR_CLONED,
 };
 #define UDT_PART(role, fn) ((uint64_t)(role) << 56 | (uint64_t)(fn))
 #define UDT_PART_FN(s) ((s) & ((1ull << 52) - 1))

@@ -43,17 +43,18 @@ struct fnspec {
 	const char *callee;        /* the calls of this function in it have part call */
 	uint8_t call;
 	uint8_t icall;             /* its indirect calls' part */
+	uint8_t after_sys;         /* the part of the instruction after each system call in it */
 	bool no_trap;              /* its sites a jump or nothing (UDT_SITE_F_NO_TRAP) */
 	uint32_t probes;           /* BIT(its provider's probe numbers) */
 };
 
-#define L(name, role, probes) { name, role, 0, true, NULL, 0, 0, false, probes }
+#define L(name, role, probes) { name, role, 0, true, NULL, 0, 0, 0, false, probes }
 static const struct fnspec lock_fns[] = {
 	L("pthread_mutex_lock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_timedlock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_clocklock", UDT_LR_MUTEX_LOCK, MUTEX_PROBES),
 	L("pthread_mutex_trylock", UDT_LR_MUTEX_TRY, MUTEX_TRY),
-	{ "pthread_mutex_unlock", UDT_LR_MUTEX_UNLOCK, 0, false, NULL, 0, 0, false,
+	{ "pthread_mutex_unlock", UDT_LR_MUTEX_UNLOCK, 0, false, NULL, 0, 0, 0, false,
 	  BIT(UDT_LK_MUTEX_RELEASE) },
 	L("pthread_rwlock_rdlock", UDT_LR_RD_LOCK, RW_PROBES),
 	L("pthread_rwlock_timedrdlock", UDT_LR_RD_LOCK, RW_PROBES),
@@ -63,7 +64,7 @@ static const struct fnspec lock_fns[] = {
 	L("pthread_rwlock_timedwrlock", UDT_LR_WR_LOCK, RW_PROBES),
 	L("pthread_rwlock_clockwrlock", UDT_LR_WR_LOCK, RW_PROBES),
 	L("pthread_rwlock_trywrlock", UDT_LR_WR_TRY, RW_TRY),
-	{ "pthread_rwlock_unlock", UDT_LR_RW_UNLOCK, 0, false, NULL, 0, 0, false,
+	{ "pthread_rwlock_unlock", UDT_LR_RW_UNLOCK, 0, false, NULL, 0, 0, 0, false,
 	  BIT(UDT_LK_RW_RELEASE) },
 };
 #undef L
@@ -76,8 +77,8 @@ static const struct fnspec lock_fns[] = {
  * lwp-start is just before start_thread's call of the start routine (an
  * indirect call, after the mask is restored).
  */
-#define P(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, false, probes }
-#define PJ(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, true, probes }
+#define P(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, 0, false, probes }
+#define PJ(name, entry, out, probes) { name, entry, out, false, NULL, 0, 0, 0, true, probes }
 static const struct fnspec proc_fns[] = {
 	P("_Fork", 0, UDT_PR_FORK, BIT(UDT_PC_CREATE) | BIT(UDT_PC_START)),
 	/* (system() and popen() spawn: a child that shares the memory until it execs) */
@@ -88,9 +89,12 @@ static const struct fnspec proc_fns[] = {
 	PJ("execveat", UDT_PR_EXECAT, UDT_PR_EXEC_FAIL, BIT(UDT_PC_EXEC) | BIT(UDT_PC_EXEC_FAILURE)),
 	PJ("_exit", UDT_PR_EXIT, 0, BIT(UDT_PC_EXIT)),
 	P("pthread_create", UDT_PR_THREAD, UDT_PR_THREAD_DONE, BIT(UDT_PC_LWP_CREATE)),
+	/* (the new thread's tid as clone3 returns it: it may have exited, its tid cleared, by
+	   the time pthread_create returns; signals are blocked there: a jump or nothing) */
+	{ "clone3", 0, 0, false, NULL, 0, 0, UDT_PR_CLONED, true, BIT(UDT_PC_LWP_CREATE) },
 	/* (a static function: named by the C library's debug symbols, libc6-dbg) */
-	{ "start_thread", 0, 0, false, "__call_tls_dtors", UDT_PR_LWP_EXIT, UDT_PR_LWP_START, false,
-	  BIT(UDT_PC_LWP_START) | BIT(UDT_PC_LWP_EXIT) },
+	{ "start_thread", 0, 0, false, "__call_tls_dtors", UDT_PR_LWP_EXIT, UDT_PR_LWP_START, 0,
+	  false, BIT(UDT_PC_LWP_START) | BIT(UDT_PC_LWP_EXIT) },
 	P("kill", UDT_PR_KILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
 	P("tgkill", UDT_PR_TGKILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
 	P("pthread_kill", UDT_PR_PTHREAD_KILL, 0, BIT(UDT_PC_SIGNAL_SEND)),
@@ -163,6 +167,7 @@ static const char *const role_names[] = {
 	[UDT_PR_SIGWAITED] = "a way out (signal-clear)",
 	[UDT_PR_SPAWN] = "a child is asked for", [UDT_PR_SPAWN_DONE] = "a way out (create)",
 	[UDT_PR_VFORK] = "a way out (create in the parent)",
+	[UDT_PR_CLONED] = "after the system call (the new thread's tid, for lwp-create)",
 };
 
 /* Does a function of this name wait for a lock (glibc's futex waits, under any alias)? */
@@ -278,7 +283,7 @@ static struct sites fn_sites(struct pr_module *mod, const struct pr_func *fn,
 		put(&s, lo, fs->entry, lo, lo, hi, false);
 	if (fs->walk) {
 		walk(&s, mod, lo, hi);
-	} else if (fs->out || fs->callee || fs->icall) {
+	} else if (fs->out || fs->callee || fs->icall || fs->after_sys) {
 		struct pr_func_text ft;
 		const char *why;
 		if (pr_func_text(mod, lo, hi, &ft, &why)) {
@@ -292,6 +297,8 @@ static struct sites fn_sites(struct pr_module *mod, const struct pr_func *fn,
 				else if (fs->callee && (in->flags & PR_INSN_CALL) && to &&
 					 fn_named(to, aliases(mod, to), fs->callee))
 					put(&s, lo + in->off, fs->call, lo, lo, hi, false);
+				else if (fs->after_sys && i && (ft.v[i - 1].flags & PR_INSN_SYSCALL))
+					put(&s, lo + in->off, fs->after_sys, lo, lo, hi, false);
 				else if (fs->icall && (in->flags & PR_INSN_ICALL) && i &&
 					 !(ft.v[i - 1].flags & (PR_INSN_END | PR_INSN_CALL)))
 					/* (an indirect call is no site: the instruction before it) */

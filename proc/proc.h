@@ -438,6 +438,7 @@ enum {
 	PR_INSN_CALL = 16,        /* a direct call (of dest) */
 	PR_INSN_PAUSE = 32,       /* pause: a spin loop's */
 	PR_INSN_ICALL = 64,       /* an indirect call */
+	PR_INSN_SYSCALL = 128,    /* syscall */
 };
 
 /* The instructions of a function, decoded from its module's file (its text may hold ours). */

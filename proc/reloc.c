@@ -644,6 +644,8 @@ int pr_func_text(struct pr_module *mod, uint64_t lo, uint64_t hi, struct pr_func
 			ret->jump_table = true;
 		if (in.mnemonic == ZYDIS_MNEMONIC_PAUSE)
 			pi.flags |= PR_INSN_PAUSE;
+		if (in.mnemonic == ZYDIS_MNEMONIC_SYSCALL)
+			pi.flags |= PR_INSN_SYSCALL;
 		if (in.mnemonic == ZYDIS_MNEMONIC_CALL && in.operand_count_visible &&
 		    !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative))
 			pi.flags |= PR_INSN_ICALL;

@@ -146,6 +146,7 @@ struct udt_tls {
 	} lockop;
 	uint64_t out_arg;         /* pthread_create()'s or posix_spawn()'s first argument, while it
 				     runs (proc.c) */
+	int32_t new_tid;          /* the thread pthread_create() made, as clone3 returned it */
 	/* the threads that may be inside a session's memory (session.c: udt__threads_add()) */
 	bool listed;
 	struct udt_tls *prev, *next;

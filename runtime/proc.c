@@ -172,6 +172,13 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		break;
 	case UDT_PR_THREAD:
 		udt__tls.out_arg = rdi;
+		udt__tls.new_tid = 0;
+		break;
+	case UDT_PR_CLONED:
+		/* (in the parent, inside pthread_create: the new thread, which may be gone before
+		   pthread_create returns, its tid in its struct pthread cleared then) */
+		if ((int32_t)rax > 0 && udt__tls.out_arg)
+			udt__tls.new_tid = (int32_t)rax;
 		break;
 	case UDT_PR_THREAD_DONE: {
 		uint64_t out = udt__tls.out_arg, th = 0;
@@ -182,7 +189,8 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 			th = 0;
 		struct udt_lwpsinfo lwp;
 		memset(&lwp, 0, sizeof(lwp));
-		lwp.pr_lwpid = tid_of(th);
+		lwp.pr_lwpid = udt__tls.new_tid ? udt__tls.new_tid : tid_of(th);
+		udt__tls.new_tid = 0;
 		lwp.pr_bindpro = lwp.pr_bindpset = -1;
 		fire(UDT_PC_LWP_CREATE, fn, 2, (uint64_t)(uintptr_t)&lwp,
 		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), self_tid(), cpu_now(), udt__now_ns()),

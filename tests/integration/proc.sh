@@ -39,9 +39,9 @@ for mode in auto trap; do
 			"$(counts c.$mode)" "$(echo "$WANT" | sed -E 's/exec-failure[^ ]* //; s/exec\/[^ ]* //;
 				s/exit\/[^ ]* //; s/signal-clear[^ ]* //')"
 		expect_eq "-c, $mode: and said why, for each of theirs" \
-			"$(grep -o 'proc:libc.so.6:[a-z_A-Z]*:[a-z-]*: site 0x[0-9a-f]* left out: a trap there would kill the thread' \
+			"$(grep -o 'proc:libc.so.6:[a-z_A-Z0-9]*:[a-z-]*: site 0x[0-9a-f]* left out: a trap there would kill the thread' \
 				c.$mode.err | cut -d: -f3,4 | sort -u | tr '\n' ' ')" \
-			"_Exit:exit execve:exec execveat:exec sigtimedwait:signal-clear "
+			"_Exit:exit clone3:lwp-create execve:exec execveat:exec sigtimedwait:signal-clear "
 	fi
 done
 
