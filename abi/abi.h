@@ -407,7 +407,7 @@ enum udt_proc_probe {
 	UDT_PC_LWP_START,         /* in the new thread */
 	UDT_PC_LWP_EXIT,          /* in the exiting thread */
 	UDT_PC_SIGNAL_SEND,       /* (lwpsinfo_t *to, psinfo_t *to, int sig), by the sender */
-	UDT_PC_SIGNAL_CLEAR,      /* (int sig, siginfo_t *), a pending signal taken by sigwait */
+	UDT_PC_SIGNAL_CLEAR,      /* (int sig), a pending signal taken by sigwait */
 	UDT_PC_PROBES
 };
 #define UDT_PROC_KEY(probe, fn) ((uint64_t)5 << 60 | (uint64_t)(probe) << 52 | (uint64_t)(fn))

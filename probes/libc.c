@@ -129,7 +129,7 @@ static const char *const proc_args[UDT_PC_PROBES][3] = {
 	[UDT_PC_EXIT] = { "int" },
 	[UDT_PC_LWP_CREATE] = { "lwpsinfo_t *", "psinfo_t *" },
 	[UDT_PC_SIGNAL_SEND] = { "lwpsinfo_t *", "psinfo_t *", "int" },
-	[UDT_PC_SIGNAL_CLEAR] = { "int", "siginfo_t *" },
+	[UDT_PC_SIGNAL_CLEAR] = { "int" }, /* (DTrace's k_siginfo_t * is the kernel's) */
 };
 
 /* A provider of them: its name, its functions, its probes' names and their keys. */

@@ -128,7 +128,6 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 	int err = errno; /* (the application's, before anything here) */
 	uint64_t fn = UDT_PART_FN(part), rax = gpr[UDT_NREG_RAX];
 	uint64_t rdi = gpr[UDT_NREG_RDI], rsi = gpr[UDT_NREG_RSI], rdx = gpr[UDT_NREG_RDX];
-
 	uint32_t role = UDT_PART_ROLE(part);
 
 	/* a vfork or posix_spawn child, which shares its parent's memory until it execs, would
@@ -144,7 +143,7 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		/* (a pid_t: %eax) */
 		if ((int32_t)rax > 0)
 			created(fn, (int32_t)rax, pc);
-		else if (!(int32_t)rax && UDT_PART_ROLE(part) == UDT_PR_FORK)
+		else if (!(int32_t)rax && role == UDT_PR_FORK)
 			fire(UDT_PC_START, fn, 0, 0, 0, 0, pc); /* (a vfork child shares our memory) */
 		break;
 	case UDT_PR_SPAWN:
@@ -162,7 +161,7 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 	}
 	case UDT_PR_EXEC:
 	case UDT_PR_EXECAT:
-		fire(UDT_PC_EXEC, fn, 1, UDT_PART_ROLE(part) == UDT_PR_EXEC ? rdi : rsi, 0, 0, pc);
+		fire(UDT_PC_EXEC, fn, 1, role == UDT_PR_EXEC ? rdi : rsi, 0, 0, pc);
 		break;
 	case UDT_PR_EXEC_FAIL:
 		fire(UDT_PC_EXEC_FAILURE, fn, 1, (uint64_t)err, 0, 0, pc);
@@ -215,7 +214,7 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		break;
 	case UDT_PR_SIGWAITED:
 		if ((int32_t)rax > 0)
-			fire(UDT_PC_SIGNAL_CLEAR, fn, 2, rax & 0xffffffffu, 0, 0, pc);
+			fire(UDT_PC_SIGNAL_CLEAR, fn, 1, rax & 0xffffffffu, 0, 0, pc);
 		break;
 	}
 	errno = err;

@@ -615,5 +615,24 @@ int main(int argc, char **argv)
 	int st = run(dv, out, err, opt_v);
 	print_tables(max, opt_s ? depth : 0);
 	fflush(stdout);
+	for (size_t i = 0; i < dn; i++)
+		free(dv[i]);
+	free(dv);
+	free(xopts);
+	udt__sb_reset(&prog);
+	udt__sb_reset(&cmd);
+	close(pfd);
+	for (size_t i = 0; i < NTABLES; i++) {
+		for (size_t k = 0; k < found[i].cnt; k++) {
+			struct row *r = &found[i].v[k];
+			for (size_t f = 0; f < r->nframes; f++)
+				free(r->frames[f]);
+			free(r->frames);
+			free(r->lock);
+			if (r->buckets)
+				json_object_put(r->buckets);
+		}
+		free(found[i].v);
+	}
 	return st;
 }
