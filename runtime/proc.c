@@ -50,19 +50,6 @@ static int32_t tid_of(uint64_t th)
 	return tid;
 }
 
-static int32_t self_tid(void)
-{
-	return udt__gettid();
-}
-
-static uint32_t cpu_now(void)
-{
-	unsigned cpu = 0;
-
-	(void)syscall(SYS_getcpu, &cpu, NULL, NULL);
-	return cpu;
-}
-
 static void fire(uint32_t probe, uint64_t fn, unsigned n, uint64_t a0, uint64_t a1, uint64_t a2,
 		 uint64_t pc)
 {
@@ -77,12 +64,12 @@ static void send(uint64_t fn, int64_t pid, int32_t tid, int sig, uint64_t pc)
 	struct udt_psinfo ps;
 	struct udt_lwpsinfo lwp;
 	int32_t self = (int32_t)syscall(SYS_getpid);
-	uint32_t cpu = cpu_now();
+	uint32_t cpu = udt__getcpu();
 
 	if (!sig)
 		return; /* (a test of the process's existence: nothing is sent) */
 	if (pid == self) {
-		udt_vm_psinfo_of(&ps, self, tid ? tid : self_tid(), cpu);
+		udt_vm_psinfo_of(&ps, self, tid ? tid : udt__gettid(), cpu);
 	} else {
 		memset(&ps, 0, sizeof(ps));
 		ps.pr_pid = (int32_t)pid;
@@ -95,17 +82,9 @@ static void send(uint64_t fn, int64_t pid, int32_t tid, int sig, uint64_t pc)
 	     (uint64_t)sig, pc);
 }
 
-/*
- * Does this process run in its parent's memory (a vfork or posix_spawn child)?
- * The fork canary says so where the parent has one (it is the parent's: a
- * fork child's copy is wiped), else the kernel; unknown is no.
- */
+/* Does this process run in its parent's memory (a vfork or posix_spawn child)? Unknown: no. */
 static bool in_parents_memory(void)
 {
-	struct udt_canary *k = __atomic_load_n(&udt__fork_canary, __ATOMIC_ACQUIRE);
-
-	if (k && __atomic_load_n(&k->alive, __ATOMIC_RELAXED))
-		return __atomic_load_n(&k->pid, __ATOMIC_RELAXED) != (int)syscall(SYS_getpid);
 	return udt__shares_mm((int)syscall(SYS_getppid)) == 1;
 }
 
@@ -115,7 +94,7 @@ static void created(uint64_t fn, int32_t child, uint64_t pc)
 	struct udt_psinfo ps;
 	int32_t self = (int32_t)syscall(SYS_getpid);
 
-	udt_vm_psinfo_of(&ps, self, self_tid(), cpu_now());
+	udt_vm_psinfo_of(&ps, self, udt__gettid(), udt__getcpu());
 	ps.pr_ppid = self;
 	ps.pr_pid = child;
 	ps.pr_nlwp = 1;
@@ -192,7 +171,8 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc)
 		udt__tls.new_tid = 0;
 		lwp.pr_bindpro = lwp.pr_bindpset = -1;
 		fire(UDT_PC_LWP_CREATE, fn, 2, (uint64_t)(uintptr_t)&lwp,
-		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), self_tid(), cpu_now(), udt__now_ns()),
+		     udt_vm_curpsinfo((int32_t)syscall(SYS_getpid), udt__gettid(), udt__getcpu(),
+				      udt__now_ns()),
 		     0, pc);
 		break;
 	}

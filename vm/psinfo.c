@@ -14,7 +14,7 @@
  * System calls are made raw (the application's errno and any interposed
  * libc function untouched); what cannot be read is 0. Async-signal-safe.
  */
-#include "vm/vm.h"
+#include "vm/subr.h"
 
 #include <fcntl.h>
 #include <string.h>
@@ -41,8 +41,7 @@ static int64_t boot_sec(void)
 	return (int64_t)r.tv_sec - (int64_t)b.tv_sec - (r.tv_nsec < b.tv_nsec);
 }
 
-/* Read file path (at most sz - 1 bytes), NUL-terminated: its length, or 0. */
-static size_t slurp(const char *path, char *buf, size_t sz)
+size_t udt__vm_slurp(const char *path, char *buf, size_t sz)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	ssize_t got;
@@ -57,8 +56,7 @@ static size_t slurp(const char *path, char *buf, size_t sz)
 	return (size_t)got;
 }
 
-/* The fields of a /proc stat line after its state: f[k] is field k + 4 (man 5 proc). */
-static size_t stat_fields(char *line, size_t len, uint64_t *f, size_t max, char *state)
+size_t udt__vm_stat_fields(char *line, size_t len, uint64_t *f, size_t max)
 {
 	char *p = NULL;
 	size_t n = 0;
@@ -68,7 +66,6 @@ static size_t stat_fields(char *line, size_t len, uint64_t *f, size_t max, char 
 			p = line + i;
 	if (!p || p[1] != ' ' || !p[2])
 		return 0;
-	*state = p[2];
 	for (p += 3; *p && n < max; n++) {
 		uint64_t v = 0;
 		bool neg = false;
@@ -87,10 +84,26 @@ static size_t stat_fields(char *line, size_t len, uint64_t *f, size_t max, char 
 	return n;
 }
 
+void udt__vm_proc_path(char *path, size_t sz, const char *pre, uint64_t n, const char *post)
+{
+	char num[24];
+	size_t k = 0, o = 0;
+
+	do
+		num[k++] = (char)('0' + n % 10);
+	while (n /= 10);
+	for (; *pre && o + 1 < sz; pre++)
+		path[o++] = *pre;
+	while (k && o + 1 < sz)
+		path[o++] = num[--k];
+	for (; *post && o + 1 < sz; post++)
+		path[o++] = *post;
+	path[o] = '\0';
+}
+
 static void lwp_fill(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu)
 {
-	char path[64] = "/proc/self/task/", num[16];
-	size_t n = 16, k = 0;
+	char path[64];
 
 	memset(l, 0, sizeof(*l));
 	l->pr_lwpid = tid;
@@ -99,12 +112,8 @@ static void lwp_fill(struct udt_lwpsinfo *l, int32_t tid, uint32_t cpu)
 	l->pr_onpro = (int32_t)cpu;
 	l->pr_bindpro = l->pr_bindpset = -1;
 	memcpy(l->pr_clname, "TS", 3);
-	for (uint32_t t = (uint32_t)tid; t || !k; t /= 10)
-		num[k++] = (char)('0' + t % 10);
-	while (k)
-		path[n++] = num[--k];
-	memcpy(path + n, "/comm", 6);
-	size_t len = slurp(path, l->pr_name, sizeof(l->pr_name));
+	udt__vm_proc_path(path, sizeof(path), "/proc/self/task/", (uint32_t)tid, "/comm");
+	size_t len = udt__vm_slurp(path, l->pr_name, sizeof(l->pr_name));
 	if (len && l->pr_name[len - 1] == '\n')
 		l->pr_name[len - 1] = '\0';
 }
@@ -113,7 +122,6 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 {
 	char buf[1024];
 	uint64_t f[48] = { 0 };
-	char state = 'R';
 	uint32_t r[3], g[3];
 
 	memset(p, 0, sizeof(*p));
@@ -129,10 +137,10 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 		p->pr_gid = g[0];
 		p->pr_egid = g[1];
 	}
-	size_t len = slurp("/proc/self/stat", buf, sizeof(buf));
+	size_t len = udt__vm_slurp("/proc/self/stat", buf, sizeof(buf));
 	/* (f[k]: field k + 4 of man 5 proc's: 7 tty_nr, 14 utime, 15 stime, 20 num_threads,
 	   22 starttime, 23 vsize, 24 rss, 28 startstack) */
-	if (stat_fields(buf, len, f, 48, &state) >= 25) {
+	if (udt__vm_stat_fields(buf, len, f, 48) >= 25) {
 		p->pr_ttydev = f[3];
 		p->pr_nlwp = (int32_t)f[16];
 		p->pr_size = f[19] / 1024;
@@ -146,10 +154,10 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 		/* startstack: where argc is, argv after it (the exec's initial stack) */
 		p->pr_argv = f[24] ? f[24] + 8 : 0;
 	}
-	size_t n = slurp("/proc/self/comm", p->pr_fname, sizeof(p->pr_fname));
+	size_t n = udt__vm_slurp("/proc/self/comm", p->pr_fname, sizeof(p->pr_fname));
 	if (n && p->pr_fname[n - 1] == '\n')
 		p->pr_fname[n - 1] = '\0';
-	n = slurp("/proc/self/cmdline", buf, sizeof(buf));
+	n = udt__vm_slurp("/proc/self/cmdline", buf, sizeof(buf));
 	for (size_t i = 0; i < n; i++)
 		p->pr_argc += !buf[i];
 	if (p->pr_argv)
@@ -161,7 +169,6 @@ static void ps_fill(struct udt_psinfo *p, int32_t pid, int32_t tid, uint32_t cpu
 	p->pr_dmodel = 2; /* PR_MODEL_LP64 */
 	p->pr_wstat = 0;
 	lwp_fill(&p->pr_lwp, tid, cpu);
-	(void)state;
 }
 
 uint64_t udt_vm_curpsinfo(int32_t pid, int32_t tid, uint32_t cpu, uint64_t now)

@@ -85,53 +85,20 @@ static uint64_t next_rand(struct udt_vm_ctx *ctx)
 	return s[1] + y;
 }
 
-/* n in decimal at the end of buf (of at least 21 bytes); the first digit. */
-static char *utoa(uint64_t n, char *end)
-{
-	*--end = '\0';
-	do
-		*--end = (char)('0' + n % 10);
-	while (n /= 10);
-	return end;
-}
-
 /*
  * The parent of process pid: getppid() for ourselves, else field 4 of
- * /proc/PID/stat (after the command, which may hold spaces and parentheses,
- * so read from the last ')'). -1 if it cannot be read.
+ * /proc/PID/stat (psinfo.c reads it). -1 if it cannot be read.
  */
 static int64_t parent_of(int64_t pid, int64_t self)
 {
-	char path[48] = "/proc/", num[24], buf[512];
-	const char *n = utoa((uint64_t)pid, num + sizeof(num));
-	size_t len = 6;
+	char path[48], buf[512];
+	uint64_t f[1];
 
 	if (pid == self)
 		return (int64_t)syscall(SYS_getppid);
-	while (*n)
-		path[len++] = *n++;
-	for (const char *t = "/stat"; *t;)
-		path[len++] = *t++;
-	path[len] = '\0';
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t got = (ssize_t)syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-	(void)syscall(SYS_close, fd);
-	if (got <= 0)
-		return -1;
-	buf[got] = '\0';
-	const char *p = NULL;
-	for (ssize_t i = 0; i < got; i++)
-		if (buf[i] == ')')
-			p = buf + i;
-	/* ") S 1234 ..." */
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		return -1;
-	int64_t ppid = 0;
-	for (p += 4; *p >= '0' && *p <= '9'; p++)
-		ppid = ppid * 10 + (*p - '0');
-	return ppid;
+	udt__vm_proc_path(path, sizeof(path), "/proc/", (uint64_t)pid, "/stat");
+	size_t got = udt__vm_slurp(path, buf, sizeof(buf));
+	return got && udt__vm_stat_fields(buf, got, f, 1) == 1 ? (int64_t)f[0] : -1;
 }
 
 /*

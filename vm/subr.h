@@ -23,4 +23,14 @@ int udt__subr(struct udt_vm_ctx *ctx, uint32_t which, uint64_t a, uint64_t b, ui
  */
 bool udt__chill(uint64_t ns, uint64_t *mark, uint64_t *chilled);
 
+/*
+ * /proc, read raw (psinfo.c): path "<pre><n><post>" into path (sz bytes);
+ * file path's bytes (sz - 1 at most), NUL-terminated: their count, 0 when
+ * it cannot be read; the numbers of a stat line after its state (f[k] is
+ * field k + 4 of man 5 proc's), max at most: their count. Async-signal-safe.
+ */
+void udt__vm_proc_path(char *path, size_t sz, const char *pre, uint64_t n, const char *post);
+size_t udt__vm_slurp(const char *path, char *buf, size_t sz);
+size_t udt__vm_stat_fields(char *line, size_t len, uint64_t *f, size_t max);
+
 #endif /* UDT_VM_SUBR_H */

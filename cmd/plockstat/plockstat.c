@@ -452,18 +452,17 @@ static int run(char **argv, const int out[2], const int err[2], bool verbose)
 				pass_messages(ebuf, &elen, elen == sizeof(ebuf));
 				continue;
 			}
-			udt__sb_putn(&json, buf, (size_t)n);
-			/* each whole line a record */
-			char *s = json.buf, *nl;
-			while ((nl = strchr(s, '\n'))) {
-				*nl = '\0';
-				take_line(s, verbose);
-				s = nl + 1;
+			/* each whole line a record (only the new bytes searched: the END record's
+			   line may be long) */
+			const char *c = buf, *e = buf + n, *nl;
+			while ((nl = memchr(c, '\n', (size_t)(e - c)))) {
+				udt__sb_putn(&json, c, (size_t)(nl - c));
+				if (json.buf)
+					take_line(json.buf, verbose);
+				udt__sb_reset(&json);
+				c = nl + 1;
 			}
-			char *rest = udt__xstrdup(s);
-			udt__sb_reset(&json);
-			udt__sb_puts(&json, rest);
-			free(rest);
+			udt__sb_putn(&json, c, (size_t)(e - c));
 			fflush(stdout);
 		}
 	}
