@@ -34,7 +34,11 @@ run_one() {
 		if [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
 		failures+=("$name")
 		echo "FAIL $name: $p passed, $f failed, $s skipped (exit $rc; see $log)"
-		grep -E '^(FAIL|not ok)' "$log" | head -n 20 | sed 's/^/    /'
+		# each failure with its detail lines (got/want, a diff's head): CI's log is all
+		# a reader of a failed run has
+		awk '/^(FAIL|not ok)/ { on = 1; n = 0; print; next }
+		     on && /^    / && n++ < 8 { print; next } { on = 0 }' "$log" |
+			head -n 80 | sed 's/^/    /'
 		grep -E '^\S+:[0-9]+: ' "$log" | head -n 10 | sed 's/^/    /'
 	else
 		if [ "$s" -gt 0 ]; then echo "ok   $name: $p passed, $s skipped"; else echo "ok   $name: $p passed"; fi

@@ -312,6 +312,7 @@ wait $spid
 expect_eq "-p, dlopen: enabled after the load, every call counted, dtrace exits 0" \
 	"$(grep -c '^enabled$' dlp.out) $(counts dlp.trace) $s1" "1 plug_other=$M plug_work=$M  0"
 expect_eq "-p, dlopen: after dtrace left, the library's text is its file's" "$same" "same "
+expect_eq "-p, dlopen: dtrace said nothing" "$(cat dlp.err)" ""
 
 # a consumer stopped: the deadman ends its session in the process, which runs on as it was
 rm -f go

@@ -90,6 +90,7 @@ expect_eq "count() over 20,000 threads" "$(grep '^total' s.out)" "total 20000"
 expect_eq "sum() over 20,000 threads" "$(grep '^sum' s.out)" "sum 199990000"
 expect_eq "a thread's self-> variables start unset" "$(grep '^fresh' s.out)" "fresh 1 20000"
 expect_eq "a thread's self-> variables kept until its exit" "$(grep '^kept' s.out)" "kept 1 20000"
+expect_eq "count() and self-> over 20,000 threads: nothing dropped or said" "$(cat s.err)" ""
 expect_eq "aggregations of exited threads: nothing dropped" "$(cat s.err)" ""
 
 # -- Tiny buffers, each policy: records + drops + losses = fires -----------------------------
