@@ -469,7 +469,7 @@ static void take_rec(struct cs_trace *t, struct udt_rec *r)
 	bool known = r->epid && r->epid <= t->ecb_cnt;
 
 	if (!known || !t->ecbs[r->epid - 1].local)
-		r->timestamp = cs__clock_ns(&cs__lead(t)->cal, r->timestamp);
+		r->timestamp = udt__clock_ns(&cs__lead(t)->cal, r->timestamp);
 	if (!known)
 		return;
 	const struct cs_ecb *e = &t->ecbs[r->epid - 1];

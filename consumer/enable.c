@@ -588,7 +588,7 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	t->out = out;
 	if (out_open(&t->output, out, &t->o.out, ret_err))
 		goto fail;
-	cs__clock_start(&t->clock_start);
+	udt__clock_start(&t->clock_start);
 	pb_probes_load(&t->probes, proc);
 	if (proc)
 		(void)pr_proc_execname(proc, t->execname, sizeof(t->execname));
@@ -1113,12 +1113,12 @@ int cs_trace_start(struct cs_trace *t, char **ret_err)
 }
 
 /* The clock's calibration every session of the trace reads (taken once, by the lead). */
-static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
+static void calibration(struct cs_trace *t, struct udt_clock_cal *ret)
 {
 	struct cs_trace *lead = cs__lead(t);
 
 	if (!lead->cal_done) {
-		cs__clock_finish(&lead->clock_start, &lead->cal);
+		udt__clock_finish(&lead->clock_start, &lead->cal);
 		lead->cal_done = true;
 	}
 	*ret = lead->cal;
@@ -1130,12 +1130,12 @@ static void calibration(struct cs_trace *t, struct cs_clock_cal *ret)
  */
 static int beat(struct cs_trace *t)
 {
-	struct cs_clock_cal cal;
+	struct udt_clock_cal cal;
 	uint64_t now = udt__now_ns(), end = now + t->o.deadman_ns;
 
 	calibration(t, &cal);
 	return wr64(t, CTL_FIELD(heartbeat_ns), now) ?:
-	       wr64(t, CTL_FIELD(deadline), cs__clock_reading(&cal, end < now ? UINT64_MAX : end));
+	       wr64(t, CTL_FIELD(deadline), udt__clock_reading(&cal, end < now ? UINT64_MAX : end));
 }
 
 /* The session's flags: a session follows forks, a child keeps it, unless -x nofollowfork
@@ -1165,7 +1165,7 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 
 	uint32_t flags = ctl_flags(t);
 	uint32_t hdr_flags = 0;
-	struct cs_clock_cal cal;
+	struct udt_clock_cal cal;
 	calibration(t, &cal);
 	/* the slot, its area and its parameters, then its state: the runtime reads them in the
 	   opposite order; the semaphores last, all with the other consumers kept out */

@@ -8,6 +8,7 @@
 #include "abi/abi.h"
 #include "abi/bytecode.h"
 #include "vm/vm.h"
+#include "util/util.h"
 
 /* What one action of an ECB prints. */
 enum cs_act_kind {
@@ -200,23 +201,6 @@ void cs__spec_report(struct cs_trace *t);
 void cs__spec_free(struct cs_trace *t);
 
 
-/* clock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration the runtime reads the TSC with */
-struct cs_clock_pt {
-	uint64_t tsc, ns;
-	bool valid;                /* the TSC is usable and was read */
-};
-
-struct cs_clock_cal {
-	uint64_t tsc_base, tsc_ns, tsc_mult; /* struct udt_control's fields; tsc_mult 0: none */
-};
-
-/* The first pair, if the TSC may be used; the calibration from it (waits until 10 ms after). */
-void cs__clock_start(struct cs_clock_pt *a);
-void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal);
-/* The runtime's clock reading (a record's timestamp) in ns of CLOCK_MONOTONIC, and back. */
-uint64_t cs__clock_ns(const struct cs_clock_cal *cal, uint64_t reading);
-uint64_t cs__clock_reading(const struct cs_clock_cal *cal, uint64_t ns);
-
 /* The enabling area as the consumer lays it out (enable.c), the target's copy of it. */
 struct cs_area {
 	uint8_t *buf;              /* UDT_AREA_SZ bytes */
@@ -271,7 +255,7 @@ struct cs_trace {
 
 	/* the session */
 	bool attached;
-	struct cs_clock_pt clock_start; /* the first calibration pair, taken at open */
+	struct udt_clock_pt clock_start; /* the first calibration pair, taken at open */
 	uint64_t ctlblk;           /* address of udt__control in the target */
 	uint32_t slot;             /* the session's slot in it (slots.c) */
 	uint64_t ctl;              /* the slot's address (struct udt_control) */
@@ -378,7 +362,7 @@ struct cs_trace {
 	struct cs_trace *lead;     /* a member's lead; NULL in the lead */
 	struct cs_group *grp;      /* the lead's: its members, and how processes are found */
 	struct pr_proc own_proc;   /* a member's process (proc points to it) */
-	struct cs_clock_cal cal;   /* the lead's: the clock every session reads */
+	struct udt_clock_cal cal;   /* the lead's: the clock every session reads */
 	bool cal_done;
 	uint32_t next_probe_id;    /* the lead's: the ID of the next probe made, in any process */
 	/* a fork child's ECBs and aggregating actions are first its parent's: shared with

@@ -1,2 +1,2 @@
-UTIL_SRCS := util/util.c util/outfile.c
+UTIL_SRCS := util/util.c util/outfile.c util/tscclock.c
 $(BUILD)/lib/libudt-util.a: $(call objs_of,$(UTIL_SRCS))

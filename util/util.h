@@ -79,6 +79,27 @@ int udt__parse_time(const char *s, bool bare_is_hz, uint64_t *ret_ns);
 /* CLOCK_MONOTONIC, in ns. */
 uint64_t udt__now_ns(void);
 
+/*
+ * tscclock.c: a (TSC, CLOCK_MONOTONIC) pair, and the calibration with which the
+ * runtime reads the TSC for the clock (the consumer measures it, the runtime and
+ * dtrace convert with it).
+ */
+struct udt_clock_pt {
+	uint64_t tsc, ns;
+	bool valid;                /* the TSC is usable and was read */
+};
+
+struct udt_clock_cal {
+	uint64_t tsc_base, tsc_ns, tsc_mult; /* struct udt_control's fields; tsc_mult 0: none */
+};
+
+/* The first pair, if the TSC may be used; the calibration from it (waits until 10 ms after). */
+void udt__clock_start(struct udt_clock_pt *a);
+void udt__clock_finish(const struct udt_clock_pt *a, struct udt_clock_cal *cal);
+/* The runtime's clock reading (a record's timestamp) in ns of CLOCK_MONOTONIC, and back. */
+uint64_t udt__clock_ns(const struct udt_clock_cal *cal, uint64_t reading);
+uint64_t udt__clock_reading(const struct udt_clock_cal *cal, uint64_t ns);
+
 /* "dtrace: <message>" on stderr. */
 void udt__vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -9,7 +9,7 @@
  * time with the TSC (clocksource "tsc": invariant, synchronized across CPUs,
  * checked by the kernel at boot and while it runs), the runtime reads the
  * TSC and converts it with a multiplier the consumer measures here: two
- * (TSC, CLOCK_MONOTONIC) pairs at least CS_CAL_NS apart. Each pair is the
+ * (TSC, CLOCK_MONOTONIC) pairs at least CAL_NS apart. Each pair is the
  * tightest of a few TSC reads bracketing one clock_gettime(), so the
  * multiplier is good to about a part per million; timestamps then run at the
  * TSC's rate from CLOCK_MONOTONIC's value at attach (NTP does not slew them,
@@ -19,7 +19,6 @@
  * record's timestamp (a multiply less on the probe path: docs/benchmarks.md);
  * the deadman's deadline is given to the runtime in TSC ticks too.
  */
-#include "consumer/internal.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -27,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#define CS_CAL_NS 10000000ull /* 10 ms between the two pairs */
+#define CAL_NS 10000000ull /* 10 ms between the two pairs */
 
 #if defined(__x86_64__)
 static uint64_t rdtsc(void)
@@ -57,9 +56,9 @@ static bool tsc_usable(void)
 }
 
 /* A (TSC, CLOCK_MONOTONIC) pair: the TSC in the middle of the tightest bracket of 8. */
-static struct cs_clock_pt sample(void)
+static struct udt_clock_pt sample(void)
 {
-	struct cs_clock_pt best = { 0, 0, 0 };
+	struct udt_clock_pt best = { 0, 0, 0 };
 	uint64_t width = UINT64_MAX;
 
 	for (int i = 0; i < 8; i++) {
@@ -67,23 +66,23 @@ static struct cs_clock_pt sample(void)
 
 		if (t1 > t0 && t1 - t0 < width) {
 			width = t1 - t0;
-			best = (struct cs_clock_pt){ t0 + (t1 - t0) / 2, ns, 1 };
+			best = (struct udt_clock_pt){ t0 + (t1 - t0) / 2, ns, 1 };
 		}
 	}
 	return best;
 }
 #endif
 
-void cs__clock_start(struct cs_clock_pt *a)
+void udt__clock_start(struct udt_clock_pt *a)
 {
-	*a = (struct cs_clock_pt){ 0, 0, 0 };
+	*a = (struct udt_clock_pt){ 0, 0, 0 };
 #if defined(__x86_64__)
 	if (tsc_usable())
 		*a = sample();
 #endif
 }
 
-uint64_t cs__clock_ns(const struct cs_clock_cal *cal, uint64_t reading)
+uint64_t udt__clock_ns(const struct udt_clock_cal *cal, uint64_t reading)
 {
 	if (!cal->tsc_mult)
 		return reading;
@@ -92,7 +91,7 @@ uint64_t cs__clock_ns(const struct cs_clock_cal *cal, uint64_t reading)
 	return cal->tsc_ns + (uint64_t)(((__int128)d * cal->tsc_mult) >> 32);
 }
 
-uint64_t cs__clock_reading(const struct cs_clock_cal *cal, uint64_t ns)
+uint64_t udt__clock_reading(const struct udt_clock_cal *cal, uint64_t ns)
 {
 	if (!cal->tsc_mult)
 		return ns;
@@ -102,25 +101,25 @@ uint64_t cs__clock_reading(const struct cs_clock_cal *cal, uint64_t ns)
 	return d >= UINT64_MAX - cal->tsc_base ? UINT64_MAX : cal->tsc_base + (uint64_t)d;
 }
 
-void cs__clock_finish(const struct cs_clock_pt *a, struct cs_clock_cal *cal)
+void udt__clock_finish(const struct udt_clock_pt *a, struct udt_clock_cal *cal)
 {
-	*cal = (struct cs_clock_cal){ 0, 0, 0 };
+	*cal = (struct udt_clock_cal){ 0, 0, 0 };
 #if defined(__x86_64__)
 	if (!a->valid)
 		return;
 	uint64_t since = udt__now_ns() - a->ns;
-	if (since < CS_CAL_NS) {
-		struct timespec ts = { 0, (long)(CS_CAL_NS - since) };
+	if (since < CAL_NS) {
+		struct timespec ts = { 0, (long)(CAL_NS - since) };
 		nanosleep(&ts, NULL);
 	}
-	struct cs_clock_pt b = sample();
+	struct udt_clock_pt b = sample();
 	if (!b.valid || b.tsc <= a->tsc || b.ns <= a->ns)
 		return;
 	unsigned __int128 mult = ((unsigned __int128)(b.ns - a->ns) << 32) / (b.tsc - a->tsc);
 	/* a TSC slower than 1 MHz or faster than 100 GHz is not one to trust */
 	if (mult == 0 || mult > ((unsigned __int128)1000 << 32) || mult < ((unsigned __int128)1 << 32) / 100)
 		return;
-	*cal = (struct cs_clock_cal){ b.tsc, b.ns, (uint64_t)mult };
+	*cal = (struct udt_clock_cal){ b.tsc, b.ns, (uint64_t)mult };
 #else
 	(void)a;
 #endif
