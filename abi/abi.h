@@ -44,7 +44,7 @@
 #include "abi/bytecode.h"
 #include "abi/note_arg.h"
 
-#define UDT_ABI_VERSION 22
+#define UDT_ABI_VERSION 23
 #define UDT_CONTROL_MAGIC 0x4c544455u /* "UDTL" */
 #define UDT_SHM_MAGIC 0x4d544455u     /* "UDTM" */
 
@@ -773,6 +773,10 @@ struct udt_shm_hdr {
 	uint32_t seg_acked[UDT_SEG_MAX]; /* C: 1 once the consumer has mapped it */
 	uint64_t prof_samples;    /* R: the profile provider's samples taken (version 21): dtrace
 				     says when a profile-n session took none */
+	uint32_t wake;            /* a futex the runtime wakes (never writes) when it wants a
+				     round soon (version 23): a table registered waits for its
+				     enabling, and dtrace may be pacing slowly (docs/runtime.md) */
+	uint32_t pad;
 };
 
 /*

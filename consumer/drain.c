@@ -38,6 +38,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* pacing (pace()): buffers being filled are looked at every 10 ms at most, idle ones down to
+   once a second (or the switchrate, or a quarter of the deadman, if less); a session
+   without its memory yet, a few times a second at least */
+#define PACE_MIN_NS 10000000ull
+#define PACE_MAX_NS 1000000000ull
+#define PACE_NOMEM_NS 250000000ull
+
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
@@ -48,22 +55,43 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 
 	if (iv > t->o.deadman_ns / 4)
 		iv = t->o.deadman_ns / 4;
-	/* until the buffers are mapped, look often: a target may exit soon after its first fire */
-	if (t->attached && !t->shm && iv > 2000000)
-		iv = 2000000;
-	/* with them, look often enough to switch a half before it fills (see cs_trace_work) */
-	if (t->shm && iv > 10000000)
-		iv = 10000000;
+	/* until the buffers are mapped, look often while the session is young (a target may
+	   exit soon after its first fire, and waits for dtrace a moment only), then at an
+	   eighth of its age, a few times a second at most */
+	if (t->attached && !t->shm) {
+		uint64_t age = udt__now_ns() - t->born_ns;
+		uint64_t look = age < 1000000000ull ? 2000000ull : age / 8;
+
+		iv = look < iv ? look : iv;
+		iv = iv > PACE_NOMEM_NS ? PACE_NOMEM_NS : iv;
+	}
+	/* with them, as the buffers fill (pace()), and the aggregations' snapshots at aggrate */
+	if (t->shm && iv > cs__pace(t))
+		iv = cs__pace(t);
+	if (t->shm && t->aggvar_cnt && iv > t->o.aggrate_ns)
+		iv = t->o.aggrate_ns;
+	/* (records waiting in a switch buffer: read when the switchrate says, not a pace later) */
+	if (t->shm && t->pace_unread && t->sh.policy == UDT_POLICY_SWITCH) {
+		uint64_t since = udt__now_ns() - t->last_switch;
+		uint64_t due = since < t->o.switchrate_ns ? t->o.switchrate_ns - since : 0;
+
+		iv = due < iv ? due : iv;
+	}
 	/* threads come and go: their buffers are given back sooner, for the next ones */
 	if (t->shm && t->churning && iv > 1000000)
 		iv = 1000000;
-	/* and finish busy speculations at cleanrate */
-	if (t->shm && t->spec_used && iv > t->o.cleanrate_ns)
+	/* and finish busy speculations, and clean the dynamic variables, at cleanrate */
+	if (t->shm && (t->spec_used || cs__vars_dirty(t)) && iv > t->o.cleanrate_ns)
 		iv = t->o.cleanrate_ns;
 	/* and no later than the next tick-n probe, nor than the other processes need */
 	uint64_t tick = cs__ticks_due_in(t), procs = cs__group_due_in(t);
 	iv = tick < iv ? tick : iv;
 	return procs < iv ? procs : iv;
+}
+
+uint64_t cs__pace(const struct cs_trace *t)
+{
+	return t->pace_ns ? t->pace_ns : PACE_MIN_NS;
 }
 
 bool cs_trace_exited(const struct cs_trace *t)
@@ -1100,19 +1128,61 @@ static void give_back(struct cs_trace *t)
 	t->churning = waiting;
 }
 
-/* Is some thread's active half more than half full? */
-static bool filling_up(struct cs_trace *t)
+/*
+ * The bytes not read yet of the fullest buffer (switch: its active half's;
+ * fill: those past what was read), and whether a buffer is left for the next
+ * round (switch: its producer was busy).
+ */
+static uint64_t unread(struct cs_trace *t, bool *left)
 {
 	uint32_t n = cs__tbuf_count(t);
-	uint64_t half_full = t->sh.bufsize / 2;
+	uint64_t most = 0;
 
+	*left = false;
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
-		if (__atomic_load_n(&tb->off[LOAD_ACQUIRE(&tb->active) & 1], __ATOMIC_RELAXED) >
-		    half_full)
-			return true;
+		uint64_t u;
+
+		if (t->sh.policy == UDT_POLICY_FILL) {
+			u = LOAD_ACQUIRE(&tb->off[0]) - t->fill_pos[i];
+		} else {
+			u = __atomic_load_n(&tb->off[LOAD_ACQUIRE(&tb->active) & 1], __ATOMIC_RELAXED);
+			*left |= t->pending[i];
+		}
+		most = u > most ? u : most;
 	}
-	return false;
+	return most;
+}
+
+/*
+ * Pacing: how soon the buffers need looking at again (cs_trace_interval()).
+ * A session whose threads write nothing is looked at less and less often, up
+ * to the switchrate (an idle session costs a wake-up a second: DTrace's
+ * consumer wakes at its switchrate too); one whose buffers fill is looked at
+ * before the fullest reaches half its size at the rate it filled since the
+ * last round (switch: then it is switched), every PACE_MIN_NS at most.
+ * unread_was is what this round found unread before reading, unread_now what
+ * it left.
+ */
+static void pace(struct cs_trace *t, uint64_t unread_was, uint64_t unread_now, bool busy)
+{
+	uint64_t now = udt__now_ns(), iv = t->pace_ns ? t->pace_ns : PACE_MIN_NS;
+	uint64_t since = now - t->pace_at, grown = unread_was - t->pace_unread;
+
+	if (unread_was < t->pace_unread)
+		grown = unread_was; /* (a buffer given back meanwhile, another taken) */
+	if (busy) {
+		iv = PACE_MIN_NS;
+	} else if (!grown) {
+		iv *= 2; /* (cs_trace_interval() caps it) */
+	} else {
+		uint64_t room = t->sh.bufsize / 2 > unread_now ? t->sh.bufsize / 2 - unread_now : 0;
+		/* half the time the fullest takes to fill the room at this rate */
+		iv = (uint64_t)((unsigned __int128)since * room / grown / 2);
+	}
+	t->pace_ns = iv < PACE_MIN_NS ? PACE_MIN_NS : iv > PACE_MAX_NS ? PACE_MAX_NS : iv;
+	t->pace_at = now;
+	t->pace_unread = unread_now;
 }
 
 static void read_buffers(struct cs_trace *t, bool final)
@@ -1120,9 +1190,15 @@ static void read_buffers(struct cs_trace *t, bool final)
 	if (!cs__shm_usable(t))
 		return;
 	switch (t->sh.policy) {
-	case UDT_POLICY_FILL:
+	case UDT_POLICY_FILL: {
+		bool left;
+		uint64_t was = unread(t, &left);
+
 		fill_round(t, final);
+		if (!final)
+			pace(t, was, 0, t->churning);
 		break;
+	}
 	case UDT_POLICY_RING:
 		/* read at the end only; exit() says the end has come by stopping the recording
 		   (DTrace's dtst_exiting: its exit record is in the ring, to be read then) */
@@ -1130,6 +1206,8 @@ static void read_buffers(struct cs_trace *t, bool final)
 			ring_final(t);
 		else if (LOAD_ACQUIRE(&((struct udt_shm_hdr *)(void *)t->shm)->stopped))
 			cs__lead(t)->done = true;
+		if (!final)
+			pace(t, 0, 0, t->churning);
 		break;
 	default: {
 		/*
@@ -1138,14 +1216,18 @@ static void read_buffers(struct cs_trace *t, bool final)
 		 * events/s is 40 MB/s) would otherwise drop most of a second.
 		 */
 		uint64_t now = udt__now_ns();
+		bool left;
+		uint64_t was = unread(t, &left);
 		/* a commit left to us is finished when its record is read: at cleanrate */
 		bool clean = t->spec_used && now - t->last_switch >= t->o.cleanrate_ns &&
 			     cs__spec_pending(t);
-		if (final || now - t->last_switch >= t->o.switchrate_ns || filling_up(t) || clean ||
-		    t->churning) {
+		if (final || now - t->last_switch >= t->o.switchrate_ns ||
+		    was > t->sh.bufsize / 2 || clean || t->churning) {
 			switch_round(t, final);
 			t->last_switch = now;
 		}
+		if (!final)
+			pace(t, was, unread(t, &left), t->churning);
 		break;
 	}
 	}

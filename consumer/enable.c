@@ -586,6 +586,8 @@ int cs_trace_open(struct cs_trace **ret, struct dl_program *prog, struct pr_proc
 	t->proc = proc;
 	t->o = *o;
 	t->out = out;
+	/* (its exit wakes dtrace's wait: cs_trace_wait()) */
+	t->pidfd = proc ? (int)syscall(SYS_pidfd_open, proc->pid, 0) : -1;
 	if (out_open(&t->output, out, &t->o.out, ret_err))
 		goto fail;
 	udt__clock_start(&t->clock_start);
@@ -1211,6 +1213,7 @@ int cs__attach(struct cs_trace *t, char **ret_err)
 		return -1;
 	}
 	t->attached = true;
+	t->born_ns = udt__now_ns();
 	err = cs__gen_enable(t, &t->gens[0]);
 	cs__unlock(t);
 	cs__stack_start(t);
@@ -1446,5 +1449,7 @@ void cs_trace_close(struct cs_trace *t)
 	pb_probes_free(&t->probes);
 	if (t->lead && t->proc)
 		pr_proc_close(t->proc);
+	if (!t->lead && t->pidfd >= 0)
+		close(t->pidfd);
 	free(t);
 }

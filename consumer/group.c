@@ -176,6 +176,7 @@ static struct cs_trace *member_new(struct cs_trace *lead)
 	struct cs_trace *t = udt__xcalloc(1, sizeof(*t));
 
 	t->lead = lead;
+	t->pidfd = -1;
 	t->prog = lead->prog;
 	t->o = lead->o;
 	t->out = lead->out;
@@ -1014,8 +1015,10 @@ uint64_t cs__group_due_in(const struct cs_trace *lead)
 			continue;
 		/* a young member without memory is looked at often: its first records may be a
 		   process's last (it waits for dtrace at exit, a moment only) */
-		uint64_t want = t->shm ? 10000000ull : now - t->born_ns < YOUNG_NS ? 2000000ull
+		uint64_t want = t->shm ? cs__pace(t) : now - t->born_ns < YOUNG_NS ? 2000000ull
 										  : 10000000ull;
+		if (t->shm && (t->spec_used || cs__vars_dirty(t)) && want > t->o.cleanrate_ns)
+			want = t->o.cleanrate_ns;
 		iv = want < iv ? want : iv;
 	}
 	uint64_t scan = pr_watch_due_in(g->watch);
@@ -1028,14 +1031,16 @@ void cs_trace_wait(struct cs_trace *t)
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 	/* the kernel's process events wake it (a fork is followed at once), and a new
 	   image's announcement (it waits for dtrace) */
-	struct pollfd pfd[2] = { { t->grp ? pr_watch_fd(t->grp->watch) : -1, POLLIN, 0 },
-				 { t->grp ? t->grp->follow_fd : -1, POLLIN, 0 } };
+	struct pollfd pfd[4] = { { t->grp ? pr_watch_fd(t->grp->watch) : -1, POLLIN, 0 },
+				 { t->grp ? t->grp->follow_fd : -1, POLLIN, 0 },
+				 { t->target_gone ? -1 : t->pidfd, POLLIN, 0 },
+				 { cs__waker_fd(t), POLLIN, 0 } };
+	uint64_t n;
 
-	if (pfd[0].fd < 0 && pfd[1].fd < 0) {
-		nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
-		return;
-	}
-	(void)ppoll(pfd, 2, &ts, NULL);
+	/* (and the process's exit, and its asking for a round: the pace of an idle session
+	   is slow; a signal cuts it short, which is what we want) */
+	if (ppoll(pfd, 4, &ts, NULL) > 0 && (pfd[3].revents & POLLIN))
+		(void)!read(pfd[3].fd, &n, sizeof(n));
 }
 
 bool cs__group_stop(struct cs_trace *lead)

@@ -10,6 +10,8 @@
 #include "vm/vm.h"
 #include "util/util.h"
 
+#include <pthread.h>
+
 /* What one action of an ECB prints. */
 enum cs_act_kind {
 	CS_ACT_TRACE,              /* an integer, recorded */
@@ -264,6 +266,11 @@ struct cs_trace {
 	uint64_t fire;             /* address of udt__fire */
 	uint32_t session, area;
 	bool target_gone;
+	int pidfd;                 /* the lead's: its process's pidfd (-1: none), for the wait */
+	/* the lead's waker (shm.c): a thread on the memory's futex, an eventfd for the wait */
+	pthread_t waker;
+	bool waker_on, waker_stop;
+	int wake_fd;
 	/* the enabling area as written into the target, and its generations: [0] is the
 	   header's, the others appended while the session runs (late.c) */
 	struct cs_area img;
@@ -291,6 +298,9 @@ struct cs_trace {
 	bool shm_failed, prof_armed; /* the target could not make the buffers: said once; its
 				      profile timers were armed (cs_trace_arm()) */
 	uint64_t last_switch;      /* when buffers were last switched (CLOCK_MONOTONIC ns) */
+	/* pacing (drain.c, pace()): the interval the last round chose for the next, when it
+	   ran, and the fullest buffer's unread bytes it left */
+	uint64_t pace_ns, pace_at, pace_unread;
 
 	/* the output (output/output.h): the lead's is the session's (cs__out()) */
 	struct out output;
@@ -374,7 +384,7 @@ struct cs_trace {
 	bool gone;                 /* a member whose process exited or exec'd: read for the last time */
 	bool said_fail;            /* a member whose failure to start is said (group.c) */
 	bool fork_wait;            /* dtrace is told of its forks at once: UDT_CTL_FORKWAIT */
-	uint64_t born_ns;          /* when the member was made */
+	uint64_t born_ns;          /* when the member was made; the lead's session armed */
 	uint64_t slow_due;         /* when its heartbeat and checks are due next */
 	uint64_t map_due;          /* when its memory is looked for next (once it is not young) */
 	uint64_t gone_ns;          /* when it went */
@@ -481,6 +491,8 @@ bool cs__vars_image(struct cs_trace *t, struct udt_vars *ret, const void **ret_g
 		    size_t *ret_gstr_sz, void **ret_init, size_t *ret_init_sz);
 /* Each round: the target's dynamic variable drops, and its cleaning (not when final). */
 void cs__vars_work(struct cs_trace *t, bool final);
+/* Are deleted elements of the target's dynamic variables waiting for the cleaner? */
+bool cs__vars_dirty(const struct cs_trace *t);
 /* The drops of BEGIN's and END's own dynamic variables. */
 void cs__vars_report_local(struct cs_trace *t);
 
@@ -677,6 +689,10 @@ void cs__order_ecbs(struct cs_trace *t);
 
 /* drain.c: one round of t's process's session (slow: its heartbeat and checks too) */
 enum cs_work cs__work_proc(struct cs_trace *t, bool slow);
+/* The eventfd a wake of t's memory's futex makes readable (shm.c), or -1. */
+int cs__waker_fd(const struct cs_trace *t);
+/* How soon t's buffers are looked at again, as its last round found them filling (drain.c). */
+uint64_t cs__pace(const struct cs_trace *t);
 /* t's process is done with (gone, or the end): detached, read for the last time, unmapped */
 void cs__finish_proc(struct cs_trace *t);
 

@@ -269,6 +269,13 @@ static bool threads_moved_on(struct cs_trace *t)
 	return true;
 }
 
+bool cs__vars_dirty(const struct cs_trace *t)
+{
+	const struct udt_dynhdr *h = shm_dyn((struct cs_trace *)t); /* (only read) */
+
+	return h && (t->vars->rinse_cnt || __atomic_load_n(&h->dirty, __ATOMIC_RELAXED));
+}
+
 void cs__vars_work(struct cs_trace *t, bool final)
 {
 	struct cs_vars *cv = t->vars;

@@ -219,6 +219,12 @@ void udt__proc_fire(uint64_t part, const uint64_t *gpr, uint64_t pc);
 /* session.c */
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
 /*
+ * Ask slot's consumer for a round soon: a wake of its memory's futex, which
+ * dtrace waits on (udt_shm_hdr.wake), if the session has memory. Outside a
+ * fire: only the system call touches the memory, which may be gone (EFAULT).
+ */
+void udt__wake_consumer(uint32_t slot);
+/*
  * Segments 1 to k of the session of slot c, whose memory is shm: made by the
  * first thread that needs one (the others wait for it). False when one could
  * not be made. Descriptors the consumer has mapped are closed on the way.

@@ -81,7 +81,7 @@ static bool publish(const struct udt_table_hdr *table, uint32_t *gen)
  * or call that registered it returns, as DTrace registers a library's DOF
  * inside dlopen(): each session's consumer says which registry gen it has
  * acted on (reg_acked, UDT_CTL_LOADWAIT), and this waits for gen, in 1 ms
- * slices (the consumer looks every 2 to 10 ms), 1 s at most in all (a
+ * slices (the consumer is woken: udt__wake_consumer()), 1 s at most in all (a
  * consumer stopped), and not for a consumer gone (one killed never says) or
  * a session over. errno is the caller's again after.
  */
@@ -99,10 +99,14 @@ static void await_enabled(uint32_t gen)
 			continue;
 		uint32_t session = LOAD_RELAXED(&c->session);
 
-		while (budget > 0 && udt__active(c) && LOAD_RELAXED(&c->session) == session &&
+		for (int k = 0; budget > 0 && udt__active(c) && LOAD_RELAXED(&c->session) == session &&
 		       (LOAD_RELAXED(&c->flags) & UDT_CTL_LOADWAIT) &&
 		       (int32_t)(LOAD_ACQUIRE(&c->reg_acked) - gen) < 0 &&
-		       !(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH)) {
+		       !(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH); k++) {
+			/* (dtrace's idle pace is slow: asked for a round, and again every 10 ms in
+			   case it was between two waits) */
+			if (k % 10 == 0)
+				udt__wake_consumer(s);
 			(void)nanosleep(&slice, NULL);
 			budget--;
 		}

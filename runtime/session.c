@@ -776,6 +776,16 @@ static void await_ack(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t s
 		(void)syscall(SYS_futex, &shm->mapped, FUTEX_WAIT, 0, &slice, NULL, 0);
 }
 
+void udt__wake_consumer(uint32_t slot)
+{
+	struct udt_shm_hdr *shm = LOAD_RELAXED(&udt__slot_rt[slot].shm);
+
+	/* (a stale address: EFAULT, or a spurious wake of whoever waits there, which futex
+	   waiters allow for) */
+	if (shm)
+		(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 {
 	uint32_t st = LOAD_ACQUIRE(&c->shm_state);

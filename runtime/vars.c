@@ -117,6 +117,7 @@ struct udt_vm_mem *udt__vars_fire(struct udt_vm_mem *mem, struct udt_shm_hdr *sh
 	mem->dyn = shm->dyn_sz ? (struct udt_dynhdr *)(void *)((uint8_t *)shm + shm->dyn_off) : NULL;
 	mem->dyn_sz = shm->dyn_sz;
 	mem->dyn_geo = NULL; /* (its own header: the runtime trusts its own process) */
+	mem->wake = &shm->wake;
 	mem->thread_key = tb->owner; /* (never a previous owner of the buffer's) */
 	mem->strtok = 0;
 	mem->strtok_end = 0;

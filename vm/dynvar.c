@@ -62,7 +62,10 @@
 #include "vm/vm_mem.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -349,8 +352,9 @@ uint32_t udt__vm_dynvar(struct udt_vm_ctx *ctx, const struct udt_difo *d, bool s
 		uint32_t live = UDT_DYN_LIVE;
 		e = lookup(&s, key, (uint32_t)ksz, 0, false);
 		if (e && __atomic_compare_exchange_n(&e->state, &live, UDT_DYN_DEAD, false,
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			__atomic_fetch_add(&s.h->dirty, 1, __ATOMIC_RELAXED);
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+		    !__atomic_fetch_add(&s.h->dirty, 1, __ATOMIC_RELAXED) && m->wake)
+			(void)syscall(SYS_futex, m->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
 	} else {
 		uint8_t *v;
 		uint8_t tmp[8];

@@ -40,6 +40,9 @@ struct udt_vm_mem {
 	/* its geometry as the reader trusts it: the consumer's checked copy of a target's
 	   header (docs/runtime.md, "Trust"); NULL: dyn's own */
 	const struct udt_dynhdr *dyn_geo;
+	/* a futex woken when the space's first deleted element awaits the cleaner (the
+	   consumer's pacing: docs/runtime.md), or NULL */
+	uint32_t *wake;
 	uint32_t thread_key;       /* the thread, in the keys of self-> associative arrays */
 	uint64_t strtok;           /* strtok()'s position, 0 when none; lives for the fire */
 	uint64_t strtok_end;       /* and the end of its string */
