@@ -39,10 +39,9 @@
 #include <unistd.h>
 
 /* pacing (pace()): buffers being filled are looked at every 10 ms at most, idle ones down to
-   once a second (or the switchrate, or a quarter of the deadman, if less); a session
+   once a switchrate (a second by default; or a quarter of the deadman, if less); a session
    without its memory yet, a few times a second at least */
 #define PACE_MIN_NS 10000000ull
-#define PACE_MAX_NS 1000000000ull
 #define PACE_NOMEM_NS 250000000ull
 
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -1180,7 +1179,9 @@ static void pace(struct cs_trace *t, uint64_t unread_was, uint64_t unread_now, b
 		/* half the time the fullest takes to fill the room at this rate */
 		iv = (uint64_t)((unsigned __int128)since * room / grown / 2);
 	}
-	t->pace_ns = iv < PACE_MIN_NS ? PACE_MIN_NS : iv > PACE_MAX_NS ? PACE_MAX_NS : iv;
+	/* (at most the switchrate: cs_trace_interval() caps it further) */
+	iv = iv > t->o.switchrate_ns ? t->o.switchrate_ns : iv;
+	t->pace_ns = iv < PACE_MIN_NS ? PACE_MIN_NS : iv;
 	t->pace_at = now;
 	t->pace_unread = unread_now;
 }
@@ -1349,6 +1350,11 @@ enum cs_work cs__work_proc(struct cs_trace *t, bool slow)
 
 enum cs_work cs_trace_work(struct cs_trace *t)
 {
+	/* (woken by the system's process events only: they are the group's) */
+	if (!t->round_now && udt__now_ns() < t->round_due) {
+		cs__group_work(t);
+		return t->done ? CS_WORK_DONE : CS_WORK_MORE;
+	}
 	if (cs__work_proc(t, true) == CS_WORK_ERROR)
 		return CS_WORK_ERROR;
 	/* the other processes: found, forked, gone, and each one's round */

@@ -1039,8 +1039,13 @@ void cs_trace_wait(struct cs_trace *t)
 
 	/* (and the process's exit, and its asking for a round: the pace of an idle session
 	   is slow; a signal cuts it short, which is what we want) */
-	if (ppoll(pfd, 4, &ts, NULL) > 0 && (pfd[3].revents & POLLIN))
+	t->round_due = udt__now_ns() + ns;
+	int r = ppoll(pfd, 4, &ts, NULL);
+	if (r > 0 && (pfd[3].revents & POLLIN))
 		(void)!read(pfd[3].fd, &n, sizeof(n));
+	/* the kernel's process events alone are the system's forks and exits: they are
+	   looked at (cs__group_work()), the session's round waits for its time */
+	t->round_now = r <= 0 || pfd[1].revents || pfd[2].revents || pfd[3].revents;
 }
 
 bool cs__group_stop(struct cs_trace *lead)

@@ -10,8 +10,6 @@
 #include "vm/vm.h"
 #include "util/util.h"
 
-#include <pthread.h>
-
 /* What one action of an ECB prints. */
 enum cs_act_kind {
 	CS_ACT_TRACE,              /* an integer, recorded */
@@ -267,10 +265,7 @@ struct cs_trace {
 	uint32_t session, area;
 	bool target_gone;
 	int pidfd;                 /* the lead's: its process's pidfd (-1: none), for the wait */
-	/* the lead's waker (shm.c): a thread on the memory's futex, an eventfd for the wait */
-	pthread_t waker;
-	bool waker_on, waker_stop;
-	int wake_fd;
+	struct udt_futexfd *waker; /* the lead's: its memory's futex, for the wait (shm.c) */
 	/* the enabling area as written into the target, and its generations: [0] is the
 	   header's, the others appended while the session runs (late.c) */
 	struct cs_area img;
@@ -301,6 +296,9 @@ struct cs_trace {
 	/* pacing (drain.c, pace()): the interval the last round chose for the next, when it
 	   ran, and the fullest buffer's unread bytes it left */
 	uint64_t pace_ns, pace_at, pace_unread;
+	/* the lead's next round (cs_trace_wait()): when it is due, or now (woken for it) */
+	uint64_t round_due;
+	bool round_now;
 
 	/* the output (output/output.h): the lead's is the session's (cs__out()) */
 	struct out output;

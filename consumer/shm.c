@@ -34,14 +34,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -217,69 +213,11 @@ static int open_sealed(pid_t pid, int fd, uint64_t *ret_size, const char **ret_w
 	return -1;
 }
 
-/*
- * The waker (docs/runtime.md, "Pacing"): a thread that waits on the memory's
- * futex (udt_shm_hdr.wake) and turns each wake into a readable eventfd in
- * the main loop's wait (cs__waker_fd()), so that a target that wants a round
- * (a library registered, waiting for its enabling) has one at once however
- * slowly an idle session is paced. The runtime never writes the word; if a
- * hostile target does (its wait then returns at once), a wake a millisecond
- * is all it gets.
- */
-static void *waker(void *arg)
-{
-	struct cs_trace *t = arg;
-	uint32_t *w = &((struct udt_shm_hdr *)(void *)t->shm)->wake;
-	struct timespec ms = { 0, 1000000 };
-	uint64_t one = 1;
-
-	while (!__atomic_load_n(&t->waker_stop, __ATOMIC_ACQUIRE)) {
-		(void)syscall(SYS_futex, w, FUTEX_WAIT, 0, NULL, NULL, 0);
-		if (__atomic_load_n(&t->waker_stop, __ATOMIC_ACQUIRE))
-			break;
-		(void)!write(t->wake_fd, &one, sizeof(one));
-		nanosleep(&ms, NULL);
-	}
-	return NULL;
-}
-
-static void waker_start(struct cs_trace *t)
-{
-	sigset_t all, old;
-
-	t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (t->wake_fd < 0)
-		return;
-	/* (signals are the main thread's: SIGINT ends the session there) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	t->waker_on = !pthread_create(&t->waker, NULL, waker, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!t->waker_on) {
-		close(t->wake_fd);
-		t->wake_fd = -1;
-	}
-}
-
-static void waker_stop(struct cs_trace *t)
-{
-	if (!t->waker_on)
-		return;
-	__atomic_store_n(&t->waker_stop, true, __ATOMIC_RELEASE);
-	/* (the word is shared: this wakes the thread's wait, whatever the target does) */
-	while (pthread_tryjoin_np(t->waker, NULL)) {
-		(void)syscall(SYS_futex, &((struct udt_shm_hdr *)(void *)t->shm)->wake, FUTEX_WAKE,
-			      INT32_MAX, NULL, NULL, 0);
-		sched_yield();
-	}
-	t->waker_on = false;
-	close(t->wake_fd);
-	t->wake_fd = -1;
-}
-
+/* The waker (docs/runtime.md, "Pacing"): the memory's futex as a descriptor in the lead's
+   wait, so that a target that wants a round has one however slowly the session is paced */
 int cs__waker_fd(const struct cs_trace *t)
 {
-	return t->waker_on ? t->wake_fd : -1;
+	return t->waker ? udt__futexfd_fd(t->waker) : -1;
 }
 
 int cs_trace_map(struct cs_trace *t)
@@ -331,7 +269,7 @@ int cs_trace_map(struct cs_trace *t)
 	(void)syscall(SYS_futex, &live->mapped, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	/* the lead's process may register tables that wait for their enabling */
 	if (!t->lead)
-		waker_start(t);
+		t->waker = udt__futexfd_open(&live->wake);
 	if (t->sh.bufsize < t->o.bufsize && !t->resize_reported) {
 		char sz[32];
 		uint64_t b = t->sh.bufsize;
@@ -435,7 +373,8 @@ void cs__shm_segments(struct cs_trace *t)
 
 void cs__shm_unmap(struct cs_trace *t)
 {
-	waker_stop(t);
+	udt__futexfd_close(t->waker);
+	t->waker = NULL;
 	for (uint32_t k = 1; k < t->seg_cnt; k++)
 		munmap(t->seg[k], t->seg_l[k].total);
 	if (t->shm)

@@ -100,6 +100,16 @@ void udt__clock_finish(const struct udt_clock_pt *a, struct udt_clock_cal *cal);
 uint64_t udt__clock_ns(const struct udt_clock_cal *cal, uint64_t reading);
 uint64_t udt__clock_reading(const struct udt_clock_cal *cal, uint64_t ns);
 
+/*
+ * futexfd.c: a futex word of shared memory as a descriptor that a wake of it
+ * makes readable (read it to rearm), until closed (before the memory goes).
+ * NULL if no thread or eventfd could be had.
+ */
+struct udt_futexfd;
+struct udt_futexfd *udt__futexfd_open(uint32_t *word);
+int udt__futexfd_fd(const struct udt_futexfd *f);
+void udt__futexfd_close(struct udt_futexfd *f);
+
 /* "dtrace: <message>" on stderr. */
 void udt__vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -106,6 +106,67 @@ expect_eq "-p: the fires straight after dlopen() returns are recorded, every one
 	"$?:$(grep . out.txt | sort | tr '\n' '|')" "0:attached|enter 3|tick 3|"
 exec 4>&-
 wait "$pid"
+
+# An idle session is paced slowly (docs/runtime.md, "Pacing"): a few rounds a second
+# before its first fire and after it (each round writes its heartbeat into the process:
+# strace counts the writes; the system's other processes' events wake dtrace too, and are
+# not rounds); and a library loaded while it idles at a slow switchrate (a round every
+# 5 s, past dlopen()'s wait of 1 s) wakes it: its first fires straight after dlopen() are
+# recorded all the same.
+# writes PID: dtrace PID's writes into its target in 4 s, as strace counts them ("" when
+# strace cannot trace it)
+writes() {
+	timeout -s INT 4 strace -f -c -e trace=process_vm_writev -o strace.out -p "$1" 2>strace.err
+	grep -q "attach: ptrace" strace.err && return
+	awk '$NF == "process_vm_writev" { n = $4 } END { print n + 0 }' strace.out
+}
+# rounds NAME: the check that dtrace $dtpid's 4 s just counted made some rounds, and few
+rounds() {
+	local w
+	w=$(writes "$dtpid")
+	if [ -z "$w" ]; then
+		skip "$1" "strace cannot trace dtrace here: $(head -n 1 strace.err)"
+	elif [ "$w" -ge 1 ] && [ "$w" -le 60 ]; then
+		ok "$1: $w writes in 4 s (a heartbeat a round; at most 60)"
+	else
+		fail "$1: between 1 and 60 writes in 4 s (a heartbeat a round)" "$w"
+	fi
+}
+start_prog
+"$DTRACE" -Z -q -n 'BEGIN { printf("attached\n"); } rt*:::tick { @ = count(); }' \
+	-p "$pid" >out.txt 2>err.txt &
+dtpid=$!
+wait_for out.txt attached
+if ! have strace; then
+	skip "-p, an idle session's rounds" "strace not installed"
+else
+	sleep 2 # (past the first second, when a session without memory is looked at often)
+	rounds "-p, idle before any fire"
+	cmd tick ticked
+	sleep 2 # (past the quick rounds of buffers just made)
+	rounds "-p, idle after a fire"
+fi
+kill -INT "$dtpid"
+wait "$dtpid"
+expect_eq "-p, idle: the fire counted" "$?:$(grep -v attached out.txt | tr -d ' \n')" "0:1"
+exec 4>&-
+wait "$pid"
+start_prog
+"$DTRACE" -Z -q -x switchrate=5s -x aggrate=10s -x deadman=60s -n 'BEGIN { printf("attached\n"); }
+	late*:::enter, sdtlate*:::tick, rt*:::tick { @[probename] = count(); }
+	END { printa("%s %@d\n", @); }' -p "$pid" >out.txt 2>err.txt &
+dtpid=$!
+wait_for out.txt attached
+cmd tick ticked
+sleep 6 # (its pace slows to a round every 5 s)
+cmd "openwork 3" "opened worked 3"
+kill -INT "$dtpid"
+wait "$dtpid"
+expect_eq "-p, a round every 5 s: the fires straight after dlopen() are recorded, every one" \
+	"$?:$(grep . out.txt | sort | tr '\n' '|')" "0:attached|enter 3|tick 4|"
+exec 4>&-
+wait "$pid"
+
 # and a session whose dtrace is stopped holds dlopen() up for a moment only (its bound),
 # one whose dtrace is killed not at all
 for how in STOP KILL; do
