@@ -37,7 +37,7 @@ why=$(uprobe_unavailable)
 
 BPFTRACE_OK=$([ -z "$why" ] && echo 1 || echo 0) python3 -u - "$DTRACE" "$HTTPD" "$OUT" "$SECS" \
 	"$ROUNDS" <<'PY'
-import glob, os, re, select, statistics, subprocess, sys, time, urllib.request
+import glob, os, random, re, select, statistics, subprocess, sys, time, urllib.request
 
 dtrace, httpd, out, secs, rounds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 bpf = os.environ.get("BPFTRACE_OK") == "1"
@@ -79,8 +79,10 @@ def dt(pid, *opts):
                    "-n", 'http*:::request-start { printf("%d\\n", timestamp); }', "-p", str(pid)])
 
 def bt(pid):
-    return tracer(["bpftrace", "-p", str(pid), "-e",
-                   'usdt:%s:http:request-start { printf("%%llu\\n", nsecs); }' % httpd])
+    p = tracer(["bpftrace", "-B", "line", "-p", str(pid), "-e",
+                'usdt:%s:http:request__start { printf("%%llu\\n", nsecs); }' % httpd])
+    time.sleep(2)  # ("Attaching..." comes before the probe is)
+    return p
 
 def counters(pids):
     """(context switches, ns on a CPU) of every thread of pids"""
@@ -138,12 +140,12 @@ if bpf:
     q.terminate()
     q.wait()
 
-print(" (b) a fire after %g s of nothing: ms to its line, median of %d (max)" % (secs, rounds))
+print(" (b) a fire after %g s or more of nothing: ms to its line, median of %d (max)" % (secs, rounds))
 def latency(name, make):
     q = make()
     lat = []
     for _ in range(rounds):
-        time.sleep(secs)
+        time.sleep(secs + random.random())  # (not in step with the rounds)
         line = fired(q, srv[0][1])
         lat.append((time.monotonic_ns() - int(line)) / 1e6)
     q.terminate()

@@ -13,8 +13,9 @@
 # format costs the consumer (14), and bench/scale.sh, a session's events per
 # second and memory with up to 10,000 threads at once and 100,000 in turn (15),
 # bench/procs.sh, what following many processes costs dtrace (16), and
-# bench/pid.sh, the pid provider against uprobes (17), and bench/plockstat.sh,
-# plockstat(1) on a contended workload (18). Prints ratios; never
+# bench/pid.sh, the pid provider against uprobes (17), bench/plockstat.sh,
+# plockstat(1) on a contended workload (18), and bench/idle.sh, what an idle
+# session costs the host (19). Prints ratios; never
 # fails on a number. Builds into $BUILD/bench/.
 #
 # Environment: BUILD (default build), CC (default cc), STAP_DTRACE (default
@@ -86,10 +87,14 @@ run_pid() {
 run_plockstat() {
 	BUILD=$BUILD CC=$CC bash "$TOP/bench/plockstat.sh" || echo "bench: bench/plockstat.sh failed"
 }
+# run_idle: what an idle session costs, against bpftrace (bench/idle.sh)
+run_idle() {
+	BUILD=$BUILD CC=$CC bash "$TOP/bench/idle.sh" || echo "bench: bench/idle.sh failed"
+}
 # run_others: the benchmarks that need no SystemTap script, each after a blank line
 run_others() {
 	local b
-	for b in enabled http dynprov dlang dynvar notes output scale procs profile inject pid plockstat; do
+	for b in enabled http dynprov dlang dynvar notes output scale procs profile inject pid plockstat idle; do
 		echo
 		"run_$b"
 	done

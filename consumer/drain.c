@@ -43,6 +43,10 @@
    without its memory yet, a few times a second at least */
 #define PACE_MIN_NS 10000000ull
 #define PACE_NOMEM_NS 250000000ull
+/* a session of the pid provider looks at the mappings every 100 ms at least: the probes of a
+   library loaded later are enabled that soon after its load (SystemTap notes' within the
+   pace: a second when idle) */
+#define PACE_LATE_NS 100000000ull
 
 #define LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -69,6 +73,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 		iv = cs__pace(t);
 	if (t->shm && t->aggvar_cnt && iv > t->o.aggrate_ns)
 		iv = t->o.aggrate_ns;
+	/* a library loaded later tells nobody but its mappings, which a round looks at */
+	if (iv > PACE_LATE_NS && cs__late_watching(t))
+		iv = PACE_LATE_NS;
 	/* (records waiting in a switch buffer: read when the switchrate says, not a pace later) */
 	if (t->shm && t->pace_unread && t->sh.policy == UDT_POLICY_SWITCH) {
 		uint64_t since = udt__now_ns() - t->last_switch;
@@ -1355,6 +1362,7 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 		cs__group_work(t);
 		return t->done ? CS_WORK_DONE : CS_WORK_MORE;
 	}
+	t->round_ran = true;
 	if (cs__work_proc(t, true) == CS_WORK_ERROR)
 		return CS_WORK_ERROR;
 	/* the other processes: found, forked, gone, and each one's round */

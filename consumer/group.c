@@ -1027,7 +1027,14 @@ uint64_t cs__group_due_in(const struct cs_trace *lead)
 
 void cs_trace_wait(struct cs_trace *t)
 {
-	uint64_t ns = cs_trace_interval(t);
+	uint64_t now = udt__now_ns(), ns = cs_trace_interval(t);
+
+	/* (a round put off by the process events keeps its time) */
+	if (!t->round_ran && t->round_due && t->round_due < now + ns)
+		ns = t->round_due > now ? t->round_due - now : 0;
+	else
+		t->round_due = now + ns;
+	t->round_ran = false;
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 	/* the kernel's process events wake it (a fork is followed at once), and a new
 	   image's announcement (it waits for dtrace) */
@@ -1039,7 +1046,6 @@ void cs_trace_wait(struct cs_trace *t)
 
 	/* (and the process's exit, and its asking for a round: the pace of an idle session
 	   is slow; a signal cuts it short, which is what we want) */
-	t->round_due = udt__now_ns() + ns;
 	int r = ppoll(pfd, 4, &ts, NULL);
 	if (r > 0 && (pfd[3].revents & POLLIN))
 		(void)!read(pfd[3].fd, &n, sizeof(n));

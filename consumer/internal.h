@@ -296,9 +296,10 @@ struct cs_trace {
 	/* pacing (drain.c, pace()): the interval the last round chose for the next, when it
 	   ran, and the fullest buffer's unread bytes it left */
 	uint64_t pace_ns, pace_at, pace_unread;
-	/* the lead's next round (cs_trace_wait()): when it is due, or now (woken for it) */
+	/* the lead's next round (cs_trace_wait()): when it is due, or now (woken for it); and
+	   whether the last wake made one */
 	uint64_t round_due;
-	bool round_now;
+	bool round_now, round_ran;
 
 	/* the output (output/output.h): the lead's is the session's (cs__out()) */
 	struct out output;
@@ -499,6 +500,8 @@ void cs__vars_report_local(struct cs_trace *t);
 void cs__late_start(struct cs_trace *t);
 /* Each round: if the target's registry changed, enable the probes that appeared. */
 void cs__late_poll(struct cs_trace *t);
+/* Does t look for the pid provider's probes in libraries loaded later (by their mappings)? */
+bool cs__late_watching(const struct cs_trace *t);
 void cs__late_free(struct cs_trace *t);
 
 /* enable.c */

@@ -434,6 +434,11 @@ static size_t late_mods(struct cs_trace *t, struct pb_probes *b)
 
 static void late_round(struct cs_trace *t);
 
+bool cs__late_watching(const struct cs_trace *t)
+{
+	return t->late && t->late->pid_cnt;
+}
+
 /*
  * A round, then the registry gen it acted on said to the target: a table
  * registered waits in udt__register() until then (UDT_CTL_LOADWAIT), so
