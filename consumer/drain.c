@@ -1134,27 +1134,21 @@ static void give_back(struct cs_trace *t)
 	t->churning = waiting;
 }
 
-/*
- * The bytes not read yet of the fullest buffer (switch: its active half's;
- * fill: those past what was read), and whether a buffer is left for the next
- * round (switch: its producer was busy).
- */
-static uint64_t unread(struct cs_trace *t, bool *left)
+/* The bytes not read yet of the fullest buffer (switch: its active half's; fill: those
+   past what was read). */
+static uint64_t unread(struct cs_trace *t)
 {
 	uint32_t n = cs__tbuf_count(t);
 	uint64_t most = 0;
 
-	*left = false;
 	for (uint32_t i = 0; i < n; i++) {
 		struct udt_tbuf *tb = cs__tbuf(t, i);
 		uint64_t u;
 
-		if (t->sh.policy == UDT_POLICY_FILL) {
+		if (t->sh.policy == UDT_POLICY_FILL)
 			u = LOAD_ACQUIRE(&tb->off[0]) - t->fill_pos[i];
-		} else {
+		else
 			u = __atomic_load_n(&tb->off[LOAD_ACQUIRE(&tb->active) & 1], __ATOMIC_RELAXED);
-			*left |= t->pending[i];
-		}
 		most = u > most ? u : most;
 	}
 	return most;
@@ -1199,8 +1193,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 		return;
 	switch (t->sh.policy) {
 	case UDT_POLICY_FILL: {
-		bool left;
-		uint64_t was = unread(t, &left);
+		uint64_t was = unread(t);
 
 		fill_round(t, final);
 		if (!final)
@@ -1224,8 +1217,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 		 * events/s is 40 MB/s) would otherwise drop most of a second.
 		 */
 		uint64_t now = udt__now_ns();
-		bool left;
-		uint64_t was = unread(t, &left);
+		uint64_t was = unread(t);
 		/* a commit left to us is finished when its record is read: at cleanrate */
 		bool clean = t->spec_used && now - t->last_switch >= t->o.cleanrate_ns &&
 			     cs__spec_pending(t);
@@ -1235,7 +1227,7 @@ static void read_buffers(struct cs_trace *t, bool final)
 			t->last_switch = now;
 		}
 		if (!final)
-			pace(t, was, unread(t, &left), t->churning);
+			pace(t, was, unread(t), t->churning);
 		break;
 	}
 	}
