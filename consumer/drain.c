@@ -73,6 +73,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 		iv = cs__pace(t);
 	if (t->shm && t->aggvar_cnt && iv > t->o.aggrate_ns)
 		iv = t->o.aggrate_ns;
+	/* a lead without its waker (no thread could be had) is not woken: looked at as before */
+	if (t->shm && !t->lead && !t->waker && iv > PACE_MIN_NS)
+		iv = PACE_MIN_NS;
 	/* a library loaded later tells nobody but its mappings, which a round looks at */
 	if (iv > PACE_LATE_NS && cs__late_watching(t))
 		iv = PACE_LATE_NS;
@@ -1171,8 +1174,8 @@ static void pace(struct cs_trace *t, uint64_t unread_was, uint64_t unread_now, b
 
 	if (unread_was < t->pace_unread)
 		grown = unread_was; /* (a buffer given back meanwhile, another taken) */
-	if (busy) {
-		iv = PACE_MIN_NS;
+	if (busy || !t->pace_at) {
+		iv = PACE_MIN_NS; /* (and the first round with the buffers: no rate known) */
 	} else if (!grown) {
 		iv *= 2; /* (cs_trace_interval() caps it) */
 	} else {
@@ -1352,6 +1355,9 @@ enum cs_work cs_trace_work(struct cs_trace *t)
 	/* (woken by the system's process events only: they are the group's) */
 	if (!t->round_now && udt__now_ns() < t->round_due) {
 		cs__group_work(t);
+		/* (what the members printed: as after a round, below) */
+		if (fflush(t->out) == EOF)
+			return CS_WORK_ERROR;
 		return t->done ? CS_WORK_DONE : CS_WORK_MORE;
 	}
 	t->round_ran = true;

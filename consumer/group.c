@@ -1040,7 +1040,7 @@ void cs_trace_wait(struct cs_trace *t)
 	   image's announcement (it waits for dtrace) */
 	struct pollfd pfd[4] = { { t->grp ? pr_watch_fd(t->grp->watch) : -1, POLLIN, 0 },
 				 { t->grp ? t->grp->follow_fd : -1, POLLIN, 0 },
-				 { t->target_gone ? -1 : t->pidfd, POLLIN, 0 },
+				 { t->target_gone || t->pidfd_seen ? -1 : t->pidfd, POLLIN, 0 },
 				 { cs__waker_fd(t), POLLIN, 0 } };
 	uint64_t n;
 
@@ -1052,6 +1052,8 @@ void cs_trace_wait(struct cs_trace *t)
 	/* the kernel's process events alone are the system's forks and exits: they are
 	   looked at (cs__group_work()), the session's round waits for its time */
 	t->round_now = r <= 0 || pfd[1].revents || pfd[2].revents || pfd[3].revents;
+	/* (it stays readable while the process is a zombie that kill() still finds) */
+	t->pidfd_seen |= pfd[2].revents != 0;
 }
 
 bool cs__group_stop(struct cs_trace *lead)

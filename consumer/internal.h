@@ -265,6 +265,7 @@ struct cs_trace {
 	uint32_t session, area;
 	bool target_gone;
 	int pidfd;                 /* the lead's: its process's pidfd (-1: none), for the wait */
+	bool pidfd_seen;           /* it said the process exited (no more polled) */
 	struct udt_futexfd *waker; /* the lead's: its memory's futex, for the wait (shm.c) */
 	/* the enabling area as written into the target, and its generations: [0] is the
 	   header's, the others appended while the session runs (late.c) */

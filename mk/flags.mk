@@ -30,6 +30,10 @@ BUILD   ?= build
 OPT     := -O2 -g
 SANLD   :=
 endif
+# one spelling of a build folder in the tree (make BUILD=$PWD/build is make's BUILD=build):
+# the objects' dependency files name their targets as the rules do, or a header's change
+# would not rebuild what an install from a test had built
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
 
 LIBELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
 LIBELF_LIBS   := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)

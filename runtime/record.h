@@ -95,11 +95,19 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 	return rc->half + rc->off;
 }
 
+/* A half has passed half its size: dtrace is asked for a round (record.c). */
+void udt__rec_half(struct udt_shm_hdr *shm);
+
 static inline void udt__rec_commit(struct udt_rec_ctx *rc)
 {
+	uint64_t end = rc->off + rc->size, mid = rc->shm->bufsize / 2;
+
 	/* the record's bytes before its offset: pairs with the consumer's acquire of off[] */
-	STORE_RELEASE(&rc->tb->off[rc->which], rc->off + rc->size);
+	STORE_RELEASE(&rc->tb->off[rc->which], end);
 	STORE_RELEASE(&rc->tb->busy, 0);
+	/* (a burst after an idle spell, whose consumer paces slowly: docs/runtime.md) */
+	if (__builtin_expect(rc->off < mid && end >= mid, 0))
+		udt__rec_half(rc->shm);
 }
 
 static inline void udt__rec_abandon(struct udt_rec_ctx *rc)

@@ -567,6 +567,8 @@ bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k)
 		STORE_RELEASE(&shm->seg_state[s], err ? UDT_SHM_FAILED : UDT_SHM_READY);
 		if (err)
 			return false;
+		/* (its buffers are read once dtrace maps it: a round now, however idle) */
+		(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	}
 	return true;
 }
@@ -1164,6 +1166,10 @@ __attribute__((destructor)) static void udt_fini(void)
 		}
 		if (!waiting)
 			return;
+		/* (dtrace's idle pace is slow: it is asked for a round, every 10 ms) */
+		for (uint32_t s = 0; s < UDT_SLOT_MAX && i % 10 == 0; s++)
+			if (udt__active(&udt__ctl.slots[s]))
+				udt__wake_consumer(s);
 		nanosleep(&ms, NULL);
 	}
 }
