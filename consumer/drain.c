@@ -69,8 +69,9 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 		iv = iv > PACE_NOMEM_NS ? PACE_NOMEM_NS : iv;
 	}
 	/* with them, as the buffers fill (pace()), and the aggregations' snapshots at aggrate */
-	if (t->shm && iv > cs__pace(t))
-		iv = cs__pace(t);
+	uint64_t pace = t->shm ? cs__pace(t) : UINT64_MAX;
+
+	iv = pace < iv ? pace : iv;
 	if (t->shm && t->aggvar_cnt && iv > t->o.aggrate_ns)
 		iv = t->o.aggrate_ns;
 	/* a lead without its waker (no thread could be had) is not woken: looked at as before */
@@ -89,9 +90,6 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 	/* threads come and go: their buffers are given back sooner, for the next ones */
 	if (t->shm && t->churning && iv > 1000000)
 		iv = 1000000;
-	/* and finish busy speculations, and clean the dynamic variables, at cleanrate */
-	if (t->shm && (t->spec_used || cs__vars_dirty(t)) && iv > t->o.cleanrate_ns)
-		iv = t->o.cleanrate_ns;
 	/* and no later than the next tick-n probe, nor than the other processes need */
 	uint64_t tick = cs__ticks_due_in(t), procs = cs__group_due_in(t);
 	iv = tick < iv ? tick : iv;
@@ -100,7 +98,12 @@ uint64_t cs_trace_interval(const struct cs_trace *t)
 
 uint64_t cs__pace(const struct cs_trace *t)
 {
-	return t->pace_ns ? t->pace_ns : PACE_MIN_NS;
+	uint64_t iv = t->pace_ns ? t->pace_ns : PACE_MIN_NS;
+
+	/* busy speculations finished, and deleted dynamic variables cleaned, at cleanrate */
+	if ((t->spec_used || cs__vars_dirty(t)) && iv > t->o.cleanrate_ns)
+		iv = t->o.cleanrate_ns;
+	return iv;
 }
 
 bool cs_trace_exited(const struct cs_trace *t)

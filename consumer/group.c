@@ -1017,8 +1017,6 @@ uint64_t cs__group_due_in(const struct cs_trace *lead)
 		   process's last (it waits for dtrace at exit, a moment only) */
 		uint64_t want = t->shm ? cs__pace(t) : now - t->born_ns < YOUNG_NS ? 2000000ull
 										  : 10000000ull;
-		if (t->shm && (t->spec_used || cs__vars_dirty(t)) && want > t->o.cleanrate_ns)
-			want = t->o.cleanrate_ns;
 		iv = want < iv ? want : iv;
 	}
 	uint64_t scan = pr_watch_due_in(g->watch);

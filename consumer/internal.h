@@ -693,7 +693,8 @@ void cs__order_ecbs(struct cs_trace *t);
 enum cs_work cs__work_proc(struct cs_trace *t, bool slow);
 /* The eventfd a wake of t's memory's futex makes readable (shm.c), or -1. */
 int cs__waker_fd(const struct cs_trace *t);
-/* How soon t's buffers are looked at again, as its last round found them filling (drain.c). */
+/* How soon t's buffers are looked at again, as its last round found them filling, or its
+   cleaner is due (drain.c). */
 uint64_t cs__pace(const struct cs_trace *t);
 /* t's process is done with (gone, or the end): detached, read for the last time, unmapped */
 void cs__finish_proc(struct cs_trace *t);

@@ -224,6 +224,8 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session);
  * fire: only the system call touches the memory, which may be gone (EFAULT).
  */
 void udt__wake_consumer(uint32_t slot);
+/* The same for memory shm (mapped: in a fire, or its maker). */
+void udt__wake_shm(struct udt_shm_hdr *shm);
 /*
  * Segments 1 to k of the session of slot c, whose memory is shm: made by the
  * first thread that needs one (the others wait for it). False when one could

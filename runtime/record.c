@@ -42,12 +42,9 @@
 #include "runtime/record.h"
 #include "vm/vm_mem.h"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /*
  * Thread exit: a pthread key whose destructor gives the thread's buffers back
@@ -249,12 +246,6 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 	t->cpu_id = udt__rseq_cpu();
 	t->slot[slot] = ts;
 	return ts;
-}
-
-__attribute__((noinline, cold)) void udt__rec_half(struct udt_shm_hdr *shm)
-{
-	/* (in a fire: the memory is mapped) */
-	(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
 /*

@@ -95,9 +95,6 @@ static inline __attribute__((always_inline)) void *udt__rec_reserve(struct udt_t
 	return rc->half + rc->off;
 }
 
-/* A half has passed half its size: dtrace is asked for a round (record.c). */
-void udt__rec_half(struct udt_shm_hdr *shm);
-
 static inline void udt__rec_commit(struct udt_rec_ctx *rc)
 {
 	uint64_t end = rc->off + rc->size, mid = rc->shm->bufsize / 2;
@@ -107,7 +104,7 @@ static inline void udt__rec_commit(struct udt_rec_ctx *rc)
 	STORE_RELEASE(&rc->tb->busy, 0);
 	/* (a burst after an idle spell, whose consumer paces slowly: docs/runtime.md) */
 	if (__builtin_expect(rc->off < mid && end >= mid, 0))
-		udt__rec_half(rc->shm);
+		udt__wake_shm(rc->shm);
 }
 
 static inline void udt__rec_abandon(struct udt_rec_ctx *rc)

@@ -99,13 +99,13 @@ static void await_enabled(uint32_t gen)
 			continue;
 		uint32_t session = LOAD_RELAXED(&c->session);
 
-		for (int k = 0; budget > 0 && udt__active(c) && LOAD_RELAXED(&c->session) == session &&
+		while (budget > 0 && udt__active(c) && LOAD_RELAXED(&c->session) == session &&
 		       (LOAD_RELAXED(&c->flags) & UDT_CTL_LOADWAIT) &&
 		       (int32_t)(LOAD_ACQUIRE(&c->reg_acked) - gen) < 0 &&
-		       !(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH); k++) {
+		       !(kill(LOAD_RELAXED(&c->consumer_pid), 0) && errno == ESRCH)) {
 			/* (dtrace's idle pace is slow: asked for a round, and again every 10 ms in
 			   case it was between two waits) */
-			if (k % 10 == 0)
+			if (budget % 10 == 0)
 				udt__wake_consumer(s);
 			(void)nanosleep(&slice, NULL);
 			budget--;

@@ -568,7 +568,7 @@ bool udt__seg_get(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t k)
 		if (err)
 			return false;
 		/* (its buffers are read once dtrace maps it: a round now, however idle) */
-		(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+		udt__wake_shm(shm);
 	}
 	return true;
 }
@@ -778,6 +778,11 @@ static void await_ack(struct udt_control *c, struct udt_shm_hdr *shm, uint32_t s
 		(void)syscall(SYS_futex, &shm->mapped, FUTEX_WAIT, 0, &slice, NULL, 0);
 }
 
+__attribute__((noinline, cold)) void udt__wake_shm(struct udt_shm_hdr *shm)
+{
+	(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
 void udt__wake_consumer(uint32_t slot)
 {
 	struct udt_shm_hdr *shm = LOAD_RELAXED(&udt__slot_rt[slot].shm);
@@ -785,7 +790,7 @@ void udt__wake_consumer(uint32_t slot)
 	/* (a stale address: EFAULT, or a spurious wake of whoever waits there, which futex
 	   waiters allow for) */
 	if (shm)
-		(void)syscall(SYS_futex, &shm->wake, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+		udt__wake_shm(shm);
 }
 
 struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
@@ -1167,9 +1172,10 @@ __attribute__((destructor)) static void udt_fini(void)
 		if (!waiting)
 			return;
 		/* (dtrace's idle pace is slow: it is asked for a round, every 10 ms) */
-		for (uint32_t s = 0; s < UDT_SLOT_MAX && i % 10 == 0; s++)
-			if (udt__active(&udt__ctl.slots[s]))
-				udt__wake_consumer(s);
+		if (i % 10 == 0)
+			for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+				if (udt__active(&udt__ctl.slots[s]))
+					udt__wake_consumer(s);
 		nanosleep(&ms, NULL);
 	}
 }
