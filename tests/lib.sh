@@ -155,3 +155,53 @@ load_base() {
 		echo 0
 	fi
 }
+
+# -- Programs built with SystemTap's dtrace script (systemtap-sdt-dev), not ours ----------------
+
+# stap_usable: SystemTap's dtrace script and <sys/sdt.h> are here: STAP_DTRACE, else STAP_WHY
+stap_usable() {
+	STAP_DTRACE=/usr/bin/dtrace
+	if ! echo "#include <sys/sdt.h>" | gcc -E - >/dev/null 2>&1 || ! grep -qsi 'systemtap' "$STAP_DTRACE"; then
+		STAP_WHY="no SystemTap dtrace script and sys/sdt.h (systemtap-sdt-dev)"
+		STAP_DTRACE=
+		return 1
+	fi
+}
+# build_stapprog: data/stapprog.c (no udtrace in it) through SystemTap's dtrace -h and -G, as
+# $WORK/stapprog; clears STAP_DTRACE and says why in STAP_WHY (and a failure) when it cannot
+build_stapprog() {
+	local d=$TOP/tests/integration/data
+	stap_usable || return 1
+	(cd "$WORK" && "$STAP_DTRACE" -h -s "$d/stap.d" -o stap.h &&
+		gcc -O2 -g -I. -c "$d/stapprog.c" -o stapprog.o &&
+		gcc -O0 -g -c "$d/stapprog_lib.c" -o stapprog_lib.o &&
+		"$STAP_DTRACE" -G -s "$d/stap.d" -o stap.o stapprog.o stapprog_lib.o &&
+		gcc stapprog.o stapprog_lib.o stap.o -o stapprog -lpthread) >"$WORK/build.err" 2>&1 && return 0
+	fail "build stapprog with SystemTap's dtrace -G" "$(cat "$WORK/build.err")"
+	STAP_DTRACE=
+	STAP_WHY="not built"
+	return 1
+}
+# note_field FILE FIELD: each SystemTap note's Location or Semaphore, as numbers
+note_field() {
+	readelf -n "$1" | awk -v f="$2:" '{ for (i = 1; i < NF; i++) if ($i == f) { v = $(i + 1); sub(/,$/, "", v); print v } }'
+}
+# sem_values PID FILE: the values of FILE's semaphores in PID, in address order
+sem_values() {
+	local base s
+	base=$(load_base "$1" "$2")
+	for s in $(note_field "$2" Semaphore | sort -u); do
+		[ $((s)) = 0 ] && continue
+		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=2 2>/dev/null | od -An -tu2 | tr -d ' \n'
+		printf ' '
+	done
+}
+# site_bytes PID FILE: the first byte of each of FILE's sites in PID
+site_bytes() {
+	local base s
+	base=$(load_base "$1" "$2")
+	for s in $(note_field "$2" Location); do
+		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=1 2>/dev/null | od -An -tx1 | tr -d ' \n'
+		printf ' '
+	done
+}

@@ -665,6 +665,11 @@ int cmd_trace(struct cmd_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	out = open_output(o);
+	/* a terminal's output too is written at the end of each round, as a file's or a
+	   pipe's: BEGIN's lines appear once the probes are enabled, as DTrace prints them
+	   (its consumer reads BEGIN's buffer after dtrace_go()), so "Tracing... Hit Ctrl-C"
+	   means what it says */
+	setvbuf(out, NULL, _IOFBF, BUFSIZ);
 	o->copts.compile_only = o->exit_after_compile;
 	/* no process given: the descriptions of processes' probes reach every process that
 	   has them, running or started later (docs/processes.md) */

@@ -17,20 +17,8 @@ if [ -z "$PY" ] || ! readelf -n "$PY" 2>/dev/null | grep -q 'Provider: python'; 
 	PY_WHY="no /usr/bin/python3 with SystemTap notes (Debian's python3 has them)"
 	PY=
 fi
-# SystemTap's dtrace script (systemtap-sdt-dev), not ours
-STAP_DTRACE=/usr/bin/dtrace
-if ! echo "#include <sys/sdt.h>" | gcc -E - >/dev/null 2>&1 || ! grep -qsi 'systemtap' "$STAP_DTRACE"; then
-	STAP_WHY="no SystemTap dtrace script and sys/sdt.h (systemtap-sdt-dev)"
-	STAP_DTRACE=
-fi
-if [ -n "$STAP_DTRACE" ]; then
-	("$STAP_DTRACE" -h -s "$D/stap.d" -o stap.h &&
-		gcc -O2 -g -I. -c "$D/stapprog.c" -o stapprog.o &&
-		gcc -O0 -g -c "$D/stapprog_lib.c" -o stapprog_lib.o &&
-		"$STAP_DTRACE" -G -s "$D/stap.d" -o stap.o stapprog.o stapprog_lib.o &&
-		gcc stapprog.o stapprog_lib.o stap.o -o stapprog -lpthread) >build.err 2>&1 ||
-		{ fail "build stapprog with SystemTap's dtrace -G" "$(cat build.err)"; STAP_DTRACE=; STAP_WHY="not built"; }
-fi
+# SystemTap's dtrace script (systemtap-sdt-dev), not ours: stapprog built with it
+build_stapprog
 gcc -O2 -g "$D/hop.c" -o hop 2>build.err && gcc -O2 -g "$D/vecs.c" -o vecs 2>>build.err ||
 	{ fail "build hop.c and vecs.c" "$(cat build.err)"; finish; exit; }
 CXX_OK=1
@@ -129,29 +117,6 @@ list_checks() {
 
 # -- Tracing ------------------------------------------------------------------------------------
 
-# note_field FILE FIELD: each note's Location or Semaphore, as numbers
-note_field() {
-	readelf -n "$1" | awk -v f="$2:" '{ for (i = 1; i < NF; i++) if ($i == f) { v = $(i + 1); sub(/,$/, "", v); print v } }'
-}
-# sem_values PID FILE: the values of FILE's semaphores in PID, in address order
-sem_values() {
-	local base s
-	base=$(load_base "$1" "$2")
-	for s in $(note_field "$2" Semaphore | sort -u); do
-		[ $((s)) = 0 ] && continue
-		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=2 2>/dev/null | od -An -tu2 | tr -d ' \n'
-		printf ' '
-	done
-}
-# site_bytes PID FILE: the first byte of each of FILE's sites in PID
-site_bytes() {
-	local base s
-	base=$(load_base "$1" "$2")
-	for s in $(note_field "$2" Location); do
-		dd if="/proc/$1/mem" bs=1 skip=$((base + s)) count=1 2>/dev/null | od -An -tx1 | tr -d ' \n'
-		printf ' '
-	done
-}
 # until_patched PID FILE SUM: wait (5 s at most) until FILE's text in PID is no longer SUM
 until_patched() {
 	for _ in $(seq 100); do

@@ -16,7 +16,8 @@
  * SIGTRAP and executes an int3 of its own: it prints how many it caught.
  * "blocker" starts a thread that blocks every signal and sleeps. "fork"
  * makes a child that runs the N rounds again (its probes fire in a copy of
- * the text patched for its parent) and prints its own sum.
+ * the text patched for its parent) and prints its own sum. "twice" runs the
+ * rounds again after "done" and its line, and waits at "done" again.
  */
 #include "stap.h"
 
@@ -80,7 +81,7 @@ static void pause_here(const char *say)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
-	bool wait = false, own_traps = false, child = false;
+	bool wait = false, own_traps = false, child = false, twice = false;
 	long acc = 0;
 	pthread_t th;
 
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
 		wait |= !strcmp(argv[i], "wait");
 		own_traps |= !strcmp(argv[i], "traps");
 		child |= !strcmp(argv[i], "fork");
+		twice |= !strcmp(argv[i], "twice");
 		if (!strcmp(argv[i], "blocker"))
 			pthread_create(&th, NULL, blocker, NULL);
 	}
@@ -124,5 +126,15 @@ int main(int argc, char **argv)
 		printf("traps=%d\n", (int)traps);
 	if (wait)
 		pause_here("done");
+	if (twice) {
+		acc = 0;
+		for (int i = 0; i < n; i++) {
+			acc = work(i, acc);
+			frame(i, acc, (short)-i, (signed char)i);
+		}
+		printf("sum=%ld\n", acc);
+		if (wait)
+			pause_here("done");
+	}
 	return 0;
 }
