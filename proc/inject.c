@@ -60,7 +60,9 @@
  * signal discarded), no thread reaches a safe point (-EAGAIN), the call does
  * not return (-ETIMEDOUT: put back anyway). dtrace blocks its own SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT meanwhile: a ^C then waits for the thread to be
- * put back; a SIGKILL of dtrace mid-call leaves the thread parked for good.
+ * put back. The call is made by a child of dtrace (call_in()), so that a
+ * SIGKILL of dtrace mid-call leaves the thread to be put back by the child;
+ * only a SIGKILL of that child, a process group of its own, leaves it parked.
  */
 #include "proc/inject_stub.h"
 #include "abi/abi.h"
@@ -72,6 +74,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -716,8 +719,8 @@ static char *ptrace_refused(pid_t pid)
  * bytes, copied into our mapping) as its first when data_sz is not 0. Fills
  * ctl[] with the control block as the call left it.
  */
-static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
-		   uint64_t wait_ns, char **ret_err)
+static int call_here(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
+		     uint64_t wait_ns, char **ret_err)
 {
 	struct inj *in = udt__xcalloc(1, sizeof(*in));
 	uint64_t rseq_addr;
@@ -778,6 +781,84 @@ out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(in);
 	return err;
+}
+
+/* Read sz bytes of fd, or what there is before its end: how many, or -1. */
+static ssize_t read_all(int fd, void *buf, size_t sz)
+{
+	size_t got = 0;
+
+	while (got < sz) {
+		ssize_t n = read(fd, (char *)buf + got, sz - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (ssize_t)got;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* What the injector child tells dtrace (call_in()). */
+struct reply {
+	int err;
+	uint64_t ctl[PR_INJ_SLOTS];
+	char why[512];
+};
+
+/*
+ * call_here(), made by a child of dtrace (fork()) that says what the call
+ * left through a pipe: dtrace killed meanwhile (SIGKILL, the OOM killer)
+ * leaves the child to finish the call and put the thread back, where the
+ * thread would stay parked in the stub for good, or in a system call of
+ * ours with our registers. The child is a process group of its own (the
+ * terminal's ^C, or a kill of dtrace's group, reach dtrace only) and holds
+ * what dtrace holds, the attach lock's descriptor among them, until it has
+ * put the thread back. Where the child may not ptrace the process and dtrace
+ * may (Yama's ptrace_scope 1 and a descendant of dtrace), or cannot be made,
+ * dtrace makes the call itself.
+ */
+static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
+		   uint64_t wait_ns, char **ret_err)
+{
+	struct reply r = { 0 };
+	sigset_t old;
+	int fds[2];
+	pid_t kid;
+
+	hold_signals(&old);
+	if (pipe2(fds, O_CLOEXEC)) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return call_here(p, safe, ctl, data, data_sz, wait_ns, ret_err);
+	}
+	kid = fork();
+	if (kid == 0) {
+		char *why = NULL;
+		close(fds[0]);
+		(void)setpgid(0, 0);
+		signal(SIGPIPE, SIG_IGN);
+		r.err = call_here(p, safe, ctl, data, data_sz, wait_ns, &why);
+		memcpy(r.ctl, ctl, sizeof(r.ctl));
+		snprintf(r.why, sizeof(r.why), "%s", why ? why : "");
+		(void)!write(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	ssize_t n = kid < 0 ? -1 : read_all(fds[0], &r, sizeof(r));
+	close(fds[0]);
+	while (kid > 0 && waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (kid < 0 || (n == (ssize_t)sizeof(r) && r.err == -EPERM))
+		return call_here(p, safe, ctl, data, data_sz, wait_ns, ret_err);
+	if (n != (ssize_t)sizeof(r)) {
+		*ret_err = udt__xstrdup("dtrace's child making the call died (killed?)");
+		return -ECHILD;
+	}
+	memcpy(ctl, r.ctl, sizeof(r.ctl));
+	if (r.err)
+		*ret_err = udt__xstrdup(r.why);
+	return r.err;
 }
 
 int pr_inject_sync(struct pr_proc *p, char **ret_err)

@@ -21,6 +21,7 @@ cd "$WORK" || exit 1
 	"$DTRACE" -G -s "$D/inj.d" -o inj_prov_np.o injprog_np.o &&
 	cc -no-pie -o injprog_nopie injprog_np.o inj_prov_np.o &&
 	cc -O2 -o tracer "$D/tracer.c" &&
+	cc -O2 -o killmid "$D/killmid.c" &&
 	cc -O2 -g -Wall -o profprog "$D/profprog.c" -lpthread &&
 	cc -O2 -g -I"$SDK_INCLUDE" -o sdt_ip "$D/sdt_ip.c" || {
 	fail "build the injection targets"
@@ -167,6 +168,35 @@ expect_eq "attached again: the runtime reused, not loaded twice" \
 exec 5>&-
 wait "$pid"
 expect_eq "attached again: the process ran on" "$(cat again.out)" "threads: 2 joined"
+
+# dtrace killed (SIGKILL) while the call is being made: the call is made by dtrace's child,
+# which finishes it and puts the thread back; the process reads on, as untraced, and a later
+# dtrace traces it. (Each round kills dtrace once the process has a tracer, a moment later
+# each time: the seize, the system calls of ours, the call, the put-back.)
+tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
+killed= stuck=
+for k in 0 1 2 3 4 5; do
+	start "kill$k" ./injprog read
+	"$DTRACE" -q -n 'inj$target:::result { printf("%d\n", arg0); }' -p "$pid" >"kill$k.dt" 2>&1 &
+	dpid=$!
+	killed+="$(./killmid "$pid" "$dpid" $((k * 1000))) "
+	wait "$dpid" 2>/dev/null
+	for _ in $(seq 200); do [ "$(tracer_of "$pid")" = 0 ] && break; sleep 0.05; done
+	[ "$(tracer_of "$pid")" = 0 ] || stuck+="round $k: still traced by $(tracer_of "$pid"); "
+	[ "$(anon_exec "$pid")" = 0 ] || stuck+="round $k: our code page left; "
+	"$DTRACE" -q -n 'inj$target:::result { printf("%d\n", arg0); exit(0); }' -p "$pid" \
+		>"kill$k.dt2" 2>&1 &
+	dpid=$!
+	wait_enabled "$pid" injprog inj_result_semaphore || stuck+="round $k: not traced after: $(cat "kill$k.dt2"); "
+	feed "kill$k" "hello"
+	wait "$dpid"
+	[ "$(cat "kill$k.out"):$(cat "kill$k.dt2")" = "read: 6, errno 0 (none), data: hello:6" ] ||
+		stuck+="round $k: $(cat "kill$k.out" "kill$k.dt2" | tr '\n' ' '); "
+done
+expect_eq "dtrace killed mid-call, 6 times: the thread put back, the process reads on, traced again" \
+	"$stuck" ""
+check "dtrace killed mid-call: the kills came while the process had a tracer ($killed)" \
+	test "$(grep -ow traced <<<"$killed" | wc -l)" -ge 3
 
 # -- What it refuses, leaving the process untouched --------------------------------------
 
