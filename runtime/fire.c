@@ -1022,14 +1022,13 @@ find_ecbs(struct udt_control *c, uint32_t slot, uint32_t session, uint64_t key, 
 }
 
 /* Keep in the thread's cache of the session (ts) that key's ECBs are e, in area's ecb_off. */
-static inline void cache(struct udt_tslot *ts, uint32_t session, uint64_t key,
+static inline void cache(struct udt_tslot *ts, uint64_t key,
 			 const struct udt_ecb *e, const uint8_t *area, uint32_t ecb_off)
 {
 	ts->hit_sem = key;
 	ts->hit_ecb = e;
 	ts->hit_ecbs = (const void *)(area + ecb_off);
 	ts->hit_area = area;
-	ts->hit_session = session;
 }
 
 /*
@@ -1039,18 +1038,18 @@ static inline void cache(struct udt_tslot *ts, uint32_t session, uint64_t key,
 static __attribute__((noinline)) struct udt_tslot *miss_slow(struct udt_control *c, uint32_t slot,
 							     uint32_t session, uint64_t key)
 {
-	struct udt_tslot *ts = udt__tls.slot[slot];
+	struct udt_tslot *ts = udt__tslot_of(&udt__tls, slot, session);
 	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1, ecb_off;
 	const struct udt_ecb *e = find_ecbs(c, slot, session, key, area_idx, &ecb_off);
 
 	if (!e)
 		return NULL;
-	if (!ts || ts->session != session || LOAD_RELAXED(&c->shm_fd) >= 0) {
+	if (!ts || LOAD_RELAXED(&c->shm_fd) >= 0) {
 		ts = udt__thread_slot(c, session);
 		if (!ts)
 			return NULL; /* (lost, and counted why) */
 	}
-	cache(ts, session, key, e, udt__area_at(slot, area_idx), ecb_off);
+	cache(ts, key, e, udt__area_at(slot, area_idx), ecb_off);
 	return ts;
 }
 
@@ -1065,20 +1064,20 @@ static __attribute__((noinline)) struct udt_tslot *miss_slow(struct udt_control 
 static __attribute__((noinline)) struct udt_tslot *miss(struct udt_control *c, uint32_t slot,
 							uint32_t session, uint64_t key)
 {
-	struct udt_tslot *ts = udt__tls.slot[slot];
+	struct udt_tslot *ts = udt__tslot_of(&udt__tls, slot, session);
 	uint32_t area_idx = LOAD_RELAXED(&c->area) & 1;
 	const uint8_t *area = udt__area_at(slot, area_idx);
 	const struct udt_area_hdr *ah = (const void *)area;
 
 	/* pairs with the consumer's store of gen_off after the generation's bytes */
 	if (LOAD_ACQUIRE(&udt__slot_rt[slot].verified) != session || LOAD_ACQUIRE(&ah->gen_off) ||
-	    !ts || ts->session != session || LOAD_RELAXED(&c->shm_fd) >= 0)
+	    !ts || LOAD_RELAXED(&c->shm_fd) >= 0)
 		return miss_slow(c, slot, session, key);
 	const struct udt_ecb *e = hash_find((const void *)(area + ah->ecb_off),
 					    (const void *)(area + ah->hash_off), ah->hash_bits, key);
 	if (!e)
 		return NULL;
-	cache(ts, session, key, e, area, ah->ecb_off);
+	cache(ts, key, e, area, ah->ecb_off);
 	return ts;
 }
 
@@ -1173,10 +1172,13 @@ static __attribute__((noinline)) uint32_t run_chain_vm(struct fire *f, const str
 	return sig; /* raise()'s, if a clause raised one */
 }
 
+/* fire_slot()'s result when its deadman ended the session: its memory is to be released. */
+#define UDT_FIRE_RELEASE (1u << 31)
+
 /*
  * One fire in slot's session: its deadman, its ECBs of the probe (key),
  * run into the thread's buffer of the session. Returns the signal a clause
- * raised (raise()), or 0.
+ * raised (raise()), or UDT_FIRE_RELEASE, or 0.
  */
 static inline __attribute__((always_inline)) uint32_t
 fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const uint64_t *args,
@@ -1194,10 +1196,10 @@ fire_slot(struct udt_tls *t, uint32_t slot, uint64_t key, unsigned nargs, const 
 
 	if (now > LOAD_RELAXED(&c->deadline)) {
 		udt__session_end(c, session, UDT_STATE_DEADMAN);
-		return 0;
+		return UDT_FIRE_RELEASE; /* its memory, once out of the fire */
 	}
 	struct udt_tslot *ts = t->slot[slot];
-	if (ts && ts->hit_session == session && ts->hit_sem == key) {
+	if (ts && t->slot_session[slot] == session && ts->hit_sem == key) {
 		/* the consumer has the shared memory once shm_fd is closed */
 		if (LOAD_RELAXED(&c->shm_fd) >= 0)
 			(void)udt__shm_get(c, session);
@@ -1286,12 +1288,30 @@ static __attribute__((noinline)) uint32_t fire_many(struct udt_tls *t, uint64_t 
 			 s = fire_slot(t, slot, key, nargs, args, err, pc);
 
 		on &= ~(0xffull << (slot * 8)); /* (a live byte is 1; any other is one slot too) */
-		if (s) {
-			sig = s;
+		if (s & ~UDT_FIRE_RELEASE) {
+			sig = (sig & UDT_FIRE_RELEASE) | s;
 			*ret_slot = slot;
+		} else {
+			sig |= s;
 		}
 	} while (on);
 	return sig;
+}
+
+/*
+ * What a fire asked for, once out of it (fire_slot()'s result): the memory of
+ * a session its deadman ended, and raise()'s signal, delivered as the call
+ * returns (its handler may fire probes of its own).
+ */
+static __attribute__((noinline, cold)) void fire_done(struct udt_tls *t, uint32_t slot,
+						      uint32_t sig)
+{
+	if (sig & UDT_FIRE_RELEASE)
+		udt__sessions_release_ended();
+	sig &= ~UDT_FIRE_RELEASE;
+	if (sig)
+		(void)syscall(SYS_tgkill, (long)udt__ctl.slots[slot].pid, (long)t->tid,
+			      (long)sig);
 }
 
 /*
@@ -1337,10 +1357,8 @@ fire_slots(uint64_t on, uint64_t key, unsigned nargs, uint64_t a0, uint64_t a1, 
 	else
 		sig = fire_many(t, on, key, nargs, args, saved_errno, pc, &slot);
 	t->depth = 0;
-	/* raise(): delivered as the call returns; its handler may fire probes of its own */
 	if (sig)
-		(void)syscall(SYS_tgkill, (long)udt__ctl.slots[slot].pid, (long)t->tid,
-			      (long)sig);
+		fire_done(t, slot, sig);
 	*t->errp = saved_errno;
 }
 

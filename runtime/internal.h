@@ -106,8 +106,7 @@ struct udt_tslot {
 	uint64_t ring_chunk;      /* the chunk's bytes (record.c) */
 	struct udt_spectab spec;  /* the session's speculations (n 0: none) */
 	/* the probe of this thread's last fire in the session (fire.c: find_ecbs()) */
-	uint32_t hit_session;     /* the session, or 0: no probe */
-	uint64_t hit_sem;
+	uint64_t hit_sem;         /* its key, or UDT_NO_KEY: none */
 	const struct udt_ecb *hit_ecb;     /* its first ECB */
 	const struct udt_ecb *hit_ecbs;    /* the ECBs of its generation */
 	const uint8_t *hit_area;
@@ -132,7 +131,15 @@ struct udt_tls {
 	uint64_t rand[2];         /* rand()'s state (subr.c) */
 	uint64_t chill_mark, chilled; /* chill()'s budget of this second (udt__chill()) */
 	const volatile int32_t *cpu_id; /* its rseq cpu_id, or NULL (set with tb: udt__getcpu_at()) */
-	struct udt_tslot *slot[UDT_SLOT_MAX]; /* its state in each slot's session, or NULL */
+	/*
+	 * Its state in each slot's session, or NULL, and which session that is: a
+	 * state is this thread's only in the session slot_session[] names. (The
+	 * states of a slot's older session stay mapped, zeroed, and the slot's
+	 * next session gives them to its threads: a pointer of an older session
+	 * may point at another thread's state of this one.) udt__tslot_of().
+	 */
+	struct udt_tslot *slot[UDT_SLOT_MAX];
+	uint32_t slot_session[UDT_SLOT_MAX];
 	bool exit_hooked;         /* its exit gives its buffers back (record.c) */
 	/* the lock operation under way in it, as the plockstat sites saw it (plockstat.c) */
 	struct udt_lockop {
@@ -191,6 +198,16 @@ struct udt_slot_rt {
 extern struct udt_slot_rt udt__slot_rt[UDT_SLOT_MAX] __attribute__((visibility("hidden")));
 
 extern __thread struct udt_tls udt__tls __attribute__((tls_model("initial-exec")));
+
+/* A thread state's cache of no probe (udt_tslot.hit_sem: no fire has key UINT64_MAX). */
+#define UDT_NO_KEY UINT64_MAX
+
+/* Thread t's state in slot's session `session`, or NULL (struct udt_tls.slot[]). */
+static inline struct udt_tslot *udt__tslot_of(const struct udt_tls *t, uint32_t slot,
+					      uint32_t session)
+{
+	return t->slot_session[slot] == session ? t->slot[slot] : NULL;
+}
 
 /* fire.c: what udt__dispatch points to while a session has probes enabled (docs/format.md §1) */
 void udt__fire(const volatile unsigned short *sem, unsigned nargs, uint64_t a0, uint64_t a1,
@@ -284,6 +301,12 @@ void udt__threads_untracked(void);
  * fault handler back once no session has any. True if nothing is left.
  */
 bool udt__sessions_release(struct udt_tls *self);
+/*
+ * udt__sessions_release() for a thread out of its fire whose deadman ended a
+ * session: a few tries, a millisecond apart, while another thread is in a
+ * fire (it leaves in microseconds). Nothing when no ended session has memory.
+ */
+void udt__sessions_release_ended(void);
 /* Count a fire that could not be recorded in slot c's session. */
 void udt__lost(struct udt_control *c);
 /*

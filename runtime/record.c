@@ -81,13 +81,13 @@ static void thread_exit(void *arg)
 	t->depth = 1;
 	COMPILER_BARRIER();
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
-		struct udt_tslot *ts = t->slot[s];
 		struct udt_control *c = &udt__ctl.slots[s];
+		struct udt_tslot *ts = udt__tslot_of(t, s, LOAD_RELAXED(&c->session));
 
 		t->slot[s] = NULL;
+		t->slot_session[s] = 0;
 		/* only a live session's current memory: an older one's is given back */
-		if (!ts || !udt__active(c) || ts->shm != LOAD_RELAXED(&udt__slot_rt[s].shm) ||
-		    ts->session != LOAD_RELAXED(&c->session))
+		if (!ts || !udt__active(c) || ts->shm != LOAD_RELAXED(&udt__slot_rt[s].shm))
 			continue;
 		/* its records, drops and tables before it: pairs with the consumer's acquire */
 		STORE_RELEASE(&ts->tb->state, UDT_TBUF_EXITED);
@@ -168,8 +168,8 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 		udt__lost(c);
 		return NULL;
 	}
-	struct udt_tslot *ts = t->slot[slot];
-	if (ts && ts->session == shm->session && ts->shm == shm)
+	struct udt_tslot *ts = udt__tslot_of(t, slot, shm->session);
+	if (ts && ts->shm == shm)
 		return ts;
 	struct udt_slot_rt *r = &udt__slot_rt[slot];
 	/* one given back, or one never used */
@@ -202,6 +202,7 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 	   state used before is its previous thread's, and so are its self-> variables */
 	ts = &r->seg_ts[k][j];
 	memset(ts, 0, sizeof(*ts));
+	ts->hit_sem = UDT_NO_KEY;
 	if (!t->tid)
 		t->tid = udt__gettid();
 	tb->tid = t->tid;
@@ -245,6 +246,7 @@ struct udt_tslot *udt__thread_slot(struct udt_control *c, uint32_t session)
 	STORE_RELAXED(&tb->state, UDT_TBUF_OWNED);
 	t->cpu_id = udt__rseq_cpu();
 	t->slot[slot] = ts;
+	t->slot_session[slot] = ts->session;
 	return ts;
 }
 

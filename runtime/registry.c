@@ -182,9 +182,12 @@ UDT_EXPORT void udt__unregister(const struct udt_table_hdr *table)
 	 * ECBs (other threads' caches are theirs: docs/runtime.md, "Libraries
 	 * loaded after the attach", says what remains).
 	 */
-	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
-		if (udt__tls.slot[s])
-			udt__tls.slot[s]->hit_session = 0;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
+		struct udt_tslot *ts = udt__tslot_of(&udt__tls, s,
+						     LOAD_RELAXED(&udt__ctl.slots[s].session));
+		if (ts)
+			ts->hit_sem = UDT_NO_KEY;
+	}
 }
 
 /* The "udtrace" notes of one loaded object: register what they point to. */

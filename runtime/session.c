@@ -577,16 +577,68 @@ void udt__lost(struct udt_control *c)
 {
 	uint32_t slot = udt__slot_of(c);
 	struct udt_shm_hdr *s = LOAD_RELAXED(&udt__slot_rt[slot].shm);
-	struct udt_tslot *ts = udt__tls.slot[slot];
+	struct udt_tslot *ts = udt__tslot_of(&udt__tls, slot, LOAD_RELAXED(&c->session));
 
 	/* the shared memory's count outlives the process; the control block's does not (the
 	   slot's previous session's memory, given back, reads 0) */
 	if (!s || LOAD_RELAXED(&s->session) != LOAD_RELAXED(&c->session))
 		__atomic_fetch_add(&c->lost, 1, __ATOMIC_RELAXED);
-	else if (ts && ts->shm == s && ts->session == s->session)
+	else if (ts && ts->shm == s)
 		__atomic_fetch_add(&ts->tb->lost, 1, __ATOMIC_RELAXED); /* (the thread's own) */
 	else
 		__atomic_fetch_add(&s->lost, 1, __ATOMIC_RELAXED);
+}
+
+/* A lock of a few instructions' holding (never held across a wait). */
+static void spin_take(uint32_t *lock)
+{
+	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void spin_drop(uint32_t *lock)
+{
+	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Memory given back while a thread may have been in it (DROP_GIVE_BACK: its
+ * pages gone, its mapping kept), to unmap once no thread is in a fire
+ * (graves_unmap()): else each slot's next session, made while another
+ * thread fires, would leave its predecessor's mapping for good (a process
+ * traced again and again would reach vm.max_map_count). Should the list be
+ * full, the mapping stays, as before.
+ */
+#define GRAVES_MAX 64
+static struct grave {
+	uint8_t *addr;
+	uint64_t sz;
+} graves[GRAVES_MAX];
+static uint32_t graves_cnt, graves_lock;
+
+static void graves_add(uint8_t *addr, uint64_t sz)
+{
+	spin_take(&graves_lock);
+	if (graves_cnt < GRAVES_MAX)
+		graves[graves_cnt++] = (struct grave){ addr, sz };
+	spin_drop(&graves_lock);
+}
+
+/* How many there are: those a later threads_busy() that says none is busy may unmap. */
+static uint32_t graves_seen(void)
+{
+	return LOAD_ACQUIRE(&graves_cnt);
+}
+
+/* Unmap the first n, given back before a look found no thread in a fire. */
+static void graves_unmap(uint32_t n)
+{
+	spin_take(&graves_lock);
+	for (uint32_t i = 0; i < n; i++)
+		(void)munmap(graves[i].addr, graves[i].sz);
+	memmove(graves, graves + n, (graves_cnt - n) * sizeof(graves[0]));
+	STORE_RELAXED(&graves_cnt, graves_cnt - n);
+	spin_drop(&graves_lock);
 }
 
 /* What becomes of a slot's memory (drop_memory()). */
@@ -602,7 +654,9 @@ enum drop {
  * Slot c's memory, of a session that is over or of the parent of a fork
  * child: its descriptors closed, its segments and threads' states as how
  * says. The threads' states stay mapped but in a fork child: a thread's TLS
- * may point into them (and finds them zeroed, of no session).
+ * may point into them (and finds them zeroed, or given to another thread by
+ * the slot's next session: a pointer is a thread's own only in the session
+ * its udt_tls.slot_session[] names).
  */
 static void drop_memory(struct udt_control *c, enum drop how)
 {
@@ -623,9 +677,12 @@ static void drop_memory(struct udt_control *c, enum drop how)
 		if (shm && k && (fd = __atomic_exchange_n(&shm->seg_fd[k], -1,
 							  __ATOMIC_RELAXED)) >= 0)
 			close(fd);
-		if (r->seg[k] && r->seg[k] != r->globals.map)
-			(void)(how == DROP_GIVE_BACK ? madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE)
-						     : munmap(r->seg[k], r->seg_sz[k]));
+		if (r->seg[k] && r->seg[k] != r->globals.map && how == DROP_GIVE_BACK) {
+			(void)madvise(r->seg[k], r->seg_sz[k], MADV_REMOVE);
+			graves_add(r->seg[k], r->seg_sz[k]);
+		} else if (r->seg[k] && r->seg[k] != r->globals.map) {
+			(void)munmap(r->seg[k], r->seg_sz[k]);
+		}
 		r->seg[k] = NULL;
 		if (r->seg_ts[k] && (how == DROP_ALL || how == DROP_PARENT)) {
 			(void)munmap(r->seg_ts[k], r->seg_ts_sz[k]);
@@ -644,13 +701,12 @@ static bool threads_untracked;      /* a thread was never added: never unmap */
 
 static void threads_lock_take(void)
 {
-	while (__atomic_exchange_n(&threads_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	spin_take(&threads_lock);
 }
 
 static void threads_lock_drop(void)
 {
-	__atomic_store_n(&threads_lock, 0, __ATOMIC_RELEASE);
+	spin_drop(&threads_lock);
 }
 
 void udt__threads_add(struct udt_tls *t)
@@ -728,7 +784,8 @@ bool udt__sessions_release(struct udt_tls *self)
 		else
 			left = true;
 	}
-	bool busy = mine && threads_busy(self);
+	uint32_t buried = graves_seen();
+	bool busy = (mine || buried) && threads_busy(self);
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		struct udt_control *c = &udt__ctl.slots[s];
 
@@ -739,7 +796,9 @@ bool udt__sessions_release(struct udt_tls *self)
 		/* pairs with the acquire loads of shm_state */
 		STORE_RELEASE(&c->shm_state, busy ? UDT_SHM_READY : UDT_SHM_NONE);
 	}
-	if (busy || left)
+	if (buried && !busy)
+		graves_unmap(buried);
+	if (busy || left || graves_seen())
 		return false;
 	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
 		if (udt__active(&udt__ctl.slots[s]) || udt__slot_rt[s].seg[0])
@@ -748,6 +807,29 @@ bool udt__sessions_release(struct udt_tls *self)
 	if (!self && !threads_busy(NULL))
 		udt__safe_disarm();
 	return true;
+}
+
+/* Has a session that is over its memory still mapped? */
+static bool ended_mapped(void)
+{
+	if (graves_seen())
+		return true;
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+		if (!udt__active(&udt__ctl.slots[s]) && LOAD_RELAXED(&udt__slot_rt[s].seg[0]))
+			return true;
+	return false;
+}
+
+void udt__sessions_release_ended(void)
+{
+	/* (a dead consumer's session: nothing else would unmap its memory, resident with
+	   the records it never read, until a consumer syncs or the slot is taken again) */
+	for (int i = 0; i < 10 && ended_mapped(); i++) {
+		struct timespec ms = { 0, 1000000 };
+		if (i)
+			(void)syscall(SYS_nanosleep, &ms, NULL);
+		(void)udt__sessions_release(NULL);
+	}
 }
 
 /*
@@ -826,9 +908,16 @@ struct udt_shm_hdr *udt__shm_get(struct udt_control *c, uint32_t session)
 		   as if it had been seen (a fire lost here was one of 100 threads' first, at
 		   once: tests/integration/threads.sh) */
 	}
-	/* the previous session's: unmapped if no other thread is in a fire, else given back */
-	if (st == UDT_SHM_READY)
-		drop_memory(c, threads_busy(&udt__tls) ? DROP_GIVE_BACK : DROP_UNMAP);
+	/* the previous session's: unmapped if no other thread is in a fire, else given back
+	   (and unmapped later); so are those given back before */
+	if (st == UDT_SHM_READY || graves_seen()) {
+		uint32_t buried = graves_seen();
+		bool busy = threads_busy(&udt__tls);
+		if (st == UDT_SHM_READY)
+			drop_memory(c, busy ? DROP_GIVE_BACK : DROP_UNMAP);
+		if (!busy && buried)
+			graves_unmap(buried);
+	}
 	int err = shm_create(c, session);
 	if (err) {
 		STORE_RELAXED(&c->shm_errno, -err);
@@ -856,8 +945,10 @@ static void forget_parent(struct udt_canary *k)
 		return;
 	(void)munmap(k, 4096);
 	udt__safe_set_pid(udt__safe_getpid());
-	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++)
+	for (uint32_t s = 0; s < UDT_SLOT_MAX; s++) {
 		t->slot[s] = NULL;
+		t->slot_session[s] = 0;
+	}
 	t->tid = 0;
 	/* the parent's threads are not here: this one is the child's only one; and the child
 	   has registered for no barrier */

@@ -65,6 +65,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
+#include <linux/prctl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -261,6 +262,10 @@ static uint64_t map_near(uint64_t base, uint32_t mask, uint32_t val)
 		udt__sys(SYS_munmap, m, (long)len, 0, 0, 0, 0);
 		return 0;
 	}
+	/* named in /proc/PID/maps, [anon:udtrace:trampolines], where the kernel names
+	   anonymous memory (5.17, CONFIG_ANON_VMA_NAME): the runtime's, and kept */
+	static const char name[] = "udtrace:trampolines";
+	udt__sys(SYS_prctl, PR_SET_VMA, PR_SET_VMA_ANON_NAME, m, (long)len, (long)name, 0);
 	/* the room after the entry, in its last page, is the next one's */
 	for (uint64_t a = pg; a < pg + len; a += PAGE) {
 		tr.page[tr.npages].addr = a;
