@@ -7,7 +7,10 @@
 #   make test           build, then run the whole suite (tests/run.sh)
 #   make check          the same suite under ASan+UBSan, built in build/asan/, and each
 #                       fuzzer for CHECK_FUZZ_SECONDS (30) where clang's fuzzer runtime is
+#                       and the soak (tests/soak/) for CHECK_SOAK_SECONDS (120)
 #   make fuzz           the libFuzzer harnesses (tests/fuzz/), each for FUZZ_SECONDS (60)
+#   make soak           the soak alone, for SOAK_SECONDS (300): consumers attaching, tracing,
+#                       detaching and killed in a loop on one busy target (tests/soak/soak.sh)
 #   make demo           the README's main job
 #   make bench          benchmarks (ratios against the alternatives)
 #   make test-interop   real software: memcached from Debian built with our dtrace,
@@ -43,18 +46,25 @@ include samples/dynprobes/build.mk
 include tests/build.mk
 include tests/fuzz/build.mk
 
-.PHONY: all test check fuzz demo bench test-interop install clean format golden-update
+.PHONY: all test check fuzz soak demo bench test-interop install clean format golden-update
 
 all: $(ALL_TARGETS)
 
 test: all $(TEST_TARGETS)
-	@BUILD=$(BUILD) CC="$(CC)" CXX="$(CXX)" FUZZ_SECONDS="$(RUN_FUZZ_SECONDS)" tests/run.sh
+	@BUILD=$(BUILD) CC="$(CC)" CXX="$(CXX)" FUZZ_SECONDS="$(RUN_FUZZ_SECONDS)" \
+		SOAK_SECONDS="$(RUN_SOAK_SECONDS)" tests/run.sh
 
 CHECK_FUZZ_SECONDS ?= 30
+CHECK_SOAK_SECONDS ?= 120
 check:
 	@if tests/fuzz/run.sh --available; then \
 		$(MAKE) --no-print-directory FUZZ=1 fuzz-build; fi
-	@$(MAKE) --no-print-directory SAN=1 RUN_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) test
+	@$(MAKE) --no-print-directory SAN=1 RUN_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
+		RUN_SOAK_SECONDS=$(CHECK_SOAK_SECONDS) test
+
+SOAK_SECONDS ?= 300
+soak: all
+	@BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/soak.sh
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -56,6 +56,10 @@ done
 if [ -n "${FUZZ_SECONDS:-}" ]; then
 	run_one fuzz/run.sh tests/fuzz/run.sh
 fi
+# make check: the soak, for SOAK_SECONDS (make soak runs it alone, longer)
+if [ -n "${SOAK_SECONDS:-}" ]; then
+	run_one soak/soak.sh tests/soak/soak.sh
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "failed: ${failures[*]}"
