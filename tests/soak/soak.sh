@@ -106,7 +106,7 @@ wait_for prog.err '^ready' || { fail "the soak's target started" "$(cat prog.err
 state >state0
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
-declare -A c_pid=() c_kind=() c_end=() c_how=() c_t0=()
+declare -A c_pid=() c_kind=() c_end=() c_how=() c_t0=() c_sig=()
 launched=0 ended=0 killed=0 midkills=0 midtraced=0 problems= n=0 with_records=0
 end_of() { # I: a consumer that has ended: its checks
 	local i=$1 rc
@@ -137,6 +137,7 @@ while [ "$(now_ms)" -lt "$deadline" ] && kill -0 "$tp" 2>/dev/null; do
 			end_of "$i"
 		elif [ "$now" -ge "${c_end[$i]}" ]; then
 			[ "${c_how[$i]}" = int ] && kill -INT "${c_pid[$i]}" || kill -KILL "${c_pid[$i]}"
+			c_sig[$i]=$now
 			c_end[$i]=$((now + 3600000))
 		fi
 	done
@@ -162,6 +163,11 @@ while [ "$(now_ms)" -lt "$deadline" ] && kill -0 "$tp" 2>/dev/null; do
 		launched=$((launched + 1))
 	done
 	sleep 0.1
+done
+# (a consumer told to end long ago and still there: its ^C was lost; a round is a second)
+for i in "${!c_pid[@]}"; do
+	[ -n "${c_sig[$i]:-}" ] && [ $(($(now_ms) - c_sig[$i])) -gt 30000 ] &&
+		problems+="consumer $i (${descs[${c_kind[$i]}]}): still running $((($(now_ms) - c_sig[$i]) / 1000)) s after its SIGINT; "
 done
 for i in "${!c_pid[@]}"; do
 	[ "${c_how[$i]}" = int ] && kill -INT "${c_pid[$i]}" 2>/dev/null || kill -KILL "${c_pid[$i]}" 2>/dev/null

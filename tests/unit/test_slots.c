@@ -5,17 +5,21 @@
  * three consumers (tests/unit/fake_consumer.h): each slot's session records
  * its own ECBs of a probe they share, into its own buffers; one session's
  * deadman takes its share off the shared semaphore and leaves the dispatch
- * pointer another session holds; the last one clears it; a fork child
+ * pointer another session holds, and its memory goes; the last one clears it; a fork child
  * leaves every inherited session, writing nothing into the parent's
  * buffers; a session's number is checked per slot, so a slot taken again
- * by a new session is not mistaken for the old one.
+ * by a new session is not mistaken for the old one, and a thread's state of
+ * the old one, given to another thread by the new one, stays that thread's.
  */
 #define HARNESS_MAIN
 #include "tests/harness.h"
 
 #include "tests/unit/fake_consumer.h"
 
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* One object's probes: a semaphore both sessions enable, one only slot 2's; its dispatch. */
 static unsigned short sem_shared, sem_two;
@@ -68,7 +72,9 @@ TEST(sessions_record_their_own)
 	CHECK_EQ(FC_CTL(0)->state, UDT_STATE_ACTIVE);
 	udt__fire(&sem_shared, 2, 14, 24, 0, 0);
 	CHECK_STR((fc_records(0, got, sizeof(got)), got), "1:10 1:12 1:13 1:14");
-	CHECK_STR((fc_records(2, got, sizeof(got)), got), "7:20 8:21 7:22");
+	/* the dead consumer's memory: released by the fire that ended it, once out of it
+	   (its consumer, had it lived, maps its own view) */
+	CHECK_EQ(FC_CTL(2)->shm_state, UDT_SHM_NONE);
 
 	/* and the last session's deadman clears the dispatch pointer */
 	FC_CTL(0)->heartbeat_ns = 1;
@@ -95,6 +101,63 @@ TEST(slot_taken_again_is_a_new_session)
 	udt__fire(&sem_shared, 1, 31, 0, 0, 0);
 	CHECK_STR((fc_records(1, got, sizeof(got)), got), "5:31");
 	fc_set_state(1, UDT_STATE_DETACHED);
+	sem_shared = 0;
+	disp = NULL;
+}
+
+/* Fire sem_shared once with the thread's id as arg0. */
+static void *fire_tid(void *arg)
+{
+	(void)arg;
+	udt__fire(&sem_shared, 1, (uint64_t)syscall(SYS_gettid), 0, 0, 0);
+	return NULL;
+}
+
+/* Slot s's buffers: "T" for one whose every record holds its thread's id, "x" else. */
+static void owners(uint32_t s, char *out, size_t sz)
+{
+	struct udt_control *c = FC_CTL(s);
+	const uint8_t *shm = (const uint8_t *)(uintptr_t)c->shm_addr;
+	const struct udt_shm_hdr *h = (const void *)shm;
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < h->tbuf_cnt && i < h->tbuf_max && o + 2 < sz; i++) {
+		const struct udt_tbuf *tb = (const struct udt_tbuf *)(shm + h->tbuf_off) + i;
+		const uint8_t *half = shm + h->data_off + (uint64_t)i * 2 * h->bufsize;
+		bool own = true;
+		for (uint64_t p = 0; p + sizeof(struct udt_rec) <= tb->off[0];) {
+			const struct udt_rec *r = (const void *)(half + p);
+			uint64_t v;
+			memcpy(&v, r + 1, 8);
+			own &= v == (uint64_t)tb->tid;
+			p += r->size;
+		}
+		out[o++] = own ? 'T' : 'x';
+		out[o] = '\0';
+	}
+}
+
+TEST(states_of_a_slot_taken_again_are_their_threads)
+{
+	char got[64];
+	unsigned short *one[] = { &sem_shared };
+	pthread_t th;
+
+	start(4, 3, 0, one, 1);
+	fire_tid(NULL); /* this thread takes the slot's first state */
+	fc_set_state(4, UDT_STATE_DETACHED);
+	sem_shared--;
+	/* the next session: another thread fires first, and takes the first state, where
+	   this thread's pointer of the old session still points; then this one fires */
+	start(4, 5, 0, one, 1);
+	REQUIRE(pthread_create(&th, NULL, fire_tid, NULL) == 0);
+	REQUIRE(pthread_join(th, NULL) == 0);
+	fire_tid(NULL);
+	fire_tid(NULL);
+	/* each thread in a buffer of its own (before: this one wrote into the other's) */
+	CHECK_STR((owners(4, got, sizeof(got)), got), "TT");
+	fc_set_state(4, UDT_STATE_DETACHED);
 	sem_shared = 0;
 	disp = NULL;
 }
