@@ -29,6 +29,7 @@
 extern char **environ;
 
 static volatile sig_atomic_t interrupted;
+static struct sigaction pipe_was; /* SIGPIPE's disposition dtrace was started with */
 
 static void on_signal(int sig)
 {
@@ -322,7 +323,10 @@ static int target_spawn(struct cmd_opts *o, struct target *tg)
 			char *pre = old && *old ? udt__xasprintf("%s:%s", rt, old) : udt__xstrdup(rt);
 			setenv("LD_PRELOAD", pre, 1);
 		}
+		/* (the command's signals as dtrace's were given: SIGPIPE ignored would stay so
+		   across the exec) */
 		signal(SIGINT, SIG_DFL);
+		sigaction(SIGPIPE, &pipe_was, NULL);
 		/* -x setenv=NAME=VALUE and -x unsetenv=NAME, in order */
 		for (size_t i = 0; i < o->cmd_env_cnt; i++) {
 			char *nv = udt__xstrdup(o->cmd_env[i]), *eq = strchr(nv, '=');
@@ -646,6 +650,16 @@ int cmd_list(struct cmd_opts *o)
 
 int cmd_trace(struct cmd_opts *o)
 {
+	/* first: a ^C or SIGTERM while dtrace compiles, grabs its process or loads its
+	   runtime into many ends the session once they are, as a later one would (and one
+	   started in the background by a shell, where SIGINT comes ignored, was lost) */
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGPIPE, &ign, &pipe_was);
+
 	struct dl_program *p = load_program(o);
 	struct target tg = { .sync = -1, .follow = -1 };
 	struct cs_trace *t = NULL;
@@ -657,13 +671,6 @@ int cmd_trace(struct cmd_opts *o)
 		dl_program_free(p);
 		return 1;
 	}
-	/* (before the processes are opened: a ^C while dtrace loads its runtime into many
-	   processes ends the session once they are, as a later one would) */
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	out = open_output(o);
 	/* a terminal's output too is written at the end of each round, as a file's or a
 	   pipe's: BEGIN's lines appear once the probes are enabled, as DTrace prints them

@@ -172,7 +172,14 @@ done
 for i in "${!c_pid[@]}"; do
 	[ "${c_how[$i]}" = int ] && kill -INT "${c_pid[$i]}" 2>/dev/null || kill -KILL "${c_pid[$i]}" 2>/dev/null
 done
-for i in "${!c_pid[@]}"; do end_of "$i"; done
+for i in "${!c_pid[@]}"; do
+	for _ in $(seq 300); do kill -0 "${c_pid[$i]}" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "${c_pid[$i]}" 2>/dev/null; then
+		problems+="consumer $i (${descs[${c_kind[$i]}]}): still running 30 s after its SIGINT; "
+		kill -KILL "${c_pid[$i]}"
+	fi
+	end_of "$i"
+done
 echo "# $launched consumers: $((ended - killed)) ended by SIGINT, $killed killed ($midkills of them mid-call, $midtraced of those while the call was made)"
 
 check "the target ran to the end of the soak" kill -0 "$tp"
