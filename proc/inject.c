@@ -826,6 +826,13 @@ static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data
 	int fds[2];
 	pid_t kid;
 
+#if defined(__SANITIZE_ADDRESS__)
+	/* (AddressSanitizer's allocator is not fork-safe with threads: a child of a dtrace
+	   built so can deadlock in malloc, holding the attach lock; that build makes the call
+	   itself, as before, and its tests skip the kill mid-call) */
+	(void)r, (void)old, (void)fds, (void)kid;
+	return call_here(p, safe, ctl, data, data_sz, wait_ns, ret_err);
+#endif
 	hold_signals(&old);
 	if (pipe2(fds, O_CLOEXEC)) {
 		sigprocmask(SIG_SETMASK, &old, NULL);

@@ -822,14 +822,24 @@ static bool ended_mapped(void)
 
 void udt__sessions_release_ended(void)
 {
+	struct udt_tls *self = &udt__tls;
+
 	/* (a dead consumer's session: nothing else would unmap its memory, resident with
 	   the records it never read, until a consumer syncs or the slot is taken again) */
+	if (self->depth || !ended_mapped())
+		return;
+	/* as in a fire: a probe of a signal handler meanwhile is nested (lost, counted), and
+	   never waits for a lock this thread holds here */
+	self->depth = 1;
+	COMPILER_BARRIER();
 	for (int i = 0; i < 10 && ended_mapped(); i++) {
 		struct timespec ms = { 0, 1000000 };
 		if (i)
 			(void)syscall(SYS_nanosleep, &ms, NULL);
-		(void)udt__sessions_release(NULL);
+		(void)udt__sessions_release(self);
 	}
+	COMPILER_BARRIER();
+	self->depth = 0;
 }
 
 /*

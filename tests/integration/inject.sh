@@ -175,7 +175,9 @@ expect_eq "attached again: the process ran on" "$(cat again.out)" "threads: 2 jo
 # each time: the seize, the system calls of ours, the call, the put-back.)
 tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
 killed= stuck=
-for k in 0 1 2 3 4 5; do
+ks="0 1 2 3 4 5"
+asan_build && ks=
+for k in $ks; do
 	start "kill$k" ./injprog read
 	"$DTRACE" -q -n 'inj$target:::result { printf("%d\n", arg0); }' -p "$pid" >"kill$k.dt" 2>&1 &
 	dpid=$!
@@ -193,10 +195,14 @@ for k in 0 1 2 3 4 5; do
 	[ "$(cat "kill$k.out"):$(cat "kill$k.dt2")" = "read: 6, errno 0 (none), data: hello:6" ] ||
 		stuck+="round $k: $(cat "kill$k.out" "kill$k.dt2" | tr '\n' ' '); "
 done
-expect_eq "dtrace killed mid-call, 6 times: the thread put back, the process reads on, traced again" \
-	"$stuck" ""
-check "dtrace killed mid-call: the kills came while the process had a tracer ($killed)" \
-	test "$(grep -ow traced <<<"$killed" | wc -l)" -ge 3
+if [ -n "$ks" ]; then
+	expect_eq "dtrace killed mid-call, 6 times: the thread put back, the process reads on, traced again" \
+		"$stuck" ""
+	check "dtrace killed mid-call: the kills came while the process had a tracer ($killed)" \
+		test "$(grep -ow traced <<<"$killed" | wc -l)" -ge 3
+else
+	skip "dtrace killed mid-call" "an AddressSanitizer build makes its calls itself (proc/inject.c)"
+fi
 
 # -- What it refuses, leaving the process untouched --------------------------------------
 

@@ -19,6 +19,8 @@ DURATION=${SOAK_SECONDS:-300}
 SEED=${SOAK_SEED:-$$}
 RANDOM=$SEED
 AT_ONCE=4
+ASAN=
+asan_build && ASAN=1
 echo "# soak: $DURATION s, seed $SEED"
 cd "$WORK" || exit 1
 
@@ -148,6 +150,9 @@ while [ "$(now_ms)" -lt "$deadline" ] && kill -0 "$tp" 2>/dev/null; do
 		how=int
 		[ "$r" -ge 7 ] && how=kill
 		[ "$r" -ge 9 ] && [ "${patches[$k]}" = 1 ] && how=mid
+		# (an AddressSanitizer dtrace makes its calls itself: killed in one, it would leave
+		# the thread parked; it is killed only where it makes none)
+		[ -n "$ASAN" ] && [ "${patches[$k]}" = 1 ] && how=int
 		# shellcheck disable=SC2086
 		"$DTRACE" -q ${opts[$k]} -n "${descs[$k]} { ${acts[$k]} }" -p "$tp" >"c$n.out" 2>"c$n.err" &
 		c_pid[$n]=$!
@@ -204,6 +209,10 @@ steps=$(awk '{ printf "%s ", $4 }' prog.out)
 ./soakprog ref $steps >ref.out
 expect_file "its output is an untraced run's of as many steps ($steps)" prog.out ref.out
 [ -n "${SOAK_KEEP:-}" ] && rm -rf "$SOAK_KEEP" && cp -r "$WORK" "$SOAK_KEEP"
-check "the soak had SIGKILLs in the middle of dtrace's calls in the process ($midtraced)" \
-	test "$midtraced" -gt 0
+if [ -z "$ASAN" ]; then
+	check "the soak had SIGKILLs in the middle of dtrace's calls in the process ($midtraced)" \
+		test "$midtraced" -gt 0
+else
+	skip "SIGKILLs in the middle of dtrace's calls" "an AddressSanitizer build makes its calls itself (proc/inject.c)"
+fi
 finish
