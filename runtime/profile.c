@@ -638,7 +638,7 @@ UDT_EXPORT void udt__profile_sync(bool wait)
 	/* and, called from outside a fire (the consumer's injected call at its detach), the
 	   memory of the sessions that are over, and the fault handler once none is left */
 	if (wait)
-		udt__sessions_release_ended();
+		(void)udt__sessions_release(NULL);
 
 	if (!(wait ? lock_wait(tid) : try_lock(tid))) {
 		errno = saved_errno;
