@@ -783,6 +783,16 @@ out:
 	return err;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/* (AddressSanitizer's allocator is not fork-safe with threads: a child of a dtrace built so
+   can deadlock in malloc, holding the attach lock; that build makes the call itself, as
+   before, and its tests skip the kill mid-call) */
+static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data, size_t data_sz,
+		   uint64_t wait_ns, char **ret_err)
+{
+	return call_here(p, safe, ctl, data, data_sz, wait_ns, ret_err);
+}
+#else
 /* Read sz bytes of fd, or what there is before its end: how many, or -1. */
 static ssize_t read_all(int fd, void *buf, size_t sz)
 {
@@ -826,13 +836,6 @@ static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data
 	int fds[2];
 	pid_t kid;
 
-#if defined(__SANITIZE_ADDRESS__)
-	/* (AddressSanitizer's allocator is not fork-safe with threads: a child of a dtrace
-	   built so can deadlock in malloc, holding the attach lock; that build makes the call
-	   itself, as before, and its tests skip the kill mid-call) */
-	(void)r, (void)old, (void)fds, (void)kid;
-	return call_here(p, safe, ctl, data, data_sz, wait_ns, ret_err);
-#endif
 	hold_signals(&old);
 	if (pipe2(fds, O_CLOEXEC)) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -867,6 +870,7 @@ static int call_in(struct pr_proc *p, bool safe, uint64_t *ctl, const void *data
 		*ret_err = udt__xstrdup(r.why);
 	return r.err;
 }
+#endif
 
 int pr_inject_sync(struct pr_proc *p, char **ret_err)
 {

@@ -39,6 +39,14 @@ consumer() {
 		-n 'END { printa("%s %@d\n", @); }' -p "$2" >"c$1.out" 2>"c$1.err" &
 	cpid[$1]=$!
 }
+# started FILE PID: until consumer PID's BEGIN line is in FILE (20 s at most), or it has ended
+started() {
+	for _ in $(seq 400); do
+		grep -q '^go$' "$1" 2>/dev/null && return
+		kill -0 "$2" 2>/dev/null || return
+		sleep 0.05
+	done
+}
 # counts FILE: a consumer's counts, sorted, a line each
 counts() {
 	grep -v '^go$\|^$' "$1" | sort | tr '\n' '|'
@@ -60,13 +68,7 @@ for r in $(seq "$ROUNDS"); do
 	cpid=()
 	for i in $(seq 0 $((N - 1))); do consumer "$i" "$tp"; done
 	# BEGIN's line reaches the file with the first round, after the probes are enabled
-	for i in $(seq 0 $((N - 1))); do
-		for _ in $(seq 400); do
-			grep -q '^go$' "c$i.out" 2>/dev/null && break
-			kill -0 "${cpid[$i]}" 2>/dev/null || break
-			sleep 0.05
-		done
-	done
+	for i in $(seq 0 $((N - 1))); do started "c$i.out" "${cpid[$i]}"; done
 	echo go >&3
 	wait_for prog.out '^done' || bad_trace+="round $r: the target did not finish its rounds; "
 	for i in $(seq 0 $((N - 1))); do kill -INT "${cpid[$i]}" 2>/dev/null; done
@@ -113,13 +115,7 @@ for i in $(seq 0 "$N"); do
 		-n 'END { printa("%@d\n", @); }' -p "$tp" >"n$i.out" 2>"n$i.err" &
 	cpid[$i]=$!
 done
-for i in $(seq 0 "$N"); do
-	for _ in $(seq 400); do
-		grep -q '^go$' "n$i.out" 2>/dev/null && break
-		kill -0 "${cpid[$i]}" 2>/dev/null || break
-		sleep 0.05
-	done
-done
+for i in $(seq 0 "$N"); do started "n$i.out" "${cpid[$i]}"; done
 echo go >&3
 wait_for prog.out '^done'
 for i in $(seq 0 "$N"); do kill -INT "${cpid[$i]}" 2>/dev/null; done
